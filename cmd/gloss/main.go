@@ -1,0 +1,64 @@
+// Command gloss gives code a memory: notes anchored to code symbols that
+// warn when the code they describe changes. See README.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// exitError carries a process exit code without printing anything more.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := newRoot().ExecuteContext(ctx)
+	stop()
+	if err != nil {
+		var ee exitError
+		if errors.As(err, &ee) {
+			os.Exit(ee.code)
+		}
+		fmt.Fprintln(os.Stderr, "gloss:", err)
+		os.Exit(1)
+	}
+}
+
+// globals are the flags every verb shares.
+type globals struct {
+	dir      string
+	json     bool
+	maxSize  int64
+	fullPath bool
+}
+
+func newRoot() *cobra.Command {
+	g := &globals{}
+	root := &cobra.Command{
+		Use:           "gloss",
+		Short:         "Memories anchored to code that warn when the code changes",
+		Long:          "gloss attaches notes (memories) to code symbols, follows them as code moves, and reports the ones whose code changed.\nRun `gloss index` in a repository to start.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       version,
+	}
+	root.PersistentFlags().StringVarP(&g.dir, "dir", "C", ".", "run as if gloss was started in this directory")
+	root.PersistentFlags().BoolVar(&g.json, "json", false, "print machine-readable JSON")
+	root.PersistentFlags().Int64Var(&g.maxSize, "max-file-size", 1<<20, "skip files larger than this many bytes when indexing")
+	root.AddCommand(
+		indexCmd(g), rememberCmd(g), checkCmd(g), atCmd(g), showCmd(g), listCmd(g),
+		verifyCmd(g), forgetCmd(g), statusCmd(g), searchCmd(g),
+	)
+	return root
+}

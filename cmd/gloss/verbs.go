@@ -1,0 +1,605 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gloss-dev/gloss/index"
+	"github.com/gloss-dev/gloss/memory"
+)
+
+// open opens the workspace containing g.dir (or dir when given).
+func (g *globals) open(dir string) (*memory.Workspace, error) {
+	if dir == "" {
+		dir = g.dir
+	}
+	return memory.Open(dir, memory.Options{MaxFileSize: g.maxSize})
+}
+
+// resolvePath interprets p relative to -C when it is relative.
+func (g *globals) resolvePath(p string) string {
+	if filepath.IsAbs(p) || g.dir == "." || g.dir == "" {
+		return p
+	}
+	return filepath.Join(g.dir, p)
+}
+
+func indexCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "index [DIR]",
+		Short: "Index or refresh the workspace: files, symbols per language, skipped files",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := ""
+			if len(args) == 1 {
+				dir = g.resolvePath(args[0])
+			}
+			w, err := g.open(dir)
+			if err != nil {
+				return err
+			}
+			defer w.Close()
+			st, err := w.Index(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if g.json {
+				return printJSON(struct {
+					Root      string `json:"root"`
+					ProjectID string `json:"project_id"`
+					index.Stats
+					ElapsedMS float64 `json:"elapsed_ms"`
+				}{w.Root, w.ID, st, float64(st.Elapsed.Microseconds()) / 1000})
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "Indexed %s in %s\n", w.Root, st.Elapsed.Round(1e6))
+			fmt.Fprintf(out, "  files:   %d (%s), parsed %d, unchanged %d, removed %d", st.Files, humanBytes(st.Bytes), st.Parsed, st.Unchanged, st.Removed)
+			if st.ParsedBytes > 0 && st.Elapsed > 0 {
+				fmt.Fprintf(out, ", %.1f MB/s", float64(st.ParsedBytes)/1e6/st.Elapsed.Seconds())
+			}
+			fmt.Fprintln(out)
+			fmt.Fprintf(out, "  symbols: %s\n", counts(st.SymbolsByLang))
+			fmt.Fprintf(out, "  by file: %s\n", counts(st.FilesByLang))
+			if len(st.Skipped) > 0 {
+				fmt.Fprintf(out, "  skipped: %s\n", counts(st.Skipped))
+			}
+			if st.ParseErrors > 0 {
+				fmt.Fprintf(out, "  %d files have syntax errors (definitions outside the errors were still indexed)\n", st.ParseErrors)
+			}
+			fmt.Fprintf(out, "  store:   %s\n", w.Dir)
+			return nil
+		},
+	}
+}
+
+func counts(m map[string]int) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if m[keys[i]] != m[keys[j]] {
+			return m[keys[i]] > m[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	return strings.Join(parts, " · ")
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// parseAt parses PATH:START[-END] (1-based, inclusive) or PATH.
+func parseAt(at string) (path string, start, end int, err error) {
+	i := strings.LastIndexByte(at, ':')
+	if i < 0 {
+		return at, 0, 0, nil
+	}
+	path, spec := at[:i], at[i+1:]
+	if path == "" {
+		return "", 0, 0, fmt.Errorf("bad location %q: want PATH:LINE or PATH:START-END", at)
+	}
+	a, b, found := strings.Cut(spec, "-")
+	start, err = strconv.Atoi(a)
+	if err != nil || start < 1 {
+		return "", 0, 0, fmt.Errorf("bad location %q: lines are 1-based numbers (PATH:START-END)", at)
+	}
+	end = start
+	if found {
+		end, err = strconv.Atoi(b)
+		if err != nil || end < start {
+			return "", 0, 0, fmt.Errorf("bad location %q: end line must be a number ≥ start line", at)
+		}
+	}
+	return path, start, end, nil
+}
+
+// batchLine is one JSON line of `gloss remember --batch`.
+type batchLine struct {
+	Text   string   `json:"text"`
+	At     string   `json:"at"`
+	Symbol string   `json:"symbol"`
+	Type   string   `json:"type"`
+	Title  string   `json:"title"`
+	Tags   []string `json:"tags"`
+	Scope  string   `json:"scope"`
+}
+
+func rememberCmd(g *globals) *cobra.Command {
+	var at, typ, title, symbol, batch, scope, source string
+	var tags []string
+	cmd := &cobra.Command{
+		Use:   "remember TEXT --at PATH:START[-END] | --symbol S | --batch FILE",
+		Short: "Remember a note about code (lines are 1-based and inclusive)",
+		Long: `Remember a note about code.
+
+If the lines cover one definition (its declaration lines, doc comment optional)
+the memory is anchored to that definition's SCIP symbol and follows it when it
+moves or is renamed; otherwise it is anchored to the lines as a span inside the
+enclosing definition. TEXT "-" reads the text from standard input.
+
+--batch FILE ("-" for stdin) reads JSON lines {"text","at","type","title","tags"}
+and with --json prints one JSON object per line, in input order, each with "id"
+(or "error").`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			w, err := g.open("")
+			if err != nil {
+				return err
+			}
+			defer w.Close()
+			if _, err := w.Index(cmd.Context()); err != nil {
+				return err
+			}
+			if batch != "" {
+				if len(args) > 0 || at != "" || symbol != "" {
+					return fmt.Errorf("--batch takes no TEXT, --at or --symbol")
+				}
+				return runBatch(cmd, g, w, batch)
+			}
+			text := strings.Join(args, " ")
+			if text == "-" {
+				data, err := io.ReadAll(cmd.InOrStdin())
+				if err != nil {
+					return err
+				}
+				text = string(data)
+			}
+			if strings.TrimSpace(text) == "" {
+				return fmt.Errorf("missing TEXT: gloss remember \"note\" --at PATH:START-END")
+			}
+			req := memory.RememberRequest{Text: text, Type: typ, Title: title, Tags: tags, Symbol: symbol, Scope: scope, Source: source}
+			if at != "" {
+				p, s, e, err := parseAt(at)
+				if err != nil {
+					return err
+				}
+				if s == 0 {
+					return fmt.Errorf("--at needs lines: PATH:START[-END]")
+				}
+				req.Path, req.StartLine, req.EndLine = g.resolvePath(p), s, e
+			}
+			m, err := w.Remember(cmd.Context(), req)
+			if err != nil {
+				return err
+			}
+			if g.json {
+				return printJSON(viewOf(m))
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "Remembered %s %q\n", m.ID, m.Title)
+			for _, a := range m.Anchors {
+				fmt.Fprintf(cmd.OutOrStdout(), "  %s anchor at %s", a.Kind, placeOf(a))
+				if a.Symbol != "" {
+					fmt.Fprintf(cmd.OutOrStdout(), "  %s", a.Symbol)
+				}
+				fmt.Fprintln(cmd.OutOrStdout())
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&at, "at", "", "PATH:START[-END], 1-based inclusive lines")
+	f.StringVar(&symbol, "symbol", "", "anchor to a definition by SCIP symbol or unique name (Name, Type.Method)")
+	f.StringVar(&typ, "type", "note", "memory type: "+strings.Join(memory.Types, ", "))
+	f.StringVar(&title, "title", "", "title (≤ 60 characters; default: first line of TEXT)")
+	f.StringArrayVar(&tags, "tag", nil, "tag (repeatable)")
+	f.StringVar(&scope, "scope", "personal", "personal or project")
+	f.StringVar(&source, "source", "user", "user, agent, imported_git, imported_file or inferred")
+	f.StringVar(&batch, "batch", "", "read JSON lines from FILE (- for stdin)")
+	return cmd
+}
+
+func runBatch(cmd *cobra.Command, g *globals, w *memory.Workspace, file string) error {
+	var r io.Reader
+	if file == "-" {
+		r = cmd.InOrStdin()
+	} else {
+		f, err := os.Open(g.resolvePath(file))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r = f
+	}
+	var reqs []memory.RememberRequest
+	var lineErrs []error
+	var lineNos []int
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	n := 0
+	for sc.Scan() {
+		n++
+		raw := bytes.TrimSpace(sc.Bytes())
+		if len(raw) == 0 {
+			continue
+		}
+		var bl batchLine
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		var req memory.RememberRequest
+		err := dec.Decode(&bl)
+		if err == nil {
+			req = memory.RememberRequest{Text: bl.Text, Type: bl.Type, Title: bl.Title, Tags: bl.Tags, Symbol: bl.Symbol, Scope: bl.Scope}
+			if bl.At != "" {
+				var p string
+				var s, e int
+				p, s, e, err = parseAt(bl.At)
+				if err == nil && s == 0 {
+					err = fmt.Errorf("\"at\" needs lines: PATH:START[-END]")
+				}
+				req.Path, req.StartLine, req.EndLine = g.resolvePath(p), s, e
+			}
+		} else {
+			err = fmt.Errorf("line %d: invalid JSON: %w", n, err)
+		}
+		reqs = append(reqs, req)
+		lineErrs = append(lineErrs, err)
+		lineNos = append(lineNos, n)
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	// Only well-formed lines go to the engine; results keep input order.
+	var valid []memory.RememberRequest
+	var pos []int
+	for i, err := range lineErrs {
+		if err == nil {
+			valid = append(valid, reqs[i])
+			pos = append(pos, i)
+		}
+	}
+	ms, errs := w.RememberBatch(cmd.Context(), valid)
+	results := make([]*memory.Memory, len(reqs))
+	for j, i := range pos {
+		results[i], lineErrs[i] = ms[j], errs[j]
+	}
+	failed := 0
+	for i := range reqs {
+		if lineErrs[i] != nil {
+			failed++
+			if g.json {
+				_ = printLine(map[string]any{"error": lineErrs[i].Error(), "line": lineNos[i]})
+			} else {
+				fmt.Fprintf(cmd.ErrOrStderr(), "line %d: %v\n", lineNos[i], lineErrs[i])
+			}
+			continue
+		}
+		if g.json {
+			_ = printLine(viewOf(results[i]))
+		} else {
+			fmt.Fprintf(cmd.OutOrStdout(), "%s  %s\n", results[i].ID, results[i].Title)
+		}
+	}
+	if !g.json {
+		fmt.Fprintf(cmd.OutOrStdout(), "%d remembered, %d failed\n", len(reqs)-failed, failed)
+	}
+	if failed > 0 {
+		return exitError{code: 1}
+	}
+	return nil
+}
+
+func checkCmd(g *globals) *cobra.Command {
+	var exitCode bool
+	var staleOnly bool
+	cmd := &cobra.Command{
+		Use:   "check",
+		Short: "Rescan the working tree and report which memories describe changed code",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			w, err := g.open("")
+			if err != nil {
+				return err
+			}
+			defer w.Close()
+			res, err := w.Check(cmd.Context())
+			if err != nil {
+				return err
+			}
+			memory.SortByPlace(res.Memories)
+			stale := 0
+			for _, m := range res.Memories {
+				if m.Stale() {
+					stale++
+				}
+			}
+			if g.json {
+				if err := printJSON(struct {
+					Memories []memoryView `json:"memories"`
+					Stale    int          `json:"stale"`
+					Resolved int          `json:"resolved"`
+				}{views(res.Memories), stale, res.Resolved}); err != nil {
+					return err
+				}
+			} else {
+				out := cmd.OutOrStdout()
+				for _, m := range res.Memories {
+					if staleOnly && !m.Stale() {
+						continue
+					}
+					printMemory(out, m, false)
+				}
+				fmt.Fprintf(out, "%d memories, %d stale · %d files changed, %d anchors re-resolved in %s\n",
+					len(res.Memories), stale, len(res.Index.Changed), res.Resolved, res.Elapsed.Round(1e5))
+			}
+			if exitCode && stale > 0 {
+				return exitError{code: 3}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit with status 3 when any memory is stale (for CI and hooks)")
+	cmd.Flags().BoolVar(&staleOnly, "stale", false, "list only stale memories")
+	return cmd
+}
+
+func atCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "at PATH[:LINE[-LINE]]",
+		Short: "List the memories whose anchors overlap a file or lines (1-based)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, s, e, err := parseAt(args[0])
+			if err != nil {
+				return err
+			}
+			w, err := g.open("")
+			if err != nil {
+				return err
+			}
+			defer w.Close()
+			ms, err := w.At(g.resolvePath(p), s, e)
+			if err != nil {
+				return err
+			}
+			memory.SortByPlace(ms)
+			if g.json {
+				return printJSON(struct {
+					Memories []memoryView `json:"memories"`
+				}{views(ms)})
+			}
+			for _, m := range ms {
+				printMemory(cmd.OutOrStdout(), m, true)
+				fmt.Fprintln(cmd.OutOrStdout())
+			}
+			if len(ms) == 0 {
+				fmt.Fprintln(cmd.OutOrStdout(), "no memories here")
+			}
+			return nil
+		},
+	}
+}
+
+func showCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "show ID",
+		Short: "Show one memory with its anchors and body",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			w, err := g.open("")
+			if err != nil {
+				return err
+			}
+			defer w.Close()
+			m, err := w.Get(args[0])
+			if err != nil {
+				return err
+			}
+			if g.json {
+				return printJSON(viewOf(m))
+			}
+			printMemory(cmd.OutOrStdout(), m, true)
+			return nil
+		},
+	}
+}
+
+func listCmd(g *globals) *cobra.Command {
+	var staleOnly bool
+	var typ string
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List memories with their last known status (run check to refresh)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			w, err := g.open("")
+			if err != nil {
+				return err
+			}
+			defer w.Close()
+			all, err := w.List()
+			if err != nil {
+				return err
+			}
+			var ms []*memory.Memory
+			for _, m := range all {
+				if (staleOnly && !m.Stale()) || (typ != "" && m.Type != typ) {
+					continue
+				}
+				ms = append(ms, m)
+			}
+			memory.SortByPlace(ms)
+			if g.json {
+				return printJSON(struct {
+					Memories []memoryView `json:"memories"`
+				}{views(ms)})
+			}
+			for _, m := range ms {
+				printMemory(cmd.OutOrStdout(), m, false)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%d memories\n", len(ms))
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&staleOnly, "stale", false, "only stale memories")
+	cmd.Flags().StringVar(&typ, "type", "", "only memories of this type")
+	return cmd
+}
+
+func verifyCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "verify ID",
+		Short: "Accept the current code as the memory's new truth (status becomes fresh)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			w, err := g.open("")
+			if err != nil {
+				return err
+			}
+			defer w.Close()
+			m, err := w.Verify(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if g.json {
+				return printJSON(viewOf(m))
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "Verified %s %q\n", m.ID, m.Title)
+			printMemory(cmd.OutOrStdout(), m, false)
+			return nil
+		},
+	}
+}
+
+func forgetCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "forget ID",
+		Short: "Delete a memory",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			w, err := g.open("")
+			if err != nil {
+				return err
+			}
+			defer w.Close()
+			m, err := w.Forget(args[0])
+			if err != nil {
+				return err
+			}
+			if g.json {
+				return printJSON(map[string]any{"id": m.ID, "forgotten": true})
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "Forgot %s %q\n", m.ID, m.Title)
+			return nil
+		},
+	}
+}
+
+func statusCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "status",
+		Short: "Summarize the workspace: memories, stale memories, indexed files and symbols",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			w, err := g.open("")
+			if err != nil {
+				return err
+			}
+			defer w.Close()
+			s, err := w.Status()
+			if err != nil {
+				return err
+			}
+			if g.json {
+				return printJSON(s)
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "workspace: %s (project %s)\n", s.Root, s.ProjectID)
+			fmt.Fprintf(out, "memories:  %d, %d stale\n", s.Memories, s.Stale)
+			if len(s.ByStatus) > 0 {
+				fmt.Fprintf(out, "anchors:   %s\n", counts(s.ByStatus))
+			}
+			fmt.Fprintf(out, "index:     %d files, %d symbols\n", s.Files, s.Symbols)
+			fmt.Fprintf(out, "store:     %s\n", s.DataDir)
+			return nil
+		},
+	}
+}
+
+func searchCmd(g *globals) *cobra.Command {
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "search QUERY",
+		Short: "Full-text (BM25) search over memories: title, body, tags, symbol names, paths",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			w, err := g.open("")
+			if err != nil {
+				return err
+			}
+			defer w.Close()
+			hits, err := w.Search(cmd.Context(), strings.Join(args, " "), limit)
+			if err != nil {
+				return err
+			}
+			if g.json {
+				type hit struct {
+					memoryView
+					Score float64 `json:"score"`
+				}
+				out := []hit{}
+				for _, h := range hits {
+					out = append(out, hit{viewOf(h.Memory), h.Score})
+				}
+				return printJSON(struct {
+					Results []hit `json:"results"`
+				}{out})
+			}
+			for _, h := range hits {
+				fmt.Fprintf(cmd.OutOrStdout(), "%.2f ", h.Score)
+				printMemory(cmd.OutOrStdout(), h.Memory, false)
+			}
+			if len(hits) == 0 {
+				fmt.Fprintln(cmd.OutOrStdout(), "no matches")
+			}
+			return nil
+		},
+	}
+	cmd.Flags().IntVarP(&limit, "limit", "n", 20, "maximum results")
+	return cmd
+}

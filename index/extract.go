@@ -1,0 +1,400 @@
+package index
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	ts "github.com/odvcencio/gotreesitter"
+
+	"github.com/gloss-dev/gloss/scip"
+)
+
+// Definition kinds stored in Definition.Kind.
+const (
+	KindFunction  = "function"
+	KindMethod    = "method"
+	KindClass     = "class"
+	KindStruct    = "struct"
+	KindInterface = "interface"
+	KindType      = "type"
+	KindEnum      = "enum"
+	KindField     = "field"
+	KindConst     = "const"
+	KindVar       = "var"
+	KindNamespace = "namespace"
+)
+
+// Definition is one definition found in a file: a function, method, type,
+// field or top-level const/var, with its SCIP symbol and the hashes gloss
+// compares to decide whether the code a memory describes changed.
+type Definition struct {
+	// Symbol is the SCIP symbol string, in the format of the language's
+	// official SCIP indexer.
+	Symbol string `json:"symbol"`
+	// Name is the identifier as written (a constructor is "constructor").
+	Name string `json:"name"`
+	// Kind is one of the Kind* constants.
+	Kind string `json:"kind"`
+	// Parent is the SCIP symbol of the enclosing definition, or "".
+	Parent string `json:"parent,omitempty"`
+	// Path is the workspace-relative, slash-separated file path.
+	Path string `json:"path"`
+	// Doc is the doc comment (Go/TS comment block above, Python docstring)
+	// with comment markers removed.
+	Doc string `json:"doc,omitempty"`
+	// Range spans the declaration from its first token (decorators
+	// included, doc comment excluded) to its last.
+	Range Range `json:"range"`
+	// DocLine is the 0-based first line of the doc comment, or
+	// Range.StartLine when there is none.
+	DocLine int `json:"doc_line"`
+	// NameRange spans the defining identifier.
+	NameRange Range `json:"name_range"`
+	// SignatureHash hashes the normalized header tokens (receiver,
+	// parameters, results, type parameters, decorators, heritage) without
+	// the name; "" for kinds without a header (fields, consts, vars).
+	SignatureHash string `json:"signature_hash,omitempty"`
+	// BodyHash hashes the normalized body tokens (for kinds without a body,
+	// every token but the name).
+	BodyHash string `json:"body_hash,omitempty"`
+	// ContentHash hashes all normalized tokens of Range.
+	ContentHash string `json:"content_hash"`
+	// BodyTokens is the number of tokens behind BodyHash; rename detection
+	// by body hash ignores trivial bodies.
+	BodyTokens int `json:"body_tokens"`
+}
+
+// Call is a syntactic reference from a definition to a name it calls.
+type Call struct {
+	// Caller is the SCIP symbol of the innermost enclosing definition, or
+	// "" at file level.
+	Caller string `json:"caller"`
+	// Name is the called identifier (the selector for method calls).
+	Name string `json:"name"`
+	// Line is the 0-based line of the call.
+	Line int `json:"line"`
+}
+
+// File is one parsed source file with its definitions. A File holds the
+// syntax tree until Release is called; Tokens needs the tree.
+type File struct {
+	Path  string
+	Lang  *Language
+	Src   []byte
+	Lines *Lines
+	Defs  []Definition
+	Calls []Call
+	// HasError reports a syntax error somewhere in the tree; definitions are
+	// still extracted from the parts that parsed.
+	HasError bool
+
+	tree      *ts.Tree
+	plain     bool
+	lang      *Language
+	skipNodes map[*ts.Node]bool
+}
+
+// Release frees the syntax tree. Tokens returns nil afterwards.
+func (f *File) Release() {
+	if f.tree != nil {
+		f.tree.Release()
+		f.tree = nil
+	}
+}
+
+// PlainFile returns a File for text gloss cannot parse (no language
+// registered): no definitions, and tokens split on whitespace.
+func PlainFile(path string, src []byte) *File {
+	return &File{Path: path, Src: src, Lines: NewLines(src), plain: true}
+}
+
+// PackageContext supplies what symbol construction needs beyond the file:
+// the SCIP package and the leading descriptors (Go package path, Python
+// module, TypeScript file path) of a file.
+type PackageContext interface {
+	// SymbolPrefix returns the package and the descriptors that start every
+	// global symbol defined in the file at path (workspace-relative). goPkg
+	// is the Go package clause name ("" for other languages); scip-go puts
+	// external test packages (name ending in _test) under "<path>_test".
+	SymbolPrefix(lang *Language, path string, goPkg string) (scip.Package, []scip.Descriptor)
+}
+
+// Parse parses src as a file of language lang and extracts its definitions
+// and calls. parser must be a parser for lang (parsers are not safe for
+// concurrent use). The returned File keeps its tree: call Release when done.
+func Parse(parser *ts.Parser, lang *Language, path string, src []byte, pc PackageContext) (*File, error) {
+	tree, err := parser.Parse(src)
+	if err != nil {
+		return nil, fmt.Errorf("parse %s: %w", path, err)
+	}
+	if tree == nil || tree.RootNode() == nil {
+		return nil, fmt.Errorf("parse %s: no syntax tree", path)
+	}
+	f := &File{Path: path, Lang: lang, Src: src, Lines: NewLines(src), tree: tree, lang: lang, skipNodes: map[*ts.Node]bool{}}
+	f.HasError = tree.RootNode().HasError()
+	x := &extractor{f: f, lang: lang.TS(), pc: pc}
+	lang.extract(x)
+	sort.SliceStable(f.Defs, func(i, j int) bool { return f.Defs[i].Range.StartByte < f.Defs[j].Range.StartByte })
+	x.collectCalls()
+	return f, nil
+}
+
+// extractor carries the state of one file's extraction.
+type extractor struct {
+	f    *File
+	lang *ts.Language
+	pc   PackageContext
+	pkg  scip.Package
+	pre  []scip.Descriptor
+	seen map[string]int
+}
+
+func (x *extractor) typ(n *ts.Node) string {
+	if n == nil {
+		return ""
+	}
+	return n.Type(x.lang)
+}
+
+func (x *extractor) field(n *ts.Node, name string) *ts.Node {
+	if n == nil {
+		return nil
+	}
+	return n.ChildByFieldName(name, x.lang)
+}
+
+func (x *extractor) text(n *ts.Node) string {
+	if n == nil {
+		return ""
+	}
+	return string(x.f.Src[n.StartByte():n.EndByte()])
+}
+
+// children returns the direct children of n.
+func (x *extractor) children(n *ts.Node) []*ts.Node {
+	if n == nil {
+		return nil
+	}
+	cnt := n.ChildCount()
+	out := make([]*ts.Node, 0, cnt)
+	for i := 0; i < cnt; i++ {
+		if c := n.Child(i); c != nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// childOfType returns the first direct child of one of the given types.
+func (x *extractor) childOfType(n *ts.Node, types ...string) *ts.Node {
+	for _, c := range x.children(n) {
+		t := x.typ(c)
+		for _, want := range types {
+			if t == want {
+				return c
+			}
+		}
+	}
+	return nil
+}
+
+func (x *extractor) symbol(descs ...scip.Descriptor) string {
+	all := make([]scip.Descriptor, 0, len(x.pre)+len(descs))
+	all = append(all, x.pre...)
+	all = append(all, descs...)
+	return scip.Format(x.pkg, all...)
+}
+
+// defSpec describes one definition to record.
+type defSpec struct {
+	node   *ts.Node // the whole definition (decorators included)
+	anchor *ts.Node // node whose preceding comments form the doc (default node)
+	name   *ts.Node
+	nameS  string // name when it differs from name's text (e.g. <constructor>)
+	kind   string
+	descs  []scip.Descriptor
+	parent string
+	body   *ts.Node // body node; nil for kinds without a body
+	header bool     // whether the kind has a signature (callables, types)
+	doc    string   // docstring, when the language puts it in the body
+}
+
+// add records a definition and returns its symbol.
+func (x *extractor) add(s defSpec) string {
+	f := x.f
+	start, end := int(s.node.StartByte()), int(s.node.EndByte())
+	sym := x.symbol(s.descs...)
+	name := s.nameS
+	if name == "" {
+		name = x.text(s.name)
+	}
+	all := f.Tokens(start, end)
+	var nameStart, nameEnd int = -1, -1
+	if s.name != nil {
+		nameStart, nameEnd = int(s.name.StartByte()), int(s.name.EndByte())
+	}
+	var sig, body []Token
+	bs, be := -1, -1
+	if s.body != nil {
+		bs, be = int(s.body.StartByte()), int(s.body.EndByte())
+	}
+	for _, t := range all {
+		isName := t.Start >= nameStart && t.End <= nameEnd && nameStart >= 0
+		switch {
+		case bs >= 0 && t.Start >= bs && t.End <= be:
+			body = append(body, t)
+		case isName:
+		case s.header:
+			sig = append(sig, t)
+		default:
+			body = append(body, t)
+		}
+	}
+	anchor := s.anchor
+	if anchor == nil {
+		anchor = s.node
+	}
+	doc, docLine := x.precedingDoc(anchor)
+	if s.doc != "" {
+		doc = s.doc
+	}
+	r := f.Lines.RangeOf(start, end)
+	if docLine < 0 || docLine > r.StartLine {
+		docLine = r.StartLine
+	}
+	d := Definition{
+		Symbol:      sym,
+		Name:        name,
+		Kind:        s.kind,
+		Parent:      s.parent,
+		Path:        f.Path,
+		Doc:         doc,
+		Range:       r,
+		DocLine:     docLine,
+		ContentHash: HashTokens(all),
+		BodyHash:    HashTokens(body),
+		BodyTokens:  len(body),
+	}
+	if s.header {
+		d.SignatureHash = HashTokens(sig)
+		if d.SignatureHash == "" {
+			d.SignatureHash = "-"
+		}
+	}
+	if s.name != nil {
+		d.NameRange = f.Lines.RangeOf(nameStart, nameEnd)
+	} else {
+		d.NameRange = f.Lines.RangeOf(start, start)
+	}
+	f.Defs = append(f.Defs, d)
+	return sym
+}
+
+// precedingDoc returns the comment block directly above n (no blank line
+// between) with markers stripped, and the 0-based line it starts on (-1 when
+// there is none).
+func (x *extractor) precedingDoc(n *ts.Node) (string, int) {
+	var parts []string
+	line := -1
+	cur := n
+	for {
+		p := cur.PrevSibling()
+		if p == nil || !isCommentType(x.typ(p)) {
+			break
+		}
+		if int(p.EndPoint().Row)+1 < int(cur.StartPoint().Row) {
+			break
+		}
+		// A trailing comment on the previous statement's line is not a doc.
+		if q := p.PrevSibling(); q != nil && q.EndPoint().Row == p.StartPoint().Row && !isCommentType(x.typ(q)) {
+			break
+		}
+		parts = append(parts, cleanComment(x.text(p)))
+		line = int(p.StartPoint().Row)
+		cur = p
+	}
+	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
+		parts[i], parts[j] = parts[j], parts[i]
+	}
+	return strings.TrimSpace(strings.Join(parts, "\n")), line
+}
+
+// cleanComment strips //, #, /* */ and leading * markers from a comment.
+func cleanComment(c string) string {
+	c = strings.TrimSpace(c)
+	switch {
+	case strings.HasPrefix(c, "/*"):
+		c = strings.TrimSuffix(strings.TrimPrefix(c, "/*"), "*/")
+		c = strings.TrimPrefix(c, "*")
+		lines := strings.Split(c, "\n")
+		for i, l := range lines {
+			l = strings.TrimSpace(l)
+			l = strings.TrimPrefix(l, "*")
+			lines[i] = strings.TrimSpace(l)
+		}
+		return strings.TrimSpace(strings.Join(lines, "\n"))
+	case strings.HasPrefix(c, "//"):
+		return strings.TrimSpace(strings.TrimPrefix(c, "//"))
+	case strings.HasPrefix(c, "#"):
+		return strings.TrimSpace(strings.TrimPrefix(c, "#"))
+	}
+	return c
+}
+
+// cleanDocstring strips the quotes of a Python docstring literal.
+func cleanDocstring(s string) string {
+	s = strings.TrimLeft(s, "rRbBuUfF")
+	for _, q := range []string{`"""`, `'''`, `"`, `'`} {
+		if strings.HasPrefix(s, q) && strings.HasSuffix(s, q) && len(s) >= 2*len(q) {
+			return strings.TrimSpace(s[len(q) : len(s)-len(q)])
+		}
+	}
+	return strings.TrimSpace(s)
+}
+
+// collectCalls records call sites with the innermost enclosing definition.
+func (x *extractor) collectCalls() {
+	f := x.f
+	var walk func(n *ts.Node)
+	walk = func(n *ts.Node) {
+		t := x.typ(n)
+		if t == "call_expression" || t == "call" {
+			fn := x.field(n, "function")
+			name := ""
+			switch x.typ(fn) {
+			case "identifier":
+				name = x.text(fn)
+			case "selector_expression":
+				name = x.text(x.field(fn, "field"))
+			case "attribute":
+				name = x.text(x.field(fn, "attribute"))
+			case "member_expression":
+				name = x.text(x.field(fn, "property"))
+			}
+			if name != "" {
+				off := int(n.StartByte())
+				f.Calls = append(f.Calls, Call{Caller: f.Enclosing(off, off).Symbol, Name: name, Line: f.Lines.LineOf(off)})
+			}
+		}
+		for _, c := range x.children(n) {
+			walk(c)
+		}
+	}
+	walk(f.tree.RootNode())
+}
+
+// Enclosing returns the innermost definition whose Range contains the byte
+// range [start, end], or the zero Definition when none does.
+func (f *File) Enclosing(start, end int) Definition {
+	var best Definition
+	bestLen := -1
+	for _, d := range f.Defs {
+		if d.Range.StartByte <= start && end <= d.Range.EndByte {
+			if l := d.Range.EndByte - d.Range.StartByte; bestLen < 0 || l < bestLen {
+				best, bestLen = d, l
+			}
+		}
+	}
+	return best
+}

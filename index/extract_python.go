@@ -1,0 +1,120 @@
+package index
+
+import (
+	ts "github.com/odvcencio/gotreesitter"
+
+	"github.com/gloss-dev/gloss/scip"
+)
+
+// extractPython extracts Python definitions with scip-python symbols:
+//
+//	function   `pkg.module`/func().
+//	class      `pkg.module`/Class#
+//	method     `pkg.module`/Class#method().
+//	attribute  `pkg.module`/Class#attr.
+//	variable   `pkg.module`/NAME.
+//
+// as in scip-python's snapshot tests (packages/pyright-scip/snapshots).
+// Nested functions are locals in scip-python and are not recorded.
+func extractPython(x *extractor) {
+	root := x.f.tree.RootNode()
+	x.pkg, x.pre = x.pc.SymbolPrefix(x.f.lang, x.f.Path, "")
+	x.pyDocstring(root)
+	x.pyBlock(root, nil, "")
+}
+
+// pyStatements returns the statements of a module or block, looking through
+// expression_statement wrappers.
+func (x *extractor) pyStatements(block *ts.Node) []*ts.Node {
+	var out []*ts.Node
+	for _, c := range x.children(block) {
+		if x.typ(c) == "expression_statement" {
+			out = append(out, x.children(c)...)
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// pyDocstring marks the docstring of a module, class or function body (its
+// first statement when that is a string literal) so that it is left out of
+// token hashes, and returns its text.
+func (x *extractor) pyDocstring(block *ts.Node) string {
+	if block == nil {
+		return ""
+	}
+	for _, c := range x.children(block) {
+		t := x.typ(c)
+		if isCommentType(t) {
+			continue
+		}
+		target := c
+		if t == "expression_statement" {
+			kids := x.children(c)
+			if len(kids) != 1 {
+				return ""
+			}
+			target = kids[0]
+		}
+		if x.typ(target) == "string" || x.typ(target) == "concatenated_string" {
+			x.f.skipNodes[c] = true
+			x.f.skipNodes[target] = true
+			return cleanDocstring(x.text(target))
+		}
+		return ""
+	}
+	return ""
+}
+
+func (x *extractor) pyBlock(block *ts.Node, base []scip.Descriptor, parent string) {
+	for _, st := range x.pyStatements(block) {
+		node := st
+		def := st
+		if x.typ(st) == "decorated_definition" {
+			def = x.field(st, "definition")
+			if def == nil {
+				def = x.childOfType(st, "function_definition", "class_definition")
+			}
+			if def == nil {
+				continue
+			}
+		}
+		switch x.typ(def) {
+		case "function_definition":
+			name := x.field(def, "name")
+			if name == nil {
+				continue
+			}
+			body := x.field(def, "body")
+			doc := x.pyDocstring(body)
+			kind := KindFunction
+			if parent != "" {
+				kind = KindMethod
+			}
+			descs := append(append([]scip.Descriptor{}, base...), scip.Descriptor{Name: x.text(name), Suffix: scip.Method})
+			x.add(defSpec{node: node, name: name, kind: kind, descs: descs, parent: parent, body: body, header: true, doc: doc})
+		case "class_definition":
+			name := x.field(def, "name")
+			if name == nil {
+				continue
+			}
+			body := x.field(def, "body")
+			doc := x.pyDocstring(body)
+			descs := append(append([]scip.Descriptor{}, base...), scip.Descriptor{Name: x.text(name), Suffix: scip.Type})
+			sym := x.add(defSpec{node: node, name: name, kind: KindClass, descs: descs, parent: parent, body: body, header: true, doc: doc})
+			x.pyBlock(body, descs, sym)
+		case "assignment":
+			left := x.field(def, "left")
+			if left == nil || x.typ(left) != "identifier" {
+				continue
+			}
+			kind := KindVar
+			if parent != "" {
+				kind = KindField
+			}
+			descs := append(append([]scip.Descriptor{}, base...), scip.Descriptor{Name: x.text(left), Suffix: scip.Term})
+			x.add(defSpec{node: node, name: left, kind: kind, descs: descs, parent: parent})
+		}
+	}
+}

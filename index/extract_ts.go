@@ -1,0 +1,188 @@
+package index
+
+import (
+	ts "github.com/odvcencio/gotreesitter"
+
+	"github.com/gloss-dev/gloss/scip"
+)
+
+// extractTS extracts TypeScript, TSX and JavaScript definitions with
+// scip-typescript symbols:
+//
+//	function    src/`file.ts`/func().
+//	class       src/`file.ts`/Class#
+//	method      src/`file.ts`/Class#method().   (constructor: `<constructor>`().,
+//	                                           accessors: `<get>name`(). / `<set>name`().)
+//	property    src/`file.ts`/Class#prop.
+//	interface   src/`file.ts`/Iface#  members Iface#prop. / Iface#method().
+//	type alias  src/`file.ts`/Alias#
+//	enum        src/`file.ts`/Enum#   members Enum#Member.
+//	variable    src/`file.ts`/name.
+//	namespace   src/`file.ts`/Space/
+//
+// as in scip-typescript's snapshot tests (snapshots/output/syntax).
+func extractTS(x *extractor) {
+	root := x.f.tree.RootNode()
+	x.pkg, x.pre = x.pc.SymbolPrefix(x.f.lang, x.f.Path, "")
+	x.tsStatements(root, nil, "")
+}
+
+func (x *extractor) tsStatements(block *ts.Node, base []scip.Descriptor, parent string) {
+	for _, st := range x.children(block) {
+		x.tsStatement(st, st, base, parent)
+	}
+}
+
+// tsStatement records the declaration decl; outer is the node that carries
+// the doc comment and the range (an export_statement around decl).
+func (x *extractor) tsStatement(outer, decl *ts.Node, base []scip.Descriptor, parent string) {
+	with := func(d scip.Descriptor) []scip.Descriptor {
+		return append(append([]scip.Descriptor{}, base...), d)
+	}
+	switch x.typ(decl) {
+	case "export_statement", "ambient_declaration", "expression_statement":
+		if d := x.field(decl, "declaration"); d != nil {
+			x.tsStatement(outer, d, base, parent)
+			return
+		}
+		for _, c := range x.children(decl) {
+			if c.IsNamed() && !isCommentType(x.typ(c)) {
+				x.tsStatement(outer, c, base, parent)
+			}
+		}
+	case "function_declaration", "generator_function_declaration", "function_signature":
+		name := x.field(decl, "name")
+		if name == nil {
+			return
+		}
+		x.add(defSpec{node: outer, name: name, kind: KindFunction, descs: with(scip.Descriptor{Name: x.text(name), Suffix: scip.Method}), parent: parent, body: x.field(decl, "body"), header: true})
+	case "class_declaration", "abstract_class_declaration", "class":
+		name := x.field(decl, "name")
+		if name == nil {
+			return
+		}
+		descs := with(scip.Descriptor{Name: x.text(name), Suffix: scip.Type})
+		body := x.field(decl, "body")
+		sym := x.add(defSpec{node: outer, name: name, kind: KindClass, descs: descs, parent: parent, body: body, header: true})
+		x.tsClassBody(body, descs, sym)
+	case "interface_declaration":
+		name := x.field(decl, "name")
+		if name == nil {
+			return
+		}
+		descs := with(scip.Descriptor{Name: x.text(name), Suffix: scip.Type})
+		body := x.field(decl, "body")
+		sym := x.add(defSpec{node: outer, name: name, kind: KindInterface, descs: descs, parent: parent, body: body, header: true})
+		x.tsClassBody(body, descs, sym)
+	case "type_alias_declaration":
+		name := x.field(decl, "name")
+		if name == nil {
+			return
+		}
+		x.add(defSpec{node: outer, name: name, kind: KindType, descs: with(scip.Descriptor{Name: x.text(name), Suffix: scip.Type}), parent: parent, body: x.field(decl, "value"), header: true})
+	case "enum_declaration":
+		name := x.field(decl, "name")
+		if name == nil {
+			return
+		}
+		descs := with(scip.Descriptor{Name: x.text(name), Suffix: scip.Type})
+		body := x.field(decl, "body")
+		sym := x.add(defSpec{node: outer, name: name, kind: KindEnum, descs: descs, parent: parent, body: body, header: true})
+		for _, m := range x.children(body) {
+			mn := m
+			switch x.typ(m) {
+			case "enum_assignment":
+				mn = x.field(m, "name")
+			case "property_identifier", "identifier":
+			default:
+				continue
+			}
+			if mn == nil {
+				continue
+			}
+			x.add(defSpec{node: m, name: mn, kind: KindField, descs: append(append([]scip.Descriptor{}, descs...), scip.Descriptor{Name: x.text(mn), Suffix: scip.Term}), parent: sym})
+		}
+	case "lexical_declaration", "variable_declaration":
+		kind := KindVar
+		for _, c := range x.children(decl) {
+			if x.typ(c) == "const" {
+				kind = KindConst
+			}
+		}
+		var decls []*ts.Node
+		for _, c := range x.children(decl) {
+			if x.typ(c) == "variable_declarator" {
+				decls = append(decls, c)
+			}
+		}
+		for _, vd := range decls {
+			name := x.field(vd, "name")
+			if name == nil || x.typ(name) != "identifier" {
+				continue // destructuring patterns define locals only
+			}
+			node := vd
+			if len(decls) == 1 {
+				node = outer
+			}
+			spec := defSpec{node: node, anchor: outer, name: name, kind: kind, descs: with(scip.Descriptor{Name: x.text(name), Suffix: scip.Term}), parent: parent}
+			if v := x.field(vd, "value"); v != nil {
+				switch x.typ(v) {
+				case "arrow_function", "function_expression", "function", "generator_function":
+					spec.kind = KindFunction
+					spec.body = x.field(v, "body")
+					spec.header = true
+				}
+			}
+			x.add(spec)
+		}
+	case "internal_module", "module":
+		name := x.field(decl, "name")
+		if name == nil {
+			return
+		}
+		descs := with(scip.Descriptor{Name: x.text(name), Suffix: scip.Namespace})
+		body := x.field(decl, "body")
+		sym := x.add(defSpec{node: outer, name: name, kind: KindNamespace, descs: descs, parent: parent, body: body, header: true})
+		if body != nil {
+			x.tsStatements(body, descs, sym)
+		}
+	}
+}
+
+func (x *extractor) tsClassBody(body *ts.Node, base []scip.Descriptor, parent string) {
+	if body == nil {
+		return
+	}
+	for _, m := range x.children(body) {
+		t := x.typ(m)
+		switch t {
+		case "method_definition", "method_signature", "abstract_method_signature":
+			name := x.field(m, "name")
+			if name == nil {
+				continue
+			}
+			n := x.text(name)
+			for _, c := range x.children(m) {
+				switch x.typ(c) {
+				case "get":
+					n = "<get>" + n
+				case "set":
+					n = "<set>" + n
+				}
+			}
+			if n == "constructor" {
+				n = "<constructor>"
+			}
+			x.add(defSpec{node: m, name: name, kind: KindMethod, descs: append(append([]scip.Descriptor{}, base...), scip.Descriptor{Name: n, Suffix: scip.Method}), parent: parent, body: x.field(m, "body"), header: true})
+		case "public_field_definition", "field_definition", "property_signature":
+			name := x.field(m, "name")
+			if name == nil {
+				name = x.field(m, "property")
+			}
+			if name == nil {
+				continue
+			}
+			x.add(defSpec{node: m, name: name, kind: KindField, descs: append(append([]scip.Descriptor{}, base...), scip.Descriptor{Name: x.text(name), Suffix: scip.Term}), parent: parent})
+		}
+	}
+}

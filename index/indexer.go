@@ -1,0 +1,286 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+	ts "github.com/odvcencio/gotreesitter"
+)
+
+// Indexer keeps the symbol graph of one workspace in sync with its files.
+type Indexer struct {
+	// Root is the absolute workspace root.
+	Root    string
+	Store   *Store
+	Project *Project
+	// MaxFileSize in bytes; 0 means DefaultMaxFileSize.
+	MaxFileSize int64
+	// Workers is the number of parsing goroutines; 0 means GOMAXPROCS.
+	Workers int
+}
+
+// Stats reports what one indexing run did.
+type Stats struct {
+	// Files is the number of indexed files after the run.
+	Files int `json:"files"`
+	// Parsed counts files (re)parsed in this run; Unchanged those whose
+	// content hash matched the store; Removed records of deleted files.
+	Parsed    int `json:"parsed"`
+	Unchanged int `json:"unchanged"`
+	Removed   int `json:"removed"`
+	// Bytes is the total size of the indexed files; ParsedBytes of those
+	// parsed in this run.
+	Bytes       int64 `json:"bytes"`
+	ParsedBytes int64 `json:"parsed_bytes"`
+	// FilesByLang and SymbolsByLang count indexed files and definitions per
+	// language name.
+	FilesByLang   map[string]int `json:"files_by_language"`
+	SymbolsByLang map[string]int `json:"symbols_by_language"`
+	// Skipped counts files left out, by reason (see Skip* constants).
+	Skipped map[string]int `json:"skipped"`
+	// ParseErrors counts files whose tree has a syntax error (definitions
+	// are still extracted from the rest).
+	ParseErrors int `json:"parse_errors"`
+	// Changed lists the workspace-relative paths added, modified or removed
+	// by this run, sorted.
+	Changed []string `json:"changed,omitempty"`
+	// Elapsed is the wall time of the run.
+	Elapsed time.Duration `json:"elapsed_ns"`
+}
+
+type parseJob struct {
+	cand Candidate
+	old  *FileMeta
+}
+
+type parseResult struct {
+	rec  *FileRecord
+	skip string
+	same bool // content hash unchanged: only metadata refreshed
+	err  error
+}
+
+// Run walks the workspace and brings the store up to date: new and modified
+// files are parsed on all cores, unchanged ones (same size and mtime, or
+// same content hash) are not re-parsed, and records of deleted files are
+// removed. A file that cannot be read or parsed is counted and skipped; the
+// run only fails on store errors, leaving the previous state of any file it
+// could not write.
+func (ix *Indexer) Run(ctx context.Context) (Stats, error) {
+	start := time.Now()
+	st := Stats{FilesByLang: map[string]int{}, SymbolsByLang: map[string]int{}}
+	max := ix.MaxFileSize
+	if max == 0 {
+		max = DefaultMaxFileSize
+	}
+	walk, err := Walk(ix.Root, max)
+	if err != nil {
+		return st, fmt.Errorf("walk %s: %w", ix.Root, err)
+	}
+	st.Skipped = walk.Skipped
+	metas, err := ix.Store.FileMetas()
+	if err != nil {
+		return st, err
+	}
+	seen := map[string]bool{}
+	var jobs []parseJob
+	for _, c := range walk.Files {
+		seen[c.Path] = true
+		if m, ok := metas[c.Path]; ok {
+			// Unchanged by size and mtime, and the mtime is not so close to
+			// the indexing time that a same-size write could hide (git's
+			// "racy clean" rule).
+			if m.Size == c.Size && m.ModTime == c.ModTime && c.ModTime < m.Indexed-int64(2*time.Second) {
+				st.Unchanged++
+				continue
+			}
+			mm := m
+			jobs = append(jobs, parseJob{cand: c, old: &mm})
+			continue
+		}
+		jobs = append(jobs, parseJob{cand: c})
+	}
+	var removed []string
+	for p := range metas {
+		if !seen[p] {
+			removed = append(removed, p)
+		}
+	}
+
+	results := ix.parseAll(ctx, jobs)
+	b := ix.Store.db.NewBatch()
+	flush := func(final bool) error {
+		if b.Empty() && !final {
+			return nil
+		}
+		opt := pebble.NoSync
+		if final {
+			opt = pebble.Sync
+		}
+		if err := b.Commit(opt); err != nil {
+			return fmt.Errorf("write index: %w", err)
+		}
+		b = ix.Store.db.NewBatch()
+		return nil
+	}
+	for res := range results {
+		if res.err != nil {
+			return st, res.err
+		}
+		if res.skip != "" {
+			st.Skipped[res.skip]++
+			if res.rec != nil { // previously indexed, now skipped
+				if old, _ := ix.Store.File(res.rec.Path); old != nil {
+					deleteFileKeys(b, old)
+					st.Changed = append(st.Changed, res.rec.Path)
+				}
+			}
+			continue
+		}
+		if res.same {
+			st.Unchanged++
+		} else {
+			st.Parsed++
+			st.ParsedBytes += res.rec.Size
+			st.Changed = append(st.Changed, res.rec.Path)
+		}
+		old, err := ix.Store.File(res.rec.Path)
+		if err != nil {
+			return st, err
+		}
+		if res.same && old != nil {
+			res.rec.Defs, res.rec.Calls, res.rec.HasError = old.Defs, old.Calls, old.HasError
+		}
+		if err := putFile(b, old, res.rec); err != nil {
+			return st, err
+		}
+		if b.Len() > 4<<20 {
+			if err := flush(false); err != nil {
+				return st, err
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		b.Close()
+		return st, err
+	}
+	for _, p := range removed {
+		old, err := ix.Store.File(p)
+		if err != nil {
+			return st, err
+		}
+		if old != nil {
+			deleteFileKeys(b, old)
+			st.Removed++
+			st.Changed = append(st.Changed, p)
+		}
+	}
+	if len(st.Changed) > 0 {
+		gen, err := ix.Store.Generation()
+		if err != nil {
+			return st, err
+		}
+		if err := b.Set(Key(prefixMeta, "gen"), []byte(strconv.FormatUint(gen+1, 10)), nil); err != nil {
+			return st, err
+		}
+	}
+	if err := flush(true); err != nil {
+		return st, err
+	}
+	err = ix.Store.Files(func(r *FileRecord) error {
+		st.Files++
+		st.Bytes += r.Size
+		st.FilesByLang[r.Lang]++
+		st.SymbolsByLang[r.Lang] += len(r.Defs)
+		if r.HasError {
+			st.ParseErrors++
+		}
+		return nil
+	})
+	sort.Strings(st.Changed)
+	st.Elapsed = time.Since(start)
+	return st, err
+}
+
+// parseAll reads and parses jobs on Workers goroutines.
+func (ix *Indexer) parseAll(ctx context.Context, jobs []parseJob) <-chan parseResult {
+	workers := ix.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	in := make(chan parseJob)
+	out := make(chan parseResult, workers*2)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			parsers := map[*Language]*ts.Parser{}
+			for j := range in {
+				out <- ix.parseOne(parsers, j)
+			}
+		}()
+	}
+	go func() {
+		defer close(in)
+		for _, j := range jobs {
+			select {
+			case in <- j:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() {
+		wg.Wait()
+		close(out)
+	}()
+	return out
+}
+
+func (ix *Indexer) parseOne(parsers map[*Language]*ts.Parser, j parseJob) parseResult {
+	c := j.cand
+	src, err := os.ReadFile(filepath.Join(ix.Root, filepath.FromSlash(c.Path)))
+	if err != nil {
+		return parseResult{skip: SkipUnreadable}
+	}
+	now := time.Now().UnixNano()
+	rec := &FileRecord{V: SchemaVersion, Path: c.Path, Lang: c.Lang.Name, Size: int64(len(src)), ModTime: c.ModTime, Indexed: now}
+	if reason := CheckContent(src); reason != "" {
+		if j.old != nil {
+			return parseResult{skip: reason, rec: rec}
+		}
+		return parseResult{skip: reason}
+	}
+	rec.Hash = HashBytes(src)
+	if j.old != nil && j.old.Hash == rec.Hash {
+		return parseResult{rec: rec, same: true}
+	}
+	f, err := ix.ParseSource(parsers, c.Lang, c.Path, src)
+	if err != nil {
+		return parseResult{skip: SkipUnreadable}
+	}
+	defer f.Release()
+	rec.Defs, rec.Calls, rec.HasError = f.Defs, f.Calls, f.HasError
+	return parseResult{rec: rec}
+}
+
+// ParseSource parses src as the file at path with a parser from parsers
+// (created and cached there on first use for the language). The caller owns
+// the returned File and must Release it.
+func (ix *Indexer) ParseSource(parsers map[*Language]*ts.Parser, lang *Language, path string, src []byte) (*File, error) {
+	p := parsers[lang]
+	if p == nil {
+		p = ts.NewParser(lang.TS())
+		parsers[lang] = p
+	}
+	return Parse(p, lang, path, src, ix.Project)
+}

@@ -1,0 +1,364 @@
+package index
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// SchemaVersion is the version of every record gloss writes to Pebble. A
+// store written by a newer gloss is refused rather than misread; older
+// versions are migrated on open.
+const SchemaVersion = 1
+
+// Key prefixes of the Pebble keyspace. Keys are prefix, then parts joined by
+// NUL bytes. Values are JSON objects carrying "v" (SchemaVersion).
+const (
+	prefixMeta     = "s" // s\0schema → version
+	prefixFile     = "f" // f\0path → FileRecord
+	prefixSymbol   = "y" // y\0symbol\0path → ""
+	prefixBody     = "b" // b\0bodyhash\0symbol\0path → ""
+	prefixName     = "n" // n\0name\0symbol\0path → ""
+	prefixRef      = "r" // r\0callee name\0caller symbol\0path → ""
+	prefixContains = "c" // c\0parent\0child → ""
+)
+
+// Store is the Pebble store of record of one workspace: the symbol graph
+// (files, definitions, containment and call edges) and, through the
+// memory package, the memories. It is safe for concurrent use.
+type Store struct {
+	db *pebble.DB
+}
+
+// OpenStore opens (creating if needed) the Pebble store in dir. fs may be
+// nil for the real file system (tests pass vfs.NewMem() or an errorfs).
+// It returns an error when the directory is locked by another process or
+// the store was written by a newer schema.
+func OpenStore(dir string, fs vfs.FS) (*Store, error) {
+	opts := &pebble.Options{Logger: quietLogger{}}
+	if fs != nil {
+		opts.FS = fs
+	}
+	db, err := pebble.Open(dir, opts)
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", dir, err)
+	}
+	s := &Store{db: db}
+	v, err := s.schema()
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	switch {
+	case v > SchemaVersion:
+		db.Close()
+		return nil, fmt.Errorf("store %s has schema version %d, newer than this gloss (%d): upgrade gloss", dir, v, SchemaVersion)
+	case v < SchemaVersion:
+		if err := db.Set(Key(prefixMeta, "schema"), []byte(strconv.Itoa(SchemaVersion)), pebble.Sync); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("write schema version: %w", err)
+		}
+	}
+	return s, nil
+}
+
+func (s *Store) schema() (int, error) {
+	val, closer, err := s.db.Get(Key(prefixMeta, "schema"))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read schema version: %w", err)
+	}
+	defer closer.Close()
+	v, err := strconv.Atoi(string(val))
+	if err != nil {
+		return 0, fmt.Errorf("corrupt schema version %q", val)
+	}
+	return v, nil
+}
+
+// Generation returns the index generation: a counter that Indexer.Run
+// increments whenever it adds, changes or removes a file. Anchors remember
+// the generation they were resolved at.
+func (s *Store) Generation() (uint64, error) {
+	val, closer, err := s.db.Get(Key(prefixMeta, "gen"))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read generation: %w", err)
+	}
+	defer closer.Close()
+	return strconv.ParseUint(string(val), 10, 64)
+}
+
+// Close closes the store.
+func (s *Store) Close() error { return s.db.Close() }
+
+// DB returns the underlying Pebble database, for the memory package's own
+// keyspace (prefix "m" and "a").
+func (s *Store) DB() *pebble.DB { return s.db }
+
+// Key joins a prefix and parts with NUL separators.
+func Key(prefix string, parts ...string) []byte {
+	n := len(prefix)
+	for _, p := range parts {
+		n += 1 + len(p)
+	}
+	b := make([]byte, 0, n)
+	b = append(b, prefix...)
+	for _, p := range parts {
+		b = append(b, 0)
+		b = append(b, p...)
+	}
+	return b
+}
+
+// PrefixBounds returns the [lower, upper) bounds of all keys that start with
+// Key(prefix, parts...) followed by a NUL separator.
+func PrefixBounds(prefix string, parts ...string) (lower, upper []byte) {
+	lower = append(Key(prefix, parts...), 0)
+	upper = append(Key(prefix, parts...), 1)
+	return lower, upper
+}
+
+// Scan calls fn with the key parts (after the prefix parts) and value of
+// every key under Key(prefix, parts...). The value is only valid during the
+// call. Returning an error stops the scan and returns it.
+func Scan(db pebble.Reader, fn func(rest []string, val []byte) error, prefix string, parts ...string) error {
+	lo, hi := PrefixBounds(prefix, parts...)
+	it, err := db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	if err != nil {
+		return err
+	}
+	for it.First(); it.Valid(); it.Next() {
+		rest := bytes.Split(it.Key()[len(lo):], []byte{0})
+		strs := make([]string, len(rest))
+		for i, r := range rest {
+			strs[i] = string(r)
+		}
+		if err := fn(strs, it.Value()); err != nil {
+			it.Close()
+			return err
+		}
+	}
+	if err := it.Error(); err != nil {
+		it.Close()
+		return err
+	}
+	return it.Close()
+}
+
+// FileRecord is the stored state of one indexed file.
+type FileRecord struct {
+	V        int          `json:"v"`
+	Path     string       `json:"path"`
+	Lang     string       `json:"lang"`
+	Hash     string       `json:"hash"`     // hex SHA-256 of the content
+	Size     int64        `json:"size"`     // bytes
+	ModTime  int64        `json:"mtime"`    // UnixNano at indexing
+	Indexed  int64        `json:"indexed"`  // UnixNano when indexed
+	HasError bool         `json:"has_error"`
+	Defs     []Definition `json:"defs"`
+	Calls    []Call       `json:"calls,omitempty"`
+}
+
+// File returns the stored record of path, or (nil, nil) when it is not
+// indexed.
+func (s *Store) File(path string) (*FileRecord, error) {
+	val, closer, err := s.db.Get(Key(prefixFile, path))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read file record %s: %w", path, err)
+	}
+	defer closer.Close()
+	var r FileRecord
+	if err := json.Unmarshal(val, &r); err != nil {
+		return nil, fmt.Errorf("corrupt file record %s: %w", path, err)
+	}
+	return &r, nil
+}
+
+// Files calls fn for every stored file record in path order.
+func (s *Store) Files(fn func(*FileRecord) error) error {
+	return Scan(s.db, func(_ []string, val []byte) error {
+		var r FileRecord
+		if err := json.Unmarshal(val, &r); err != nil {
+			return fmt.Errorf("corrupt file record: %w", err)
+		}
+		return fn(&r)
+	}, prefixFile)
+}
+
+// FileMeta is the part of a FileRecord needed to decide whether a file
+// changed, without decoding its definitions.
+type FileMeta struct {
+	Path    string
+	Hash    string
+	Size    int64
+	ModTime int64
+	Indexed int64
+}
+
+// FileMetas returns the change-detection fields of every stored file.
+func (s *Store) FileMetas() (map[string]FileMeta, error) {
+	out := map[string]FileMeta{}
+	err := Scan(s.db, func(rest []string, val []byte) error {
+		var m struct {
+			Path    string `json:"path"`
+			Hash    string `json:"hash"`
+			Size    int64  `json:"size"`
+			ModTime int64  `json:"mtime"`
+			Indexed int64  `json:"indexed"`
+		}
+		// Decode only the leading scalar fields.
+		dec := json.NewDecoder(bytes.NewReader(val))
+		if err := dec.Decode(&m); err != nil {
+			return fmt.Errorf("corrupt file record: %w", err)
+		}
+		out[m.Path] = FileMeta{Path: m.Path, Hash: m.Hash, Size: m.Size, ModTime: m.ModTime, Indexed: m.Indexed}
+		return nil
+	}, prefixFile)
+	return out, err
+}
+
+// putFile writes rec and its derived keys into b, removing the keys of old
+// (the previous record of the same path, may be nil).
+func putFile(b *pebble.Batch, old, rec *FileRecord) error {
+	if old != nil {
+		deleteFileKeys(b, old)
+	}
+	data, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	if err := b.Set(Key(prefixFile, rec.Path), data, nil); err != nil {
+		return err
+	}
+	for _, d := range rec.Defs {
+		_ = b.Set(Key(prefixSymbol, d.Symbol, rec.Path), nil, nil)
+		_ = b.Set(Key(prefixName, d.Name, d.Symbol, rec.Path), nil, nil)
+		if d.BodyHash != "" {
+			_ = b.Set(Key(prefixBody, d.BodyHash, d.Symbol, rec.Path), nil, nil)
+		}
+		if d.Parent != "" {
+			_ = b.Set(Key(prefixContains, d.Parent, d.Symbol), nil, nil)
+		}
+	}
+	for _, c := range rec.Calls {
+		_ = b.Set(Key(prefixRef, c.Name, c.Caller, rec.Path), nil, nil)
+	}
+	return nil
+}
+
+func deleteFileKeys(b *pebble.Batch, old *FileRecord) {
+	_ = b.Delete(Key(prefixFile, old.Path), nil)
+	for _, d := range old.Defs {
+		_ = b.Delete(Key(prefixSymbol, d.Symbol, old.Path), nil)
+		_ = b.Delete(Key(prefixName, d.Name, d.Symbol, old.Path), nil)
+		if d.BodyHash != "" {
+			_ = b.Delete(Key(prefixBody, d.BodyHash, d.Symbol, old.Path), nil)
+		}
+		if d.Parent != "" {
+			_ = b.Delete(Key(prefixContains, d.Parent, d.Symbol), nil)
+		}
+	}
+	for _, c := range old.Calls {
+		_ = b.Delete(Key(prefixRef, c.Name, c.Caller, old.Path), nil)
+	}
+}
+
+// lookup returns the definitions whose (symbol, path) pairs are listed under
+// a prefix whose last two key parts are symbol and path.
+func (s *Store) lookup(prefix string, parts ...string) ([]Definition, error) {
+	type sp struct{ sym, path string }
+	var pairs []sp
+	err := Scan(s.db, func(rest []string, _ []byte) error {
+		if len(rest) >= 2 {
+			pairs = append(pairs, sp{rest[len(rest)-2], rest[len(rest)-1]})
+		}
+		return nil
+	}, prefix, parts...)
+	if err != nil {
+		return nil, err
+	}
+	var out []Definition
+	files := map[string]*FileRecord{}
+	for _, p := range pairs {
+		rec, ok := files[p.path]
+		if !ok {
+			r, err := s.File(p.path)
+			if err != nil {
+				return nil, err
+			}
+			rec, files[p.path] = r, r
+		}
+		if rec == nil {
+			continue
+		}
+		for _, d := range rec.Defs {
+			if d.Symbol == p.sym {
+				out = append(out, d)
+			}
+		}
+	}
+	return out, nil
+}
+
+// DefsBySymbol returns every definition of a SCIP symbol in the workspace
+// (usually one; Go init functions and redeclarations give more).
+func (s *Store) DefsBySymbol(symbol string) ([]Definition, error) {
+	return s.lookup(prefixSymbol, symbol)
+}
+
+// DefsByBodyHash returns the definitions whose BodyHash equals hash.
+func (s *Store) DefsByBodyHash(hash string) ([]Definition, error) {
+	if hash == "" {
+		return nil, nil
+	}
+	return s.lookup(prefixBody, hash)
+}
+
+// DefsByName returns the definitions named name (exact, case-sensitive).
+func (s *Store) DefsByName(name string) ([]Definition, error) {
+	return s.lookup(prefixName, name)
+}
+
+// Callers returns the SCIP symbols of definitions that call name
+// (syntactic: any call whose callee identifier is name).
+func (s *Store) Callers(name string) ([]string, error) {
+	var out []string
+	err := Scan(s.db, func(rest []string, _ []byte) error {
+		if len(rest) >= 1 && rest[0] != "" {
+			out = append(out, rest[0])
+		}
+		return nil
+	}, prefixRef, name)
+	return out, err
+}
+
+// Children returns the symbols directly contained in parent.
+func (s *Store) Children(parent string) ([]string, error) {
+	var out []string
+	err := Scan(s.db, func(rest []string, _ []byte) error {
+		out = append(out, rest[0])
+		return nil
+	}, prefixContains, parent)
+	return out, err
+}
+
+type quietLogger struct{}
+
+func (quietLogger) Infof(string, ...interface{})  {}
+func (quietLogger) Errorf(string, ...interface{}) {}
+func (quietLogger) Fatalf(format string, args ...interface{}) {
+	panic(fmt.Sprintf(format, args...))
+}

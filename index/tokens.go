@@ -1,0 +1,138 @@
+package index
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+
+	ts "github.com/odvcencio/gotreesitter"
+)
+
+// Token is one lexical token of a parsed file with comments removed: the
+// text of a tree-sitter leaf (or non-blank text a grammar leaves between
+// children), with byte offsets [Start, End) into the file.
+type Token struct {
+	Text  string
+	Start int
+	End   int
+}
+
+// Tokens returns the normalized token stream of the bytes [start, end) of a
+// parsed file: tree-sitter leaves in source order, comment nodes and
+// Python/JS docstring-only statements dropped, whitespace ignored. It is the
+// basis of every content hash gloss stores, so reformatting or editing
+// comments never changes a hash while any token change does.
+func (f *File) Tokens(start, end int) []Token {
+	start, end = max(start, 0), min(end, len(f.Src))
+	if f.plain {
+		var out []Token
+		f.gapTokens(start, end, &out)
+		return out
+	}
+	if f.tree == nil {
+		return nil
+	}
+	var out []Token
+	f.collectTokens(f.tree.RootNode(), start, end, &out)
+	return out
+}
+
+func (f *File) collectTokens(n *ts.Node, start, end int, out *[]Token) {
+	ns, ne := int(n.StartByte()), int(n.EndByte())
+	if ne <= start || ns >= end {
+		return
+	}
+	typ := n.Type(f.lang.ts)
+	if isCommentType(typ) || f.skipNodes[n] {
+		return
+	}
+	cnt := n.ChildCount()
+	if cnt == 0 {
+		if ne > ns && ns >= start && ne <= end {
+			*out = append(*out, Token{Text: string(f.Src[ns:ne]), Start: ns, End: ne})
+		} else if ne > ns {
+			// Partially inside: clip to the window.
+			s, e := max(ns, start), min(ne, end)
+			f.gapTokens(s, e, out)
+		}
+		return
+	}
+	pos := ns
+	for i := 0; i < cnt; i++ {
+		c := n.Child(i)
+		if c == nil {
+			continue
+		}
+		cs := int(c.StartByte())
+		if cs > pos {
+			f.gapTokens(max(pos, start), min(cs, end), out)
+		}
+		f.collectTokens(c, start, end, out)
+		if ce := int(c.EndByte()); ce > pos {
+			pos = ce
+		}
+	}
+	if ne > pos {
+		f.gapTokens(max(pos, start), min(ne, end), out)
+	}
+}
+
+// gapTokens emits the non-blank text in [s, e) that no child node covers,
+// split on whitespace. Grammars leave some content (for example parts of
+// string literals) outside any child node; dropping it would hide edits.
+func (f *File) gapTokens(s, e int, out *[]Token) {
+	if s >= e {
+		return
+	}
+	i := s
+	for i < e {
+		for i < e && isSpace(f.Src[i]) {
+			i++
+		}
+		j := i
+		for j < e && !isSpace(f.Src[j]) {
+			j++
+		}
+		if j > i {
+			*out = append(*out, Token{Text: string(f.Src[i:j]), Start: i, End: j})
+		}
+		i = j
+	}
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' }
+
+func isCommentType(t string) bool {
+	return t == "comment" || t == "line_comment" || t == "block_comment" || strings.HasSuffix(t, "_comment")
+}
+
+// HashTokens returns the hex SHA-256 of a token stream (texts joined by a
+// NUL byte). An empty stream hashes to "".
+func HashTokens(toks []Token) string {
+	if len(toks) == 0 {
+		return ""
+	}
+	h := sha256.New()
+	for i, t := range toks {
+		if i > 0 {
+			h.Write([]byte{0})
+		}
+		h.Write([]byte(t.Text))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// HashBytes returns the hex SHA-256 of b.
+func HashBytes(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// TokenTexts returns the texts of toks.
+func TokenTexts(toks []Token) []string {
+	out := make([]string, len(toks))
+	for i, t := range toks {
+		out[i] = t.Text
+	}
+	return out
+}

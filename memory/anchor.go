@@ -1,0 +1,499 @@
+package memory
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pmezard/go-difflib/difflib"
+
+	"github.com/gloss-dev/gloss/index"
+)
+
+const (
+	// SnapshotCap caps Anchor.Snapshot in bytes.
+	SnapshotCap = 8 << 10
+	// ContextLines is the number of lines kept above and below an anchor.
+	ContextLines = 3
+	// maxSpanTokens caps Anchor.Tokens; longer spans are relocated by
+	// their snapshot text only.
+	maxSpanTokens = 20000
+	// minRenameBody is the number of body tokens below which a body hash is
+	// too common ("return nil") to follow a rename by.
+	minRenameBody = 8
+)
+
+// anchorAt builds an anchor for the 0-based lines first..last of f. When the
+// lines cover exactly one definition (from its doc comment or first line to
+// its last line) the anchor is a symbol anchor to the outermost such
+// definition; otherwise it is a span anchor inside the innermost enclosing
+// definition. It returns an error when the lines are out of range.
+func (w *Workspace) anchorAt(f *index.File, first, last int) (Anchor, error) {
+	n := f.Lines.Count()
+	if first < 0 || last < first || last >= n {
+		return Anchor{}, fmt.Errorf("lines %d-%d are out of range: %s has %d lines", first+1, last+1, f.Path, n)
+	}
+	var best *index.Definition
+	for i := range f.Defs {
+		d := &f.Defs[i]
+		if d.Range.LastLine() == last && first >= d.DocLine && first <= d.NameRange.StartLine {
+			if best == nil || d.Range.EndByte-d.Range.StartByte > best.Range.EndByte-best.Range.StartByte {
+				best = d
+			}
+		}
+	}
+	if best != nil {
+		return w.symbolAnchor(f, *best), nil
+	}
+	return w.spanAnchor(f, first, last), nil
+}
+
+// symbolAnchor anchors the definition d of file f.
+func (w *Workspace) symbolAnchor(f *index.File, d index.Definition) Anchor {
+	a := Anchor{
+		Path:          f.Path,
+		Symbol:        d.Symbol,
+		Kind:          KindSymbol,
+		Range:         d.Range,
+		ContentHash:   d.ContentHash,
+		SignatureHash: d.SignatureHash,
+		BodyHash:      d.BodyHash,
+		DefKind:       d.Kind,
+		Status:        StatusFresh,
+	}
+	if d.BodyTokens >= minRenameBody {
+		others, err := w.Store.DefsByBodyHash(d.BodyHash)
+		unique := err == nil
+		for _, o := range others {
+			if o.Symbol != d.Symbol || o.Path != d.Path {
+				unique = false
+			}
+		}
+		a.BodyUnique = unique
+	}
+	w.fillSnapshot(&a, f)
+	return a
+}
+
+// spanAnchor anchors the 0-based lines first..last of f.
+func (w *Workspace) spanAnchor(f *index.File, first, last int) Anchor {
+	r := f.Lines.LineRange(first, last)
+	toks := f.Tokens(r.StartByte, r.EndByte)
+	enc := f.Enclosing(r.StartByte, r.EndByte)
+	a := Anchor{
+		Path:        f.Path,
+		Symbol:      enc.Symbol,
+		Kind:        KindSpan,
+		Range:       r,
+		ContentHash: index.HashTokens(toks),
+		Status:      StatusFresh,
+	}
+	if len(toks) <= maxSpanTokens {
+		a.Tokens = index.TokenTexts(toks)
+	}
+	w.fillSnapshot(&a, f)
+	return a
+}
+
+// fillSnapshot sets snapshot, context, origin and resolution state of a
+// freshly made (or re-verified) anchor from the current file f.
+func (w *Workspace) fillSnapshot(a *Anchor, f *index.File) {
+	first, last := a.Range.StartLine, a.Range.LastLine()
+	snap := string(f.Src[f.Lines.Start(first):f.Lines.End(last)])
+	if len(snap) > SnapshotCap {
+		snap = snap[:SnapshotCap]
+	}
+	a.Snapshot = snap
+	a.ContextBefore, a.ContextAfter = nil, nil
+	for l := max(0, first-ContextLines); l < first; l++ {
+		a.ContextBefore = append(a.ContextBefore, f.Lines.Text(l))
+	}
+	for l := last + 1; l <= last+ContextLines && l < f.Lines.Count(); l++ {
+		a.ContextAfter = append(a.ContextAfter, f.Lines.Text(l))
+	}
+	a.OriginPath, a.OriginRange = a.Path, a.Range
+	a.FileHash = index.HashBytes(f.Src)
+	a.ResolvedAt = w.now().UTC()
+	if gen, err := w.Store.Generation(); err == nil {
+		a.ResolvedGen = gen
+	}
+}
+
+// resolver re-resolves anchors against the current index and files. It
+// caches file records and parses for one pass; call release when done.
+type resolver struct {
+	w      *Workspace
+	gen    uint64
+	metas  map[string]index.FileMeta
+	hashes map[string]string
+	recs   map[string]*index.FileRecord
+	files  map[string]*index.File
+	toks   map[string][]index.Token
+}
+
+func (w *Workspace) newResolver() (*resolver, error) {
+	gen, err := w.Store.Generation()
+	if err != nil {
+		return nil, err
+	}
+	metas, err := w.Store.FileMetas()
+	if err != nil {
+		return nil, err
+	}
+	return &resolver{w: w, gen: gen, metas: metas, hashes: map[string]string{}, recs: map[string]*index.FileRecord{}, files: map[string]*index.File{}, toks: map[string][]index.Token{}}, nil
+}
+
+func (r *resolver) release() {
+	for _, f := range r.files {
+		if f != nil {
+			f.Release()
+		}
+	}
+}
+
+// fileHash returns the content hash of a workspace file, "" when missing.
+func (r *resolver) fileHash(path string) string {
+	if m, ok := r.metas[path]; ok {
+		return m.Hash
+	}
+	if h, ok := r.hashes[path]; ok {
+		return h
+	}
+	h := ""
+	if src, err := os.ReadFile(filepath.Join(r.w.Root, filepath.FromSlash(path))); err == nil {
+		h = index.HashBytes(src)
+	}
+	r.hashes[path] = h
+	return h
+}
+
+// needs reports whether an anchor must be re-resolved: its file changed
+// since the last resolution, or it is stale and the index changed since.
+func (r *resolver) needs(a *Anchor) bool {
+	if r.fileHash(a.Path) != a.FileHash {
+		return true
+	}
+	return IsStale(a.Status) && a.ResolvedGen < r.gen
+}
+
+func (r *resolver) record(path string) *index.FileRecord {
+	if rec, ok := r.recs[path]; ok {
+		return rec
+	}
+	rec, _ := r.w.Store.File(path)
+	r.recs[path] = rec
+	return rec
+}
+
+// parsed returns the current parse of a workspace file, or nil when it
+// cannot be read.
+func (r *resolver) parsed(path string) *index.File {
+	if f, ok := r.files[path]; ok {
+		return f
+	}
+	f, err := r.w.parseFile(path)
+	if err != nil {
+		f = nil
+	}
+	r.files[path] = f
+	return f
+}
+
+func (r *resolver) tokens(f *index.File) []index.Token {
+	if t, ok := r.toks[f.Path]; ok {
+		return t
+	}
+	t := f.Tokens(0, len(f.Src))
+	r.toks[f.Path] = t
+	return t
+}
+
+// resolve returns a with its status and place brought up to date.
+func (r *resolver) resolve(a Anchor) Anchor {
+	if a.Kind == KindSymbol {
+		a = r.resolveSymbol(a)
+	} else {
+		a = r.resolveSpan(a)
+	}
+	a.FileHash = r.fileHash(a.Path)
+	a.ResolvedGen = r.gen
+	a.ResolvedAt = r.w.now().UTC()
+	return a
+}
+
+// family groups definition kinds that can replace each other on a rename.
+func family(kind string) string {
+	switch kind {
+	case index.KindFunction, index.KindMethod:
+		return "callable"
+	case index.KindClass, index.KindStruct, index.KindInterface, index.KindType, index.KindEnum:
+		return "type"
+	}
+	return kind
+}
+
+// resolveSymbol implements DESIGN.md "Anchors and staleness", step 1: the
+// symbol in the same file, else anywhere in the workspace (file moved), else
+// the unique definition with the same body hash (renamed); then compare
+// hashes. Not found → deleted at the last known place.
+func (r *resolver) resolveSymbol(a Anchor) Anchor {
+	var cands []index.Definition
+	if rec := r.record(a.Path); rec != nil {
+		for _, d := range rec.Defs {
+			if d.Symbol == a.Symbol {
+				cands = append(cands, d)
+			}
+		}
+	}
+	if len(cands) == 0 {
+		cands, _ = r.w.Store.DefsBySymbol(a.Symbol)
+	}
+	if len(cands) == 0 && a.BodyUnique && a.BodyHash != "" {
+		same, _ := r.w.Store.DefsByBodyHash(a.BodyHash)
+		var ok []index.Definition
+		for _, d := range same {
+			if family(d.Kind) == family(a.DefKind) {
+				ok = append(ok, d)
+			}
+		}
+		if len(ok) == 1 {
+			cands = ok
+		}
+	}
+	if len(cands) == 0 {
+		a.Status = StatusDeleted
+		return a
+	}
+	d := pick(cands, a)
+	a.Path, a.Symbol, a.Range = d.Path, d.Symbol, d.Range
+	switch {
+	case d.SignatureHash != a.SignatureHash:
+		a.Status = StatusSignatureChanged
+	case d.BodyHash != a.BodyHash:
+		a.Status = StatusChanged
+	default:
+		a.Status = placeStatus(a)
+	}
+	return a
+}
+
+// pick chooses among candidate definitions: same path first, then same
+// content, then nearest to the last known line.
+func pick(cands []index.Definition, a Anchor) index.Definition {
+	best := cands[0]
+	score := func(d index.Definition) int {
+		s := 0
+		if d.Path == a.Path {
+			s += 1 << 24
+		}
+		if d.ContentHash == a.ContentHash {
+			s += 1 << 23
+		}
+		dist := d.Range.StartLine - a.Range.StartLine
+		if dist < 0 {
+			dist = -dist
+		}
+		return s - min(dist, 1<<22)
+	}
+	for _, c := range cands[1:] {
+		if score(c) > score(best) {
+			best = c
+		}
+	}
+	return best
+}
+
+// placeStatus is fresh when an unchanged anchor is where it was written (or
+// last verified), moved otherwise.
+func placeStatus(a Anchor) string {
+	if a.Path == a.OriginPath && a.Range.StartLine == a.OriginRange.StartLine && a.Range.LastLine() == a.OriginRange.LastLine() {
+		return StatusFresh
+	}
+	return StatusMoved
+}
+
+// resolveSpan implements DESIGN.md step 2 for files on disk: find the
+// span's normalized tokens (unique match, else the match inside the
+// enclosing symbol, else the nearest); failing that, locate the lines by a
+// line diff of the stored snapshot against the enclosing definition (or the
+// file) and report changed; deleted when nothing can be located.
+func (r *resolver) resolveSpan(a Anchor) Anchor {
+	f := r.parsed(a.Path)
+	if f == nil && a.Symbol != "" {
+		if defs, _ := r.w.Store.DefsBySymbol(a.Symbol); len(defs) == 1 {
+			f = r.parsed(defs[0].Path)
+		}
+	}
+	if f == nil {
+		f = r.findSnapshot(a)
+	}
+	if f == nil {
+		a.Status = StatusDeleted
+		return a
+	}
+	var enc *index.Definition
+	if a.Symbol != "" {
+		for i := range f.Defs {
+			if f.Defs[i].Symbol == a.Symbol {
+				enc = &f.Defs[i]
+				break
+			}
+		}
+	}
+	type match struct{ start, end int } // byte offsets
+	var matches []match
+	if len(a.Tokens) > 0 {
+		toks := r.tokens(f)
+		for _, i := range findSeq(toks, a.Tokens) {
+			matches = append(matches, match{toks[i].Start, toks[i+len(a.Tokens)-1].End})
+		}
+	} else if strings.TrimSpace(a.Snapshot) != "" && len(a.Snapshot) < SnapshotCap {
+		snap := []byte(a.Snapshot)
+		for off := 0; ; {
+			i := bytes.Index(f.Src[off:], snap)
+			if i < 0 {
+				break
+			}
+			matches = append(matches, match{off + i, off + i + len(snap)})
+			off += i + 1
+		}
+	}
+	if len(matches) > 0 {
+		best := matches[0]
+		score := func(m match) int {
+			s := 0
+			if enc != nil && m.start >= enc.Range.StartByte && m.end <= enc.Range.EndByte {
+				s += 1 << 24
+			}
+			dist := f.Lines.LineOf(m.start) - a.Range.StartLine
+			if dist < 0 {
+				dist = -dist
+			}
+			return s - min(dist, 1<<22)
+		}
+		for _, m := range matches[1:] {
+			if score(m) > score(best) {
+				best = m
+			}
+		}
+		a.Path = f.Path
+		a.Range = f.Lines.LineRange(f.Lines.LineOf(best.start), f.Lines.LineOf(max(best.end-1, best.start)))
+		a.Status = placeStatus(a)
+		return a
+	}
+	// The tokens are gone: the span's code changed. Locate it by lines.
+	lo, hi := 0, f.Lines.Count()-1
+	if enc != nil {
+		lo, hi = enc.Range.StartLine, enc.Range.LastLine()
+	}
+	first, last, ok := locateLines(a, f, lo, hi)
+	if !ok {
+		if enc == nil {
+			a.Status = StatusDeleted
+			return a
+		}
+		first, last = lo, hi
+	}
+	a.Path = f.Path
+	a.Range = f.Lines.LineRange(first, last)
+	a.Status = StatusChanged
+	return a
+}
+
+// locateLines maps the anchor's snapshot lines onto lines lo..hi of f by the
+// longest matching blocks of a line diff (whitespace-trimmed lines), and
+// returns the mapped 0-based first and last lines. ok is false when no
+// non-blank line matches.
+func locateLines(a Anchor, f *index.File, lo, hi int) (first, last int, ok bool) {
+	old := strings.Split(a.Snapshot, "\n")
+	trim := func(ls []string) []string {
+		out := make([]string, len(ls))
+		for i, l := range ls {
+			out[i] = strings.TrimSpace(l)
+		}
+		return out
+	}
+	var cur []string
+	for l := lo; l <= hi; l++ {
+		cur = append(cur, f.Lines.Text(l))
+	}
+	m := difflib.NewMatcher(trim(old), trim(cur))
+	var blocks []difflib.Match
+	for _, b := range m.GetMatchingBlocks() {
+		if b.Size == 0 {
+			continue
+		}
+		nonBlank := false
+		for _, l := range old[b.A : b.A+b.Size] {
+			if len(strings.TrimSpace(l)) > 1 {
+				nonBlank = true
+			}
+		}
+		if nonBlank {
+			blocks = append(blocks, b)
+		}
+	}
+	if len(blocks) == 0 {
+		return 0, 0, false
+	}
+	fb, lb := blocks[0], blocks[len(blocks)-1]
+	first = lo + fb.B - fb.A
+	last = lo + lb.B + lb.Size - 1 + (len(old) - (lb.A + lb.Size))
+	first = max(lo, min(first, hi))
+	last = max(first, min(last, hi))
+	return first, last, true
+}
+
+// findSeq returns the start indexes of every occurrence of want in toks.
+func findSeq(toks []index.Token, want []string) []int {
+	var out []int
+	if len(want) == 0 {
+		return nil
+	}
+outer:
+	for i := 0; i+len(want) <= len(toks); i++ {
+		if toks[i].Text != want[0] {
+			continue
+		}
+		for j := 1; j < len(want); j++ {
+			if toks[i+j].Text != want[j] {
+				continue outer
+			}
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
+// findSnapshot looks for a span whose file is gone in the other indexed
+// files of the same language, by its exact snapshot text; it returns the
+// parsed file when exactly one contains it.
+func (r *resolver) findSnapshot(a Anchor) *index.File {
+	snap := strings.TrimSpace(a.Snapshot)
+	if len(snap) < 20 || len(a.Snapshot) >= SnapshotCap {
+		return nil
+	}
+	lang := index.LanguageFor(a.Path)
+	var hit string
+	hits := 0
+	for p := range r.metas {
+		if lang != nil && index.LanguageFor(p) != lang {
+			continue
+		}
+		src, err := os.ReadFile(filepath.Join(r.w.Root, filepath.FromSlash(p)))
+		if err != nil || !bytes.Contains(src, []byte(snap)) {
+			continue
+		}
+		hit = p
+		hits++
+		if hits > 1 {
+			return nil
+		}
+	}
+	if hits == 1 {
+		return r.parsed(hit)
+	}
+	return nil
+}

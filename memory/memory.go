@@ -1,0 +1,189 @@
+// Package memory is gloss's engine: the memory model, its Pebble store,
+// anchoring of memories to code and their re-resolution (staleness) as the
+// code changes, and full-text search. The lsp package and the CLI are thin
+// adapters over Workspace.
+package memory
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gloss-dev/gloss/index"
+)
+
+// Types of memory (DESIGN.md, "Memory record").
+var Types = []string{"gotcha", "decision", "convention", "pattern", "requirement", "error_pattern", "module_insight", "workflow", "dead_end", "note"}
+
+// Anchor kinds.
+const (
+	// KindSymbol anchors a whole definition by SCIP symbol and hashes.
+	KindSymbol = "symbol"
+	// KindSpan anchors lines inside (or outside) a definition by their
+	// normalized tokens and a snapshot of the text.
+	KindSpan = "span"
+)
+
+// Anchor statuses. A memory is stale when any anchor is Changed,
+// SignatureChanged or Deleted.
+const (
+	// StatusFresh: the code is as written, where it was written.
+	StatusFresh = "fresh"
+	// StatusMoved: the same code (same normalized tokens) at another place;
+	// treated as fresh.
+	StatusMoved = "moved"
+	// StatusChanged: the body changed.
+	StatusChanged = "changed"
+	// StatusSignatureChanged: the declaration header (parameters, results,
+	// receiver, type parameters, heritage) changed.
+	StatusSignatureChanged = "signature_changed"
+	// StatusDeleted: the code cannot be found; the anchor keeps its last
+	// known place.
+	StatusDeleted = "deleted"
+)
+
+// IsStale reports whether an anchor status makes its memory stale.
+func IsStale(status string) bool {
+	return status == StatusChanged || status == StatusSignatureChanged || status == StatusDeleted
+}
+
+// Scopes.
+const (
+	ScopePersonal = "personal"
+	ScopeProject  = "project"
+)
+
+// MaxTitle is the maximum title length in characters.
+const MaxTitle = 60
+
+// SchemaVersion of memory records; see index.SchemaVersion for the rules.
+const SchemaVersion = 1
+
+// Anchor is where a memory points. Range lines are 0-based, columns UTF-16
+// code units (see index.Range).
+type Anchor struct {
+	// Path is workspace-relative and slash-separated.
+	Path string `json:"path"`
+	// Symbol is the SCIP symbol of the anchored definition (KindSymbol) or
+	// of the innermost definition enclosing the span (KindSpan), or "".
+	Symbol string `json:"symbol,omitempty"`
+	// Kind is KindSymbol or KindSpan.
+	Kind string `json:"kind"`
+	// Range is the current (last known) place.
+	Range index.Range `json:"range"`
+	// ContentHash hashes the normalized tokens of the anchored code as
+	// written or last verified (index.HashTokens).
+	ContentHash string `json:"content_hash"`
+	// SignatureHash and BodyHash are the definition's hashes as written
+	// (KindSymbol only).
+	SignatureHash string `json:"signature_hash,omitempty"`
+	BodyHash      string `json:"body_hash,omitempty"`
+	// BodyUnique records that no other definition had the same body hash
+	// when the anchor was made, which makes following a rename by body
+	// hash safe.
+	BodyUnique bool `json:"body_unique,omitempty"`
+	// DefKind is the index kind of the anchored definition (KindSymbol).
+	DefKind string `json:"def_kind,omitempty"`
+	// Tokens are the normalized tokens of a span (KindSpan), used to find
+	// the span again after edits elsewhere in the file.
+	Tokens []string `json:"tokens,omitempty"`
+	// Snapshot is the anchored text as written (capped at SnapshotCap
+	// bytes); ContextBefore/After are up to ContextLines lines around it.
+	Snapshot      string   `json:"snapshot"`
+	ContextBefore []string `json:"context_before,omitempty"`
+	ContextAfter  []string `json:"context_after,omitempty"`
+	// GitCommit and GitBlob identify the code at creation ("" outside git).
+	GitCommit string `json:"git_commit,omitempty"`
+	GitBlob   string `json:"git_blob,omitempty"`
+	// Status is the result of the last resolution.
+	Status string `json:"status"`
+	// OriginPath and OriginRange are the place when the anchor was made or
+	// last verified; a resolution that finds the code elsewhere says moved.
+	OriginPath  string      `json:"origin_path"`
+	OriginRange index.Range `json:"origin_range"`
+	// FileHash is the content hash of Path's file at the last resolution;
+	// ResolvedGen the index generation then. An anchor is re-resolved only
+	// when either is out of date.
+	FileHash    string    `json:"file_hash,omitempty"`
+	ResolvedGen uint64    `json:"resolved_gen"`
+	ResolvedAt  time.Time `json:"resolved_at"`
+}
+
+// Relation links two memories.
+type Relation struct {
+	// Kind is supersedes, conflicts_with, required_with, validates or
+	// derived_from.
+	Kind string `json:"kind"`
+	ID   string `json:"id"`
+}
+
+// Memory is one note with its anchors (DESIGN.md, "Memory record").
+type Memory struct {
+	V              int        `json:"v"`
+	ID             string     `json:"id"` // ULID
+	Type           string     `json:"type"`
+	Title          string     `json:"title"`
+	Body           string     `json:"body"`
+	Tags           []string   `json:"tags,omitempty"`
+	Anchors        []Anchor   `json:"anchors"`
+	Scope          string     `json:"scope"`
+	Source         string     `json:"source"`
+	Author         string     `json:"author,omitempty"`
+	CreatedAt      time.Time  `json:"created_at"`
+	UpdatedAt      time.Time  `json:"updated_at"`
+	VerifiedAt     time.Time  `json:"verified_at"`
+	LastAccessedAt time.Time  `json:"last_accessed_at"`
+	AccessCount    int        `json:"access_count"`
+	Confidence     float64    `json:"confidence"`
+	HalfLifeDays   float64    `json:"half_life_days"`
+	Pinned         bool       `json:"pinned,omitempty"`
+	NeedsReview    bool       `json:"needs_review,omitempty"`
+	Relations      []Relation `json:"relations,omitempty"`
+	GitCommit      string     `json:"git_commit,omitempty"`
+	GitBranch      string     `json:"git_branch,omitempty"`
+	EmbeddingModel string     `json:"embedding_model,omitempty"`
+}
+
+// Stale reports whether any anchor is changed, signature_changed or
+// deleted.
+func (m *Memory) Stale() bool {
+	for _, a := range m.Anchors {
+		if IsStale(a.Status) {
+			return true
+		}
+	}
+	return false
+}
+
+// halfLives are the default decay half-lives in days per type: facts about
+// code (gotchas, error patterns) age faster than decisions and conventions.
+var halfLives = map[string]float64{
+	"gotcha": 180, "decision": 365, "convention": 365, "pattern": 270, "requirement": 365,
+	"error_pattern": 120, "module_insight": 180, "workflow": 180, "dead_end": 270, "note": 90,
+}
+
+// ValidateType returns an error naming the allowed types when t is not one.
+func ValidateType(t string) error {
+	for _, k := range Types {
+		if k == t {
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown memory type %q (want one of %s)", t, strings.Join(Types, ", "))
+}
+
+// DeriveTitle returns the first line of text cut to MaxTitle characters
+// (with "…" when cut), used when no title is given.
+func DeriveTitle(text string) string {
+	line := strings.TrimSpace(text)
+	if i := strings.IndexByte(line, '\n'); i >= 0 {
+		line = strings.TrimSpace(line[:i])
+	}
+	line = strings.TrimLeft(line, "# ")
+	if utf8.RuneCountInString(line) <= MaxTitle {
+		return line
+	}
+	r := []rune(line)
+	return strings.TrimSpace(string(r[:MaxTitle-1])) + "…"
+}

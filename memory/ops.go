@@ -1,0 +1,532 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/gloss-dev/gloss/index"
+	"github.com/gloss-dev/gloss/scip"
+)
+
+// RememberRequest asks for a new memory. Exactly one of (Path with lines)
+// or Symbol places it; a memory without place is allowed only when Path and
+// Symbol are both empty and Unanchored is set.
+type RememberRequest struct {
+	// Text is the Markdown body (required).
+	Text string `json:"text"`
+	// Title defaults to the first line of Text (cut to MaxTitle).
+	Title string `json:"title,omitempty"`
+	// Type defaults to "note".
+	Type string   `json:"type,omitempty"`
+	Tags []string `json:"tags,omitempty"`
+	// Path is absolute or relative to the current directory; it must be
+	// inside the workspace.
+	Path string `json:"path,omitempty"`
+	// StartLine and EndLine are 1-based and inclusive; EndLine 0 means
+	// StartLine.
+	StartLine int `json:"start_line,omitempty"`
+	EndLine   int `json:"end_line,omitempty"`
+	// Symbol is a SCIP symbol or a unique definition name.
+	Symbol string `json:"symbol,omitempty"`
+	// Scope is personal (default) or project.
+	Scope string `json:"scope,omitempty"`
+	// Source is user (default), agent, imported_git, imported_file or
+	// inferred.
+	Source     string `json:"source,omitempty"`
+	Author     string `json:"author,omitempty"`
+	Unanchored bool   `json:"-"`
+}
+
+// Remember validates req, anchors it to the current file content and
+// stores the memory durably. The store is unchanged on any error.
+func (w *Workspace) Remember(ctx context.Context, req RememberRequest) (*Memory, error) {
+	ms, errs := w.RememberBatch(ctx, []RememberRequest{req})
+	if errs[0] != nil {
+		return nil, errs[0]
+	}
+	return ms[0], nil
+}
+
+// RememberBatch creates one memory per request, in order; the i-th result
+// is either a memory or an error. Valid requests are stored in one durable
+// write; invalid ones change nothing.
+func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) ([]*Memory, []error) {
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
+	out := make([]*Memory, len(reqs))
+	errs := make([]error, len(reqs))
+	files := map[string]*index.File{}
+	defer func() {
+		for _, f := range files {
+			f.Release()
+		}
+	}()
+	commitSHA, _ := git(w.Root, "rev-parse", "--verify", "-q", "HEAD")
+	branch, _ := git(w.Root, "rev-parse", "--abbrev-ref", "HEAD")
+	blobs := map[string]string{}
+	b := w.Store.DB().NewBatch()
+	var created []*Memory
+	for i, req := range reqs {
+		if err := ctx.Err(); err != nil {
+			errs[i] = err
+			continue
+		}
+		m, err := w.newMemory(req, files)
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		m.GitCommit, m.GitBranch = commitSHA, branch
+		for j := range m.Anchors {
+			a := &m.Anchors[j]
+			a.GitCommit = commitSHA
+			if commitSHA != "" {
+				blob, ok := blobs[a.Path]
+				if !ok {
+					blob, _ = git(w.Root, "rev-parse", "--verify", "-q", "HEAD:"+a.Path)
+					blobs[a.Path] = blob
+				}
+				a.GitBlob = blob
+			}
+		}
+		if err := putMemory(b, nil, m); err != nil {
+			errs[i] = err
+			continue
+		}
+		out[i] = m
+		created = append(created, m)
+	}
+	if len(created) == 0 {
+		b.Close()
+		return out, errs
+	}
+	if err := commit(b); err != nil {
+		for i := range out {
+			if out[i] != nil {
+				out[i], errs[i] = nil, err
+			}
+		}
+		return out, errs
+	}
+	w.indexSearch(created, nil)
+	return out, errs
+}
+
+// newMemory validates a request and builds the memory with its anchor.
+func (w *Workspace) newMemory(req RememberRequest, files map[string]*index.File) (*Memory, error) {
+	text := strings.TrimSpace(req.Text)
+	if text == "" {
+		return nil, fmt.Errorf("memory text is empty")
+	}
+	if err := CheckSecrets(text + "\n" + req.Title); err != nil {
+		return nil, err
+	}
+	typ := req.Type
+	if typ == "" {
+		typ = "note"
+	}
+	if err := ValidateType(typ); err != nil {
+		return nil, err
+	}
+	title := strings.TrimSpace(req.Title)
+	if title == "" {
+		title = DeriveTitle(text)
+	}
+	if n := len([]rune(title)); n > MaxTitle {
+		return nil, fmt.Errorf("title is %d characters, the limit is %d", n, MaxTitle)
+	}
+	scope := req.Scope
+	if scope == "" {
+		scope = ScopePersonal
+	}
+	if scope != ScopePersonal && scope != ScopeProject {
+		return nil, fmt.Errorf("unknown scope %q (want personal or project)", scope)
+	}
+	source := req.Source
+	if source == "" {
+		source = "user"
+	}
+	switch source {
+	case "user", "agent", "imported_git", "imported_file", "inferred":
+	default:
+		return nil, fmt.Errorf("unknown source %q (want user, agent, imported_git, imported_file or inferred)", source)
+	}
+	var tags []string
+	for _, t := range req.Tags {
+		if t = strings.TrimSpace(t); t != "" {
+			tags = append(tags, t)
+		}
+	}
+	now := w.now().UTC()
+	author := req.Author
+	if author == "" {
+		author = w.author
+	}
+	m := &Memory{
+		V: SchemaVersion, ID: ulid.Make().String(), Type: typ, Title: title, Body: text, Tags: tags,
+		Scope: scope, Source: source, Author: author,
+		CreatedAt: now, UpdatedAt: now, VerifiedAt: now,
+		Confidence: 1, HalfLifeDays: halfLives[typ],
+	}
+	switch {
+	case req.Symbol != "" && req.Path != "":
+		return nil, fmt.Errorf("give either a path with lines or a symbol, not both")
+	case req.Symbol != "":
+		a, err := w.anchorSymbol(req.Symbol, files)
+		if err != nil {
+			return nil, err
+		}
+		m.Anchors = []Anchor{a}
+	case req.Path != "":
+		rel, err := w.RelPath(req.Path)
+		if err != nil {
+			return nil, err
+		}
+		if req.StartLine < 1 {
+			return nil, fmt.Errorf("start line must be 1 or more (lines are 1-based), got %d", req.StartLine)
+		}
+		end := req.EndLine
+		if end == 0 {
+			end = req.StartLine
+		}
+		if end < req.StartLine {
+			return nil, fmt.Errorf("end line %d is before start line %d", end, req.StartLine)
+		}
+		f, err := w.cachedParse(rel, files)
+		if err != nil {
+			return nil, err
+		}
+		a, err := w.anchorAt(f, req.StartLine-1, end-1)
+		if err != nil {
+			return nil, err
+		}
+		m.Anchors = []Anchor{a}
+	case !req.Unanchored:
+		return nil, fmt.Errorf("a memory needs a place: give --at PATH:LINE[-LINE] or --symbol")
+	}
+	return m, nil
+}
+
+func (w *Workspace) cachedParse(rel string, files map[string]*index.File) (*index.File, error) {
+	if f, ok := files[rel]; ok {
+		return f, nil
+	}
+	f, err := w.parseFile(rel)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", rel, err)
+	}
+	files[rel] = f
+	return f, nil
+}
+
+// anchorSymbol anchors to a definition given by SCIP symbol or by a unique
+// name ("Execute", "Command.Execute" or "Command#Execute").
+func (w *Workspace) anchorSymbol(sym string, files map[string]*index.File) (Anchor, error) {
+	defs, err := w.Store.DefsBySymbol(sym)
+	if err != nil {
+		return Anchor{}, err
+	}
+	if len(defs) == 0 {
+		defs, err = w.defsByName(sym)
+		if err != nil {
+			return Anchor{}, err
+		}
+	}
+	switch len(defs) {
+	case 0:
+		return Anchor{}, fmt.Errorf("no definition %q in the index (run `gloss index` if the code is new)", sym)
+	case 1:
+	default:
+		var names []string
+		for i, d := range defs {
+			if i == 8 {
+				names = append(names, fmt.Sprintf("… and %d more", len(defs)-8))
+				break
+			}
+			names = append(names, fmt.Sprintf("%s (%s:%d)", d.Symbol, d.Path, d.Range.StartLine+1))
+		}
+		return Anchor{}, fmt.Errorf("%q names %d definitions; give the SCIP symbol:\n  %s", sym, len(defs), strings.Join(names, "\n  "))
+	}
+	f, err := w.cachedParse(defs[0].Path, files)
+	if err != nil {
+		return Anchor{}, err
+	}
+	for _, d := range f.Defs {
+		if d.Symbol == defs[0].Symbol {
+			return w.symbolAnchor(f, d), nil
+		}
+	}
+	return Anchor{}, fmt.Errorf("%s changed since it was indexed: run `gloss index` and try again", defs[0].Path)
+}
+
+func (w *Workspace) defsByName(name string) ([]index.Definition, error) {
+	parent := ""
+	if i := strings.LastIndexAny(name, ".#"); i > 0 {
+		parent, name = name[:i], name[i+1:]
+	}
+	defs, err := w.Store.DefsByName(name)
+	if err != nil || parent == "" {
+		return defs, err
+	}
+	var out []index.Definition
+	for _, d := range defs {
+		if d.Parent != "" && scip.DisplayName(d.Parent) == parent {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// CheckResult is what Check found.
+type CheckResult struct {
+	// Memories are all memories with their current anchor statuses.
+	Memories []*Memory
+	// Index is the indexing run Check started with.
+	Index index.Stats
+	// Resolved counts anchors re-resolved; Updated memories written back.
+	Resolved int
+	Updated  int
+	Elapsed  time.Duration
+}
+
+// Check rescans the working tree (catching edits, git checkout, pull and
+// rebase), re-resolves every anchor whose file or index changed since its
+// last resolution, stores the new statuses and places durably, and returns
+// all memories. Memories are never dropped: an anchor that cannot be found
+// keeps its last known place with status deleted.
+func (w *Workspace) Check(ctx context.Context) (CheckResult, error) {
+	start := time.Now()
+	var res CheckResult
+	st, err := w.Index(ctx)
+	res.Index = st
+	if err != nil {
+		return res, err
+	}
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
+	mems, err := w.List()
+	if err != nil {
+		return res, err
+	}
+	r, err := w.newResolver()
+	if err != nil {
+		return res, err
+	}
+	defer r.release()
+	b := w.Store.DB().NewBatch()
+	var updated []*Memory
+	for _, m := range mems {
+		if err := ctx.Err(); err != nil {
+			b.Close()
+			return res, err
+		}
+		var old *Memory
+		for i := range m.Anchors {
+			a := &m.Anchors[i]
+			if !r.needs(a) {
+				continue
+			}
+			if old == nil {
+				cp := *m
+				cp.Anchors = append([]Anchor(nil), m.Anchors...)
+				old = &cp
+			}
+			*a = r.resolve(*a)
+			res.Resolved++
+		}
+		if old != nil {
+			if err := putMemory(b, old, m); err != nil {
+				b.Close()
+				return res, err
+			}
+			updated = append(updated, m)
+		}
+	}
+	if len(updated) > 0 {
+		if err := commit(b); err != nil {
+			return res, err
+		}
+		w.indexSearch(updated, nil)
+	} else {
+		b.Close()
+	}
+	res.Memories, res.Updated, res.Elapsed = mems, len(updated), time.Since(start)
+	return res, nil
+}
+
+// At returns the memories with an anchor in path (validated like RelPath)
+// overlapping the 1-based inclusive lines first..last; first 0 means the
+// whole file.
+func (w *Workspace) At(path string, first, last int) ([]*Memory, error) {
+	rel, err := w.RelPath(path)
+	if err != nil {
+		return nil, err
+	}
+	if last < first {
+		return nil, fmt.Errorf("end line %d is before start line %d", last, first)
+	}
+	ids, err := w.idsAtPath(rel)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Memory
+	for _, id := range ids {
+		m, err := w.get(id)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range m.Anchors {
+			if a.Path != rel {
+				continue
+			}
+			if first == 0 || (a.Range.StartLine+1 <= last && a.Range.LastLine()+1 >= first) {
+				out = append(out, m)
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// Verify accepts the current code as the memory's truth: each anchor is
+// re-resolved and re-made at its current place (new hashes, snapshot and
+// origin), status fresh. A deleted anchor cannot be verified: the error
+// asks to re-anchor or forget.
+func (w *Workspace) Verify(ctx context.Context, id string) (*Memory, error) {
+	if _, err := w.Index(ctx); err != nil {
+		return nil, err
+	}
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
+	m, err := w.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	old := *m
+	old.Anchors = append([]Anchor(nil), m.Anchors...)
+	r, err := w.newResolver()
+	if err != nil {
+		return nil, err
+	}
+	defer r.release()
+	for i := range m.Anchors {
+		a := r.resolve(m.Anchors[i])
+		if a.Status == StatusDeleted {
+			return nil, fmt.Errorf("anchor %d of memory %s (%s) cannot be found; re-anchor or forget the memory", i+1, m.ID, a.Path)
+		}
+		f := r.parsed(a.Path)
+		if f == nil {
+			return nil, fmt.Errorf("read %s", a.Path)
+		}
+		var na Anchor
+		if a.Kind == KindSymbol {
+			found := false
+			for _, d := range f.Defs {
+				if d.Symbol == a.Symbol {
+					na, found = w.symbolAnchor(f, d), true
+					break
+				}
+			}
+			if !found {
+				return nil, fmt.Errorf("%s changed during verification; try again", a.Path)
+			}
+		} else {
+			na = w.spanAnchor(f, a.Range.StartLine, a.Range.LastLine())
+		}
+		na.GitCommit, _ = git(w.Root, "rev-parse", "--verify", "-q", "HEAD")
+		if na.GitCommit != "" {
+			na.GitBlob, _ = git(w.Root, "rev-parse", "--verify", "-q", "HEAD:"+na.Path)
+		}
+		m.Anchors[i] = na
+	}
+	now := w.now().UTC()
+	m.VerifiedAt, m.UpdatedAt, m.NeedsReview = now, now, false
+	b := w.Store.DB().NewBatch()
+	if err := putMemory(b, &old, m); err != nil {
+		b.Close()
+		return nil, err
+	}
+	if err := commit(b); err != nil {
+		return nil, err
+	}
+	w.indexSearch([]*Memory{m}, nil)
+	return m, nil
+}
+
+// Forget deletes a memory durably and returns it.
+func (w *Workspace) Forget(id string) (*Memory, error) {
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
+	m, err := w.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	b := w.Store.DB().NewBatch()
+	if err := deleteMemory(b, m); err != nil {
+		b.Close()
+		return nil, err
+	}
+	if err := commit(b); err != nil {
+		return nil, err
+	}
+	w.indexSearch(nil, []string{m.ID})
+	return m, nil
+}
+
+// Status summarizes the workspace.
+type Status struct {
+	Root      string         `json:"root"`
+	ProjectID string         `json:"project_id"`
+	DataDir   string         `json:"data_dir"`
+	Memories  int            `json:"memories"`
+	Stale     int            `json:"stale"`
+	ByStatus  map[string]int `json:"anchors_by_status"`
+	ByType    map[string]int `json:"memories_by_type"`
+	Files     int            `json:"files"`
+	Symbols   int            `json:"symbols"`
+}
+
+// Status counts memories, stale memories and indexed files and symbols as
+// stored (it does not rescan; run Check for that).
+func (w *Workspace) Status() (Status, error) {
+	s := Status{Root: w.Root, ProjectID: w.ID, DataDir: w.Dir, ByStatus: map[string]int{}, ByType: map[string]int{}}
+	mems, err := w.List()
+	if err != nil {
+		return s, err
+	}
+	for _, m := range mems {
+		s.Memories++
+		s.ByType[m.Type]++
+		if m.Stale() {
+			s.Stale++
+		}
+		for _, a := range m.Anchors {
+			s.ByStatus[a.Status]++
+		}
+	}
+	err = w.Store.Files(func(r *index.FileRecord) error {
+		s.Files++
+		s.Symbols += len(r.Defs)
+		return nil
+	})
+	return s, err
+}
+
+// SortByPlace orders memories by their first anchor's path and line.
+func SortByPlace(ms []*Memory) {
+	sort.SliceStable(ms, func(i, j int) bool {
+		a, b := ms[i], ms[j]
+		if len(a.Anchors) == 0 || len(b.Anchors) == 0 {
+			return len(a.Anchors) > len(b.Anchors)
+		}
+		if a.Anchors[0].Path != b.Anchors[0].Path {
+			return a.Anchors[0].Path < b.Anchors[0].Path
+		}
+		return a.Anchors[0].Range.StartLine < b.Anchors[0].Range.StartLine
+	})
+}

@@ -1,0 +1,260 @@
+package memory
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	ts "github.com/odvcencio/gotreesitter"
+
+	"github.com/gloss-dev/gloss/index"
+)
+
+// Options configure Open.
+type Options struct {
+	// Home is the data home; "" means DataHome().
+	Home string
+	// MaxFileSize for indexing in bytes; 0 means index.DefaultMaxFileSize.
+	MaxFileSize int64
+	// Author recorded on new memories; "" means the git user.name of the
+	// workspace, else $USER.
+	Author string
+	// Now returns the current time; nil means time.Now (tests pin it).
+	Now func() time.Time
+}
+
+// Workspace is one project root with its isolated store: the engine API
+// that the CLI, the language server and tests call. Methods are safe for
+// concurrent use; writes are serialized.
+type Workspace struct {
+	// Root is the absolute, symlink-free workspace root.
+	Root string
+	// ID is the project id (see ProjectID).
+	ID string
+	// Dir is the project's data directory: <home>/projects/<ID>.
+	Dir string
+
+	Store   *index.Store
+	Indexer *index.Indexer
+
+	author string
+	now    func() time.Time
+
+	writeMu sync.Mutex // serializes memory writes and resolution
+
+	parserMu sync.Mutex
+	parsers  []map[*index.Language]*ts.Parser
+
+	searchMu sync.Mutex
+	search   *searchIndex
+}
+
+// DataHome returns $GLOSS_HOME, else $XDG_DATA_HOME/gloss, else
+// ~/.local/share/gloss.
+func DataHome() (string, error) {
+	if h := os.Getenv("GLOSS_HOME"); h != "" {
+		return filepath.Abs(h)
+	}
+	if x := os.Getenv("XDG_DATA_HOME"); x != "" {
+		return filepath.Join(x, "gloss"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no data home: set GLOSS_HOME (%w)", err)
+	}
+	return filepath.Join(home, ".local", "share", "gloss"), nil
+}
+
+// FindRoot returns the workspace root for dir: the git top-level directory
+// when dir is inside a git work tree, else dir itself; absolute with
+// symlinks resolved. It fails when dir does not exist.
+func FindRoot(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	abs, err = filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("workspace %s: %w", dir, err)
+	}
+	if st, err := os.Stat(abs); err != nil {
+		return "", err
+	} else if !st.IsDir() {
+		return "", fmt.Errorf("workspace %s is not a directory", dir)
+	}
+	if out, err := git(abs, "rev-parse", "--show-toplevel"); err == nil && out != "" {
+		if top, err := filepath.EvalSymlinks(out); err == nil {
+			return top, nil
+		}
+	}
+	return abs, nil
+}
+
+// ProjectID returns the first 16 hex digits of the SHA-256 of the
+// normalized origin remote URL of root (NormalizeRemote), else of the git
+// top-level path, else of the absolute root.
+func ProjectID(root string) string {
+	key := root
+	if u, err := git(root, "config", "--get", "remote.origin.url"); err == nil && u != "" {
+		key = NormalizeRemote(u)
+	} else if top, err := git(root, "rev-parse", "--show-toplevel"); err == nil && top != "" {
+		key = top
+	}
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:])[:16]
+}
+
+var scpLike = regexp.MustCompile(`^(?:[^@/]+@)?([^:/]+):(.+)$`)
+
+// NormalizeRemote turns the spellings of one git remote into one string:
+// "git@github.com:a/b.git", "https://user@GitHub.com/a/b" and
+// "ssh://git@github.com/a/b.git" all give "github.com/a/b".
+func NormalizeRemote(u string) string {
+	u = strings.TrimSpace(u)
+	var host, p string
+	if pu, err := url.Parse(u); err == nil && pu.Scheme != "" && pu.Host != "" {
+		host, p = pu.Hostname(), pu.Path
+	} else if m := scpLike.FindStringSubmatch(u); m != nil {
+		host, p = m[1], m[2]
+	} else {
+		return strings.TrimSuffix(strings.TrimSuffix(u, "/"), ".git")
+	}
+	p = strings.Trim(p, "/")
+	p = strings.TrimSuffix(p, ".git")
+	return strings.ToLower(host) + "/" + p
+}
+
+// Open opens the workspace containing dir (see FindRoot) and its store,
+// creating the store on first use. It fails when the store is locked by
+// another process or unreadable.
+func Open(dir string, opts Options) (*Workspace, error) {
+	root, err := FindRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	home := opts.Home
+	if home == "" {
+		if home, err = DataHome(); err != nil {
+			return nil, err
+		}
+	}
+	id := ProjectID(root)
+	pdir := filepath.Join(home, "projects", id)
+	if err := os.MkdirAll(pdir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data dir: %w", err)
+	}
+	_ = os.WriteFile(filepath.Join(pdir, "root"), []byte(root+"\n"), 0o600)
+	st, err := index.OpenStore(filepath.Join(pdir, "pebble"), nil)
+	if err != nil {
+		return nil, err
+	}
+	w := &Workspace{Root: root, ID: id, Dir: pdir, Store: st, author: opts.Author, now: opts.Now}
+	w.Indexer = &index.Indexer{Root: root, Store: st, Project: index.NewProject(root), MaxFileSize: opts.MaxFileSize}
+	if w.now == nil {
+		w.now = time.Now
+	}
+	if w.author == "" {
+		if a, err := git(root, "config", "user.name"); err == nil && a != "" {
+			w.author = a
+		} else {
+			w.author = os.Getenv("USER")
+		}
+	}
+	return w, nil
+}
+
+// Close releases the store and search index.
+func (w *Workspace) Close() error {
+	w.searchMu.Lock()
+	var serr error
+	if w.search != nil {
+		serr = w.search.close()
+		w.search = nil
+	}
+	w.searchMu.Unlock()
+	return errors.Join(serr, w.Store.Close())
+}
+
+// Index brings the symbol graph up to date with the working tree.
+func (w *Workspace) Index(ctx context.Context) (index.Stats, error) {
+	return w.Indexer.Run(ctx)
+}
+
+// RelPath validates p (absolute, or relative to the current directory) and
+// returns it workspace-relative and slash-separated. Paths outside the
+// workspace, also through symlinks, are rejected.
+func (w *Workspace) RelPath(p string) (string, error) {
+	if p == "" {
+		return "", fmt.Errorf("empty path")
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	} else if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		abs = filepath.Join(dir, filepath.Base(abs))
+	}
+	rel, err := filepath.Rel(w.Root, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", fmt.Errorf("path %s is outside the workspace %s", p, w.Root)
+	}
+	if rel == "." {
+		return "", fmt.Errorf("path %s is the workspace root, not a file", p)
+	}
+	return filepath.ToSlash(rel), nil
+}
+
+// parseFile reads and parses a workspace file. The caller must Release the
+// returned File. Files of languages gloss does not parse get a File with
+// whitespace-separated tokens and no definitions.
+func (w *Workspace) parseFile(rel string) (*index.File, error) {
+	src, err := os.ReadFile(filepath.Join(w.Root, filepath.FromSlash(rel)))
+	if err != nil {
+		return nil, err
+	}
+	return w.parseSource(rel, src)
+}
+
+func (w *Workspace) parseSource(rel string, src []byte) (*index.File, error) {
+	if reason := index.CheckContent(src); reason != "" {
+		return nil, fmt.Errorf("%s: cannot anchor to this file (%s)", rel, strings.ReplaceAll(reason, "_", " "))
+	}
+	lang := index.LanguageFor(rel)
+	if lang == nil {
+		return index.PlainFile(rel, src), nil
+	}
+	w.parserMu.Lock()
+	var ps map[*index.Language]*ts.Parser
+	if n := len(w.parsers); n > 0 {
+		ps, w.parsers = w.parsers[n-1], w.parsers[:n-1]
+	} else {
+		ps = map[*index.Language]*ts.Parser{}
+	}
+	w.parserMu.Unlock()
+	f, err := w.Indexer.ParseSource(ps, lang, rel, src)
+	w.parserMu.Lock()
+	w.parsers = append(w.parsers, ps)
+	w.parserMu.Unlock()
+	return f, err
+}
+
+// git runs git in dir with a clean, hermetic configuration and returns its
+// trimmed standard output.
+func git(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0")
+	out, err := cmd.Output()
+	return strings.TrimSpace(string(out)), err
+}
