@@ -61,6 +61,7 @@ func (w *Workspace) symbolAnchor(f *index.File, d index.Definition) Anchor {
 		SignatureHash: d.SignatureHash,
 		BodyHash:      d.BodyHash,
 		DefKind:       d.Kind,
+		DefName:       d.Name,
 		Status:        StatusFresh,
 	}
 	if d.BodyTokens >= minRenameBody {
@@ -236,8 +237,10 @@ func family(kind string) string {
 
 // resolveSymbol implements DESIGN.md "Anchors and staleness", step 1: the
 // symbol in the same file, else anywhere in the workspace (file moved), else
-// the unique definition with the same body hash (renamed); then compare
-// hashes. Not found → deleted at the last known place.
+// the unique definition with the same name and identical content (a file
+// move that changed the symbol's package or module part), else the unique
+// definition with the same body hash (renamed); then compare hashes. Not
+// found → deleted at the last known place.
 func (r *resolver) resolveSymbol(a Anchor) Anchor {
 	var cands []index.Definition
 	if rec := r.record(a.Path); rec != nil {
@@ -249,6 +252,18 @@ func (r *resolver) resolveSymbol(a Anchor) Anchor {
 	}
 	if len(cands) == 0 {
 		cands, _ = r.w.Store.DefsBySymbol(a.Symbol)
+	}
+	if len(cands) == 0 && a.DefName != "" {
+		named, _ := r.w.Store.DefsByName(a.DefName)
+		var ok []index.Definition
+		for _, d := range named {
+			if d.ContentHash == a.ContentHash && family(d.Kind) == family(a.DefKind) {
+				ok = append(ok, d)
+			}
+		}
+		if len(ok) == 1 {
+			cands = ok
+		}
 	}
 	if len(cands) == 0 && a.BodyUnique && a.BodyHash != "" {
 		same, _ := r.w.Store.DefsByBodyHash(a.BodyHash)
@@ -402,16 +417,25 @@ func (r *resolver) resolveSpan(a Anchor) Anchor {
 	return a
 }
 
-// locateLines maps the anchor's snapshot lines onto lines lo..hi of f by the
-// longest matching blocks of a line diff (whitespace-trimmed lines), and
-// returns the mapped 0-based first and last lines. ok is false when no
-// non-blank line matches.
+// locateLines maps the anchor's snapshot, with its context lines, onto
+// lines lo..hi of f by the matching blocks of a line diff
+// (whitespace-trimmed lines), and returns the mapped 0-based first and last
+// lines of the snapshot. Lines of the snapshot that still match place it
+// directly; otherwise the nearest matching context line above or below
+// does, offset by the distance it had. ok is false when nothing matches.
 func locateLines(a Anchor, f *index.File, lo, hi int) (first, last int, ok bool) {
-	old := strings.Split(a.Snapshot, "\n")
-	trim := func(ls []string) []string {
+	snap := strings.Split(a.Snapshot, "\n")
+	old := append(append(append([]string{}, a.ContextBefore...), snap...), a.ContextAfter...)
+	s, e := len(a.ContextBefore), len(a.ContextBefore)+len(snap)-1
+	// Trivial lines ("}", ")", blank) would pair up anywhere: they get
+	// unique values so that only lines with content place the span.
+	trim := func(ls []string, side string) []string {
 		out := make([]string, len(ls))
 		for i, l := range ls {
 			out[i] = strings.TrimSpace(l)
+			if len(out[i]) <= 2 {
+				out[i] = fmt.Sprintf("\x00%s%d", side, i)
+			}
 		}
 		return out
 	}
@@ -419,28 +443,37 @@ func locateLines(a Anchor, f *index.File, lo, hi int) (first, last int, ok bool)
 	for l := lo; l <= hi; l++ {
 		cur = append(cur, f.Lines.Text(l))
 	}
-	m := difflib.NewMatcher(trim(old), trim(cur))
-	var blocks []difflib.Match
-	for _, b := range m.GetMatchingBlocks() {
-		if b.Size == 0 {
-			continue
-		}
-		nonBlank := false
-		for _, l := range old[b.A : b.A+b.Size] {
-			if len(strings.TrimSpace(l)) > 1 {
-				nonBlank = true
-			}
-		}
-		if nonBlank {
-			blocks = append(blocks, b)
+	at := map[int]int{} // old line index → new line (0-based, in f)
+	for _, b := range difflib.NewMatcher(trim(old, "o"), trim(cur, "n")).GetMatchingBlocks() {
+		for k := 0; k < b.Size; k++ {
+			at[b.A+k] = lo + b.B + k
 		}
 	}
-	if len(blocks) == 0 {
+	if len(at) == 0 {
 		return 0, 0, false
 	}
-	fb, lb := blocks[0], blocks[len(blocks)-1]
-	first = lo + fb.B - fb.A
-	last = lo + lb.B + lb.Size - 1 + (len(old) - (lb.A + lb.Size))
+	// place returns the new line of old index i from the nearest matched
+	// line, searching inside the snapshot first in direction dir.
+	place := func(i, dir int) int {
+		for k := i; k >= s && k <= e; k += dir {
+			if n, ok := at[k]; ok {
+				return n - (k - i)
+			}
+		}
+		for d := 1; d < len(old); d++ {
+			if n, ok := at[i-d]; ok && i-d < s {
+				return n + d
+			}
+			if n, ok := at[i+d]; ok && i+d > e {
+				return n - d
+			}
+		}
+		return -1
+	}
+	first, last = place(s, 1), place(e, -1)
+	if first < 0 || last < 0 {
+		return 0, 0, false
+	}
 	first = max(lo, min(first, hi))
 	last = max(first, min(last, hi))
 	return first, last, true

@@ -83,8 +83,10 @@ type Anchor struct {
 	// when the anchor was made, which makes following a rename by body
 	// hash safe.
 	BodyUnique bool `json:"body_unique,omitempty"`
-	// DefKind is the index kind of the anchored definition (KindSymbol).
+	// DefKind and DefName are the index kind and name of the anchored
+	// definition (KindSymbol).
 	DefKind string `json:"def_kind,omitempty"`
+	DefName string `json:"def_name,omitempty"`
 	// Tokens are the normalized tokens of a span (KindSpan), used to find
 	// the span again after edits elsewhere in the file.
 	Tokens []string `json:"tokens,omitempty"`
