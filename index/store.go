@@ -160,10 +160,10 @@ type FileRecord struct {
 	V        int          `json:"v"`
 	Path     string       `json:"path"`
 	Lang     string       `json:"lang"`
-	Hash     string       `json:"hash"`     // hex SHA-256 of the content
-	Size     int64        `json:"size"`     // bytes
-	ModTime  int64        `json:"mtime"`    // UnixNano at indexing
-	Indexed  int64        `json:"indexed"`  // UnixNano when indexed
+	Hash     string       `json:"hash"`    // hex SHA-256 of the content
+	Size     int64        `json:"size"`    // bytes
+	ModTime  int64        `json:"mtime"`   // UnixNano at indexing
+	Indexed  int64        `json:"indexed"` // UnixNano when indexed
 	HasError bool         `json:"has_error"`
 	Defs     []Definition `json:"defs"`
 	Calls    []Call       `json:"calls,omitempty"`

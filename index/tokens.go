@@ -100,7 +100,9 @@ func (f *File) gapTokens(s, e int, out *[]Token) {
 	}
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' }
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
 
 func isCommentType(t string) bool {
 	return t == "comment" || t == "line_comment" || t == "block_comment" || strings.HasSuffix(t, "_comment")
