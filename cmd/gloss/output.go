@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -63,15 +62,15 @@ func views(ms []*memory.Memory) []memoryView {
 	return out
 }
 
-func printJSON(v any) error {
-	enc := json.NewEncoder(os.Stdout)
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
 
 // printLine prints v as one compact JSON line (JSON Lines output).
-func printLine(v any) error {
-	return json.NewEncoder(os.Stdout).Encode(v)
+func printLine(w io.Writer, v any) error {
+	return json.NewEncoder(w).Encode(v)
 }
 
 // printMemory prints one memory in the readable format.

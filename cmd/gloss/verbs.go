@@ -54,7 +54,7 @@ func indexCmd(g *globals) *cobra.Command {
 				return err
 			}
 			if g.json {
-				return printJSON(struct {
+				return printJSON(cmd.OutOrStdout(), struct {
 					Root      string `json:"root"`
 					ProjectID string `json:"project_id"`
 					index.Stats
@@ -209,7 +209,7 @@ and with --json prints one JSON object per line, in input order, each with "id"
 				return err
 			}
 			if g.json {
-				return printJSON(viewOf(m))
+				return printJSON(cmd.OutOrStdout(), viewOf(m))
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "Remembered %s %q\n", m.ID, m.Title)
 			for _, a := range m.Anchors {
@@ -303,14 +303,14 @@ func runBatch(cmd *cobra.Command, g *globals, w *memory.Workspace, file string) 
 		if lineErrs[i] != nil {
 			failed++
 			if g.json {
-				_ = printLine(map[string]any{"error": lineErrs[i].Error(), "line": lineNos[i]})
+				_ = printLine(cmd.OutOrStdout(), map[string]any{"error": lineErrs[i].Error(), "line": lineNos[i]})
 			} else {
 				fmt.Fprintf(cmd.ErrOrStderr(), "line %d: %v\n", lineNos[i], lineErrs[i])
 			}
 			continue
 		}
 		if g.json {
-			_ = printLine(viewOf(results[i]))
+			_ = printLine(cmd.OutOrStdout(), viewOf(results[i]))
 		} else {
 			fmt.Fprintf(cmd.OutOrStdout(), "%s  %s\n", results[i].ID, results[i].Title)
 		}
@@ -349,7 +349,7 @@ func checkCmd(g *globals) *cobra.Command {
 				}
 			}
 			if g.json {
-				if err := printJSON(struct {
+				if err := printJSON(cmd.OutOrStdout(), struct {
 					Memories []memoryView `json:"memories"`
 					Stale    int          `json:"stale"`
 					Resolved int          `json:"resolved"`
@@ -399,7 +399,7 @@ func atCmd(g *globals) *cobra.Command {
 			}
 			memory.SortByPlace(ms)
 			if g.json {
-				return printJSON(struct {
+				return printJSON(cmd.OutOrStdout(), struct {
 					Memories []memoryView `json:"memories"`
 				}{views(ms)})
 			}
@@ -431,7 +431,7 @@ func showCmd(g *globals) *cobra.Command {
 				return err
 			}
 			if g.json {
-				return printJSON(viewOf(m))
+				return printJSON(cmd.OutOrStdout(), viewOf(m))
 			}
 			printMemory(cmd.OutOrStdout(), m, true)
 			return nil
@@ -465,7 +465,7 @@ func listCmd(g *globals) *cobra.Command {
 			}
 			memory.SortByPlace(ms)
 			if g.json {
-				return printJSON(struct {
+				return printJSON(cmd.OutOrStdout(), struct {
 					Memories []memoryView `json:"memories"`
 				}{views(ms)})
 			}
@@ -497,7 +497,7 @@ func verifyCmd(g *globals) *cobra.Command {
 				return err
 			}
 			if g.json {
-				return printJSON(viewOf(m))
+				return printJSON(cmd.OutOrStdout(), viewOf(m))
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "Verified %s %q\n", m.ID, m.Title)
 			printMemory(cmd.OutOrStdout(), m, false)
@@ -522,7 +522,7 @@ func forgetCmd(g *globals) *cobra.Command {
 				return err
 			}
 			if g.json {
-				return printJSON(map[string]any{"id": m.ID, "forgotten": true})
+				return printJSON(cmd.OutOrStdout(), map[string]any{"id": m.ID, "forgotten": true})
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "Forgot %s %q\n", m.ID, m.Title)
 			return nil
@@ -546,7 +546,7 @@ func statusCmd(g *globals) *cobra.Command {
 				return err
 			}
 			if g.json {
-				return printJSON(s)
+				return printJSON(cmd.OutOrStdout(), s)
 			}
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "workspace: %s (project %s)\n", s.Root, s.ProjectID)
@@ -586,7 +586,7 @@ func searchCmd(g *globals) *cobra.Command {
 				for _, h := range hits {
 					out = append(out, hit{viewOf(h.Memory), h.Score})
 				}
-				return printJSON(struct {
+				return printJSON(cmd.OutOrStdout(), struct {
 					Results []hit `json:"results"`
 				}{out})
 			}

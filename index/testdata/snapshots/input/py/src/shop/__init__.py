@@ -1,0 +1,3 @@
+"""Shop package."""
+
+VERSION = "2.0.1"
