@@ -327,6 +327,28 @@ func (s *Store) DefsByBodyHash(hash string) ([]Definition, error) {
 	return s.lookup(prefixBody, hash)
 }
 
+// Site names one definition site: a SCIP symbol in a file.
+type Site struct {
+	Symbol string
+	Path   string
+}
+
+// BodyHashSites returns the (symbol, path) sites whose definition has body
+// hash hash, reading keys only (no file records are decoded).
+func (s *Store) BodyHashSites(hash string) ([]Site, error) {
+	var out []Site
+	if hash == "" {
+		return nil, nil
+	}
+	err := Scan(s.db, func(rest []string, _ []byte) error {
+		if len(rest) >= 2 {
+			out = append(out, Site{Symbol: rest[len(rest)-2], Path: rest[len(rest)-1]})
+		}
+		return nil
+	}, prefixBody, hash)
+	return out, err
+}
+
 // DefsByName returns the definitions named name (exact, case-sensitive).
 func (s *Store) DefsByName(name string) ([]Definition, error) {
 	return s.lookup(prefixName, name)
