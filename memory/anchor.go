@@ -132,6 +132,9 @@ type resolver struct {
 	recs   map[string]*index.FileRecord
 	files  map[string]*index.File
 	toks   map[string][]index.Token
+	// overlay holds unsaved editor content by workspace-relative path; it
+	// takes precedence over the file on disk and its stored record.
+	overlay map[string][]byte
 }
 
 func (w *Workspace) newResolver() (*resolver, error) {
@@ -156,6 +159,9 @@ func (r *resolver) release() {
 
 // fileHash returns the content hash of a workspace file, "" when missing.
 func (r *resolver) fileHash(path string) string {
+	if src, ok := r.overlay[path]; ok {
+		return index.HashBytes(src)
+	}
 	if m, ok := r.metas[path]; ok {
 		return m.Hash
 	}
@@ -183,6 +189,14 @@ func (r *resolver) record(path string) *index.FileRecord {
 	if rec, ok := r.recs[path]; ok {
 		return rec
 	}
+	if _, ok := r.overlay[path]; ok {
+		var rec *index.FileRecord
+		if f := r.parsed(path); f != nil {
+			rec = &index.FileRecord{Path: path, Defs: f.Defs}
+		}
+		r.recs[path] = rec
+		return rec
+	}
 	rec, _ := r.w.Store.File(path)
 	r.recs[path] = rec
 	return rec
@@ -194,7 +208,13 @@ func (r *resolver) parsed(path string) *index.File {
 	if f, ok := r.files[path]; ok {
 		return f
 	}
-	f, err := r.w.parseFile(path)
+	var f *index.File
+	var err error
+	if src, ok := r.overlay[path]; ok {
+		f, err = r.w.parseSource(path, src)
+	} else {
+		f, err = r.w.parseFile(path)
+	}
 	if err != nil {
 		f = nil
 	}

@@ -40,6 +40,9 @@ type RememberRequest struct {
 	Source     string `json:"source,omitempty"`
 	Author     string `json:"author,omitempty"`
 	Unanchored bool   `json:"-"`
+	// Content, when set, is the current (possibly unsaved) text of Path,
+	// used instead of the file on disk (an editor's document overlay).
+	Content []byte `json:"-"`
 }
 
 // Remember validates req, anchors it to the current file content and
@@ -197,8 +200,13 @@ func (w *Workspace) newMemory(req RememberRequest, files map[string]*index.File)
 		if end < req.StartLine {
 			return nil, fmt.Errorf("end line %d is before start line %d", end, req.StartLine)
 		}
-		f, err := w.cachedParse(rel, files)
-		if err != nil {
+		var f *index.File
+		if req.Content != nil {
+			if f, err = w.parseSource(rel, req.Content); err != nil {
+				return nil, err
+			}
+			defer f.Release()
+		} else if f, err = w.cachedParse(rel, files); err != nil {
 			return nil, err
 		}
 		a, err := w.anchorAt(f, req.StartLine-1, end-1)
