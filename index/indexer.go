@@ -195,16 +195,19 @@ func (ix *Indexer) Run(ctx context.Context) (Stats, error) {
 	if err := flush(true); err != nil {
 		return st, err
 	}
-	err = ix.Store.Files(func(r *FileRecord) error {
+	metas, err = ix.Store.FileMetas()
+	if err != nil {
+		return st, err
+	}
+	for _, m := range metas {
 		st.Files++
-		st.Bytes += r.Size
-		st.FilesByLang[r.Lang]++
-		st.SymbolsByLang[r.Lang] += len(r.Defs)
-		if r.HasError {
+		st.Bytes += m.Size
+		st.FilesByLang[m.Lang]++
+		st.SymbolsByLang[m.Lang] += m.Defs
+		if m.HasError {
 			st.ParseErrors++
 		}
-		return nil
-	})
+	}
 	sort.Strings(st.Changed)
 	st.Elapsed = time.Since(start)
 	return st, err

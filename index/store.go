@@ -21,6 +21,7 @@ const SchemaVersion = 1
 const (
 	prefixMeta     = "s" // s\0schema → version
 	prefixFile     = "f" // f\0path → FileRecord
+	prefixFileMeta = "g" // g\0path → FileMeta (change detection and counts)
 	prefixSymbol   = "y" // y\0symbol\0path → ""
 	prefixBody     = "b" // b\0bodyhash\0symbol\0path → ""
 	prefixName     = "n" // n\0name\0symbol\0path → ""
@@ -198,35 +199,30 @@ func (s *Store) Files(fn func(*FileRecord) error) error {
 	}, prefixFile)
 }
 
-// FileMeta is the part of a FileRecord needed to decide whether a file
-// changed, without decoding its definitions.
+// FileMeta is the small per-file record used to decide whether a file
+// changed and to count files and symbols, without decoding definitions.
 type FileMeta struct {
-	Path    string
-	Hash    string
-	Size    int64
-	ModTime int64
-	Indexed int64
+	Path     string `json:"path"`
+	Lang     string `json:"lang"`
+	Hash     string `json:"hash"`
+	Size     int64  `json:"size"`
+	ModTime  int64  `json:"mtime"`
+	Indexed  int64  `json:"indexed"`
+	Defs     int    `json:"defs"`
+	HasError bool   `json:"has_error,omitempty"`
 }
 
-// FileMetas returns the change-detection fields of every stored file.
+// FileMetas returns the FileMeta of every stored file, by path.
 func (s *Store) FileMetas() (map[string]FileMeta, error) {
 	out := map[string]FileMeta{}
 	err := Scan(s.db, func(rest []string, val []byte) error {
-		var m struct {
-			Path    string `json:"path"`
-			Hash    string `json:"hash"`
-			Size    int64  `json:"size"`
-			ModTime int64  `json:"mtime"`
-			Indexed int64  `json:"indexed"`
+		var m FileMeta
+		if err := json.Unmarshal(val, &m); err != nil {
+			return fmt.Errorf("corrupt file meta %s: %w", rest[0], err)
 		}
-		// Decode only the leading scalar fields.
-		dec := json.NewDecoder(bytes.NewReader(val))
-		if err := dec.Decode(&m); err != nil {
-			return fmt.Errorf("corrupt file record: %w", err)
-		}
-		out[m.Path] = FileMeta{Path: m.Path, Hash: m.Hash, Size: m.Size, ModTime: m.ModTime, Indexed: m.Indexed}
+		out[m.Path] = m
 		return nil
-	}, prefixFile)
+	}, prefixFileMeta)
 	return out, err
 }
 
@@ -241,6 +237,13 @@ func putFile(b *pebble.Batch, old, rec *FileRecord) error {
 		return err
 	}
 	if err := b.Set(Key(prefixFile, rec.Path), data, nil); err != nil {
+		return err
+	}
+	meta, err := json.Marshal(FileMeta{Path: rec.Path, Lang: rec.Lang, Hash: rec.Hash, Size: rec.Size, ModTime: rec.ModTime, Indexed: rec.Indexed, Defs: len(rec.Defs), HasError: rec.HasError})
+	if err != nil {
+		return err
+	}
+	if err := b.Set(Key(prefixFileMeta, rec.Path), meta, nil); err != nil {
 		return err
 	}
 	for _, d := range rec.Defs {
@@ -261,6 +264,7 @@ func putFile(b *pebble.Batch, old, rec *FileRecord) error {
 
 func deleteFileKeys(b *pebble.Batch, old *FileRecord) {
 	_ = b.Delete(Key(prefixFile, old.Path), nil)
+	_ = b.Delete(Key(prefixFileMeta, old.Path), nil)
 	for _, d := range old.Defs {
 		_ = b.Delete(Key(prefixSymbol, d.Symbol, old.Path), nil)
 		_ = b.Delete(Key(prefixName, d.Name, d.Symbol, old.Path), nil)

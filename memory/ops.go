@@ -517,11 +517,11 @@ func (w *Workspace) Status() (Status, error) {
 			s.ByStatus[a.Status]++
 		}
 	}
-	err = w.Store.Files(func(r *index.FileRecord) error {
+	metas, err := w.Store.FileMetas()
+	for _, fm := range metas {
 		s.Files++
-		s.Symbols += len(r.Defs)
-		return nil
-	})
+		s.Symbols += fm.Defs
+	}
 	return s, err
 }
 
