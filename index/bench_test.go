@@ -35,11 +35,7 @@ func BenchmarkParseOnly(b *testing.B) {
 	srcs := benchSources(b)
 	lang := LanguageByName("go")
 	p := ts.NewParser(lang.TS())
-	var n int64
-	for _, s := range srcs {
-		n += int64(len(s))
-	}
-	b.SetBytes(n)
+	setBytes(b, srcs)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for _, s := range srcs {
@@ -59,11 +55,7 @@ func BenchmarkExtract(b *testing.B) {
 	lang := LanguageByName("go")
 	parsers := map[*Language]*ts.Parser{}
 	ix := &Indexer{Project: NewProject(b.TempDir())}
-	var n int64
-	for _, s := range srcs {
-		n += int64(len(s))
-	}
-	b.SetBytes(n)
+	setBytes(b, srcs)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for p, s := range srcs {
@@ -74,4 +66,12 @@ func BenchmarkExtract(b *testing.B) {
 			f.Release()
 		}
 	}
+}
+
+func setBytes(b *testing.B, srcs map[string][]byte) {
+	var n int64
+	for _, s := range srcs {
+		n += int64(len(s))
+	}
+	b.SetBytes(n)
 }

@@ -276,6 +276,9 @@ func (ix *Indexer) parseOne(parsers map[*Language]*ts.Parser, j parseJob) parseR
 	return parseResult{rec: rec}
 }
 
+// ParseTimeout bounds the parse of one file.
+var ParseTimeout = 30 * time.Second
+
 // ParseSource parses src as the file at path with a parser from parsers
 // (created and cached there on first use for the language). The caller owns
 // the returned File and must Release it.
@@ -283,6 +286,10 @@ func (ix *Indexer) ParseSource(parsers map[*Language]*ts.Parser, lang *Language,
 	p := parsers[lang]
 	if p == nil {
 		p = ts.NewParser(lang.TS())
+		// Bound pathological inputs (e.g. minified code): a parse that
+		// runs out of time returns a partial tree marked HasError, whose
+		// complete definitions are still extracted.
+		p.SetTimeoutMicros(uint64(ParseTimeout.Microseconds()))
 		parsers[lang] = p
 	}
 	return Parse(p, lang, path, src, ix.Project)

@@ -38,10 +38,9 @@ func benchRepo(b *testing.B, files, funcs int) (string, []memory.RememberRequest
 	return repo, reqs
 }
 
-// BenchmarkCheckUnchanged10k measures `gloss check` (rescan + resolution +
-// listing) on a workspace with 10,000 memories when nothing changed.
-// Target: under 2 s per check (issue #2).
-func BenchmarkCheckUnchanged10k(b *testing.B) {
+// benchWorkspace opens an indexed 200-file workspace with one memory on
+// each of its 10,000 functions.
+func benchWorkspace(b *testing.B) (*memory.Workspace, string, []memory.RememberRequest) {
 	testutil.Hermetic(b)
 	repo, reqs := benchRepo(b, 200, 50)
 	ctx := context.Background()
@@ -49,13 +48,22 @@ func BenchmarkCheckUnchanged10k(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer w.Close()
 	if _, err := w.Index(ctx); err != nil {
 		b.Fatal(err)
 	}
 	if _, errs := w.RememberBatch(ctx, reqs); errs[0] != nil {
 		b.Fatal(errs[0])
 	}
+	return w, repo, reqs
+}
+
+// BenchmarkCheckUnchanged10k measures `gloss check` (rescan + resolution +
+// listing) on a workspace with 10,000 memories when nothing changed.
+// Target: under 2 s per check (issue #2).
+func BenchmarkCheckUnchanged10k(b *testing.B) {
+	w, _, reqs := benchWorkspace(b)
+	defer w.Close()
+	ctx := context.Background()
 	if _, err := w.Check(ctx); err != nil { // settle racy-clean files
 		b.Fatal(err)
 	}
@@ -74,20 +82,9 @@ func BenchmarkCheckUnchanged10k(b *testing.B) {
 // BenchmarkCheckOneFileChanged10k: one file of 50 anchored functions
 // changed (every function shifted by an inserted line), 10,000 memories.
 func BenchmarkCheckOneFileChanged10k(b *testing.B) {
-	testutil.Hermetic(b)
-	repo, reqs := benchRepo(b, 200, 50)
-	ctx := context.Background()
-	w, err := memory.Open(repo, memory.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	w, repo, _ := benchWorkspace(b)
 	defer w.Close()
-	if _, err := w.Index(ctx); err != nil {
-		b.Fatal(err)
-	}
-	if _, errs := w.RememberBatch(ctx, reqs); errs[0] != nil {
-		b.Fatal(errs[0])
-	}
+	ctx := context.Background()
 	path := "p0/f0.go"
 	orig := testutil.Git(b, repo, "show", "HEAD:"+path)
 	b.ResetTimer()
