@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"syscall"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -36,6 +38,10 @@ type Store struct {
 	db *pebble.DB
 }
 
+// LockWait is how long OpenStore waits for another process to release the
+// store's lock.
+var LockWait = 15 * time.Second
+
 // OpenStore opens (creating if needed) the Pebble store in dir. fs may be
 // nil for the real file system (tests pass vfs.NewMem() or an errorfs).
 // It returns an error when the directory is locked by another process or
@@ -45,7 +51,21 @@ func OpenStore(dir string, fs vfs.FS) (*Store, error) {
 	if fs != nil {
 		opts.FS = fs
 	}
-	db, err := pebble.Open(dir, opts)
+	// Another gloss process (a CLI call, a daemon) may hold the store's
+	// lock for a moment: wait for it rather than fail at once.
+	var db *pebble.DB
+	var err error
+	deadline := time.Now().Add(LockWait)
+	for {
+		db, err = pebble.Open(dir, opts)
+		if err == nil || !errors.Is(err, syscall.EAGAIN) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if errors.Is(err, syscall.EAGAIN) {
+		return nil, fmt.Errorf("open store %s: another gloss process has held it for %s; try again when it is done", dir, LockWait)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", dir, err)
 	}
