@@ -50,7 +50,7 @@ func TestSnapshots(t *testing.T) {
 				}
 				defer f.Release()
 				got := renderSnapshot(f)
-				golden := filepath.Join("testdata/snapshots/output", filepath.Base(ws), filepath.FromSlash(rel))
+				golden := filepath.Join("testdata/snapshots/output", filepath.Base(ws), filepath.FromSlash(rel)) + ".snap"
 				if *update {
 					if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
 						return err

@@ -26,7 +26,7 @@ func defsOf(t *testing.T, lang, path, src string) map[string]Definition {
 // and body changes are told apart.
 func TestNormalizedHashes(t *testing.T) {
 	tests := []struct {
-		lang, path, before, after string
+		lang, path, before, after      string
 		sameContent, sameSig, sameBody bool
 	}{
 		{"go", "a.go", "package p\nfunc F(a int) int {\n\treturn a + 1 // one\n}\n", "package p\n\n// doc\nfunc F(a int) int { return a+1 /* uno */ }\n", true, true, true},

@@ -135,6 +135,8 @@ type resolver struct {
 	// overlay holds unsaved editor content by workspace-relative path; it
 	// takes precedence over the file on disk and its stored record.
 	overlay map[string][]byte
+	// overlayHash caches the content hash of each overlay.
+	overlayHash map[string]string
 }
 
 func (w *Workspace) newResolver() (*resolver, error) {
@@ -160,7 +162,15 @@ func (r *resolver) release() {
 // fileHash returns the content hash of a workspace file, "" when missing.
 func (r *resolver) fileHash(path string) string {
 	if src, ok := r.overlay[path]; ok {
-		return index.HashBytes(src)
+		h, ok := r.overlayHash[path]
+		if !ok {
+			h = index.HashBytes(src)
+			if r.overlayHash == nil {
+				r.overlayHash = map[string]string{}
+			}
+			r.overlayHash[path] = h
+		}
+		return h
 	}
 	if m, ok := r.metas[path]; ok {
 		return m.Hash
@@ -271,10 +281,15 @@ func (r *resolver) resolveSymbol(a Anchor) Anchor {
 		}
 	}
 	if len(cands) == 0 {
-		cands, _ = r.w.Store.DefsBySymbol(a.Symbol)
+		cands = r.fromStore(r.w.Store.DefsBySymbol(a.Symbol))
 	}
 	if len(cands) == 0 && a.DefName != "" {
-		named, _ := r.w.Store.DefsByName(a.DefName)
+		named := r.fromStore(r.w.Store.DefsByName(a.DefName))
+		for _, d := range r.overlayDefs() {
+			if d.Name == a.DefName {
+				named = append(named, d)
+			}
+		}
 		var ok []index.Definition
 		for _, d := range named {
 			if d.ContentHash == a.ContentHash && family(d.Kind) == family(a.DefKind) {
@@ -286,7 +301,12 @@ func (r *resolver) resolveSymbol(a Anchor) Anchor {
 		}
 	}
 	if len(cands) == 0 && a.BodyUnique && a.BodyHash != "" {
-		same, _ := r.w.Store.DefsByBodyHash(a.BodyHash)
+		same := r.fromStore(r.w.Store.DefsByBodyHash(a.BodyHash))
+		for _, d := range r.overlayDefs() {
+			if d.BodyHash == a.BodyHash {
+				same = append(same, d)
+			}
+		}
 		var ok []index.Definition
 		for _, d := range same {
 			if family(d.Kind) == family(a.DefKind) {
@@ -312,6 +332,35 @@ func (r *resolver) resolveSymbol(a Anchor) Anchor {
 		a.Status = placeStatus(a)
 	}
 	return a
+}
+
+// fromStore drops stored definitions of overlaid paths: for those the
+// unsaved content, not the index, is the truth.
+func (r *resolver) fromStore(defs []index.Definition, err error) []index.Definition {
+	if err != nil {
+		return nil
+	}
+	if len(r.overlay) == 0 {
+		return defs
+	}
+	out := defs[:0:0]
+	for _, d := range defs {
+		if _, ok := r.overlay[d.Path]; !ok {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// overlayDefs returns the definitions of every overlaid document.
+func (r *resolver) overlayDefs() []index.Definition {
+	var out []index.Definition
+	for p := range r.overlay {
+		if f := r.parsed(p); f != nil {
+			out = append(out, f.Defs...)
+		}
+	}
+	return out
 }
 
 // pick chooses among candidate definitions: same path first, then same

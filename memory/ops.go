@@ -117,6 +117,9 @@ func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) (
 		return out, errs
 	}
 	w.indexSearch(created, nil)
+	for _, m := range created {
+		w.mirrorFile(m)
+	}
 	return out, errs
 }
 
@@ -463,6 +466,7 @@ func (w *Workspace) Verify(ctx context.Context, id string) (*Memory, error) {
 		return nil, err
 	}
 	w.indexSearch([]*Memory{m}, nil)
+	w.mirrorFile(m)
 	return m, nil
 }
 
@@ -483,7 +487,18 @@ func (w *Workspace) Forget(id string) (*Memory, error) {
 		return nil, err
 	}
 	w.indexSearch(nil, []string{m.ID})
+	if err := w.RemoveMemoryFile(m); err != nil {
+		w.warn(fmt.Errorf("remove memory file of %s: %w", m.ID, err))
+	}
 	return m, nil
+}
+
+// mirrorFile writes a project-scope memory's Markdown file after a durable
+// store write; failures are warnings, the store holds the truth.
+func (w *Workspace) mirrorFile(m *Memory) {
+	if err := w.WriteMemoryFile(m); err != nil {
+		w.warn(fmt.Errorf("write memory file of %s: %w", m.ID, err))
+	}
 }
 
 // Status summarizes the workspace.

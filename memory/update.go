@@ -121,5 +121,6 @@ func (w *Workspace) Update(ctx context.Context, id string, req UpdateRequest) (*
 		return nil, err
 	}
 	w.indexSearch([]*Memory{m}, nil)
+	w.mirrorFile(m)
 	return m, nil
 }

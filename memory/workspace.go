@@ -31,6 +31,10 @@ type Options struct {
 	Author string
 	// Now returns the current time; nil means time.Now (tests pin it).
 	Now func() time.Time
+	// Warn receives problems that do not fail an operation, such as a
+	// project memory's Markdown file that could not be written (the store
+	// already holds the memory). nil discards them.
+	Warn func(error)
 }
 
 // Workspace is one project root with its isolated store: the engine API
@@ -49,6 +53,7 @@ type Workspace struct {
 
 	author string
 	now    func() time.Time
+	warn   func(error)
 
 	writeMu sync.Mutex // serializes memory writes and resolution
 
@@ -158,7 +163,10 @@ func Open(dir string, opts Options) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Workspace{Root: root, ID: id, Dir: pdir, Store: st, author: opts.Author, now: opts.Now}
+	w := &Workspace{Root: root, ID: id, Dir: pdir, Store: st, author: opts.Author, now: opts.Now, warn: opts.Warn}
+	if w.warn == nil {
+		w.warn = func(error) {}
+	}
 	w.Indexer = &index.Indexer{Root: root, Store: st, Project: index.NewProject(root), MaxFileSize: opts.MaxFileSize}
 	if w.now == nil {
 		w.now = time.Now

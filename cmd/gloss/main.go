@@ -58,7 +58,7 @@ func newRoot() *cobra.Command {
 	root.PersistentFlags().Int64Var(&g.maxSize, "max-file-size", 1<<20, "skip files larger than this many bytes when indexing")
 	root.AddCommand(
 		indexCmd(g), rememberCmd(g), checkCmd(g), atCmd(g), showCmd(g), listCmd(g),
-		verifyCmd(g), forgetCmd(g), statusCmd(g), searchCmd(g),
+		verifyCmd(g), forgetCmd(g), statusCmd(g), searchCmd(g), lspCmd(g),
 	)
 	return root
 }

@@ -5,62 +5,13 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/gloss-dev/gloss/memory"
 )
 
-// anchorView is the JSON shape of an anchor in CLI output. Lines are
-// 1-based and inclusive.
-type anchorView struct {
-	Path            string `json:"path"`
-	Symbol          string `json:"symbol,omitempty"`
-	Kind            string `json:"kind"`
-	StartLine       int    `json:"start_line"`
-	EndLine         int    `json:"end_line"`
-	Status          string `json:"status"`
-	OriginPath      string `json:"origin_path,omitempty"`
-	OriginStartLine int    `json:"origin_start_line,omitempty"`
-	OriginEndLine   int    `json:"origin_end_line,omitempty"`
-}
+func viewOf(m *memory.Memory) memory.View { return memory.ViewOf(m) }
 
-// memoryView is the JSON shape of a memory in CLI output.
-type memoryView struct {
-	ID         string       `json:"id"`
-	Type       string       `json:"type"`
-	Title      string       `json:"title"`
-	Body       string       `json:"body,omitempty"`
-	Tags       []string     `json:"tags,omitempty"`
-	Stale      bool         `json:"stale"`
-	Scope      string       `json:"scope"`
-	Source     string       `json:"source"`
-	Author     string       `json:"author,omitempty"`
-	CreatedAt  time.Time    `json:"created_at"`
-	UpdatedAt  time.Time    `json:"updated_at"`
-	VerifiedAt time.Time    `json:"verified_at"`
-	Anchors    []anchorView `json:"anchors"`
-}
-
-func viewOf(m *memory.Memory) memoryView {
-	v := memoryView{ID: m.ID, Type: m.Type, Title: m.Title, Body: m.Body, Tags: m.Tags, Stale: m.Stale(), Scope: m.Scope, Source: m.Source,
-		Author: m.Author, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt, VerifiedAt: m.VerifiedAt, Anchors: []anchorView{}}
-	for _, a := range m.Anchors {
-		av := anchorView{Path: a.Path, Symbol: a.Symbol, Kind: a.Kind, StartLine: a.Range.StartLine + 1, EndLine: a.Range.LastLine() + 1, Status: a.Status}
-		if a.OriginPath != a.Path || a.OriginRange.StartLine != a.Range.StartLine || a.OriginRange.LastLine() != a.Range.LastLine() {
-			av.OriginPath, av.OriginStartLine, av.OriginEndLine = a.OriginPath, a.OriginRange.StartLine+1, a.OriginRange.LastLine()+1
-		}
-		v.Anchors = append(v.Anchors, av)
-	}
-	return v
-}
-
-func views(ms []*memory.Memory) []memoryView {
-	out := make([]memoryView, 0, len(ms))
-	for _, m := range ms {
-		out = append(out, viewOf(m))
-	}
-	return out
-}
+func views(ms []*memory.Memory) []memory.View { return memory.Views(ms) }
 
 func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)

@@ -23,7 +23,9 @@ func (g *globals) open(dir string) (*memory.Workspace, error) {
 	if dir == "" {
 		dir = g.dir
 	}
-	return memory.Open(dir, memory.Options{MaxFileSize: g.maxSize})
+	return memory.Open(dir, memory.Options{MaxFileSize: g.maxSize, Warn: func(err error) {
+		fmt.Fprintln(os.Stderr, "gloss: warning:", err)
+	}})
 }
 
 // resolvePath interprets p relative to -C when it is relative.
@@ -350,9 +352,9 @@ func checkCmd(g *globals) *cobra.Command {
 			}
 			if g.json {
 				if err := printJSON(cmd.OutOrStdout(), struct {
-					Memories []memoryView `json:"memories"`
-					Stale    int          `json:"stale"`
-					Resolved int          `json:"resolved"`
+					Memories []memory.View `json:"memories"`
+					Stale    int           `json:"stale"`
+					Resolved int           `json:"resolved"`
 				}{views(res.Memories), stale, res.Resolved}); err != nil {
 					return err
 				}
@@ -400,7 +402,7 @@ func atCmd(g *globals) *cobra.Command {
 			memory.SortByPlace(ms)
 			if g.json {
 				return printJSON(cmd.OutOrStdout(), struct {
-					Memories []memoryView `json:"memories"`
+					Memories []memory.View `json:"memories"`
 				}{views(ms)})
 			}
 			for _, m := range ms {
@@ -466,7 +468,7 @@ func listCmd(g *globals) *cobra.Command {
 			memory.SortByPlace(ms)
 			if g.json {
 				return printJSON(cmd.OutOrStdout(), struct {
-					Memories []memoryView `json:"memories"`
+					Memories []memory.View `json:"memories"`
 				}{views(ms)})
 			}
 			for _, m := range ms {
@@ -579,7 +581,7 @@ func searchCmd(g *globals) *cobra.Command {
 			}
 			if g.json {
 				type hit struct {
-					memoryView
+					memory.View
 					Score float64 `json:"score"`
 				}
 				out := []hit{}

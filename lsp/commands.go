@@ -1,0 +1,464 @@
+package lsp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/gloss-dev/gloss/memory"
+)
+
+// Commands are the workspace/executeCommand commands (docs/commands.md).
+var Commands = []string{
+	"gloss.remember", "gloss.memoriesAt", "gloss.memoriesForSymbol", "gloss.search", "gloss.show",
+	"gloss.update", "gloss.verify", "gloss.forget", "gloss.check", "gloss.list", "gloss.showMemories", "gloss.status",
+}
+
+// DraftText is the body (and title) of a memory remembered without text.
+const DraftText = "TODO: describe"
+
+// memoriesResult is the result of commands returning memories.
+type memoriesResult struct {
+	Memories []memory.View `json:"memories"`
+}
+
+// showResult is the result of gloss.show.
+type showResult struct {
+	memory.View
+	// Diff is a unified diff of each stale anchor's code as written
+	// against now (also given when asked with "diff": true).
+	Diff string `json:"diff,omitempty"`
+	// File is the memory's Markdown file, when it has one.
+	File string `json:"file,omitempty"`
+}
+
+type locationArg struct {
+	URI   string `json:"uri"`
+	Range *Range `json:"range"`
+}
+
+// place is a validated location argument.
+type place struct {
+	f       *folder
+	uri     string
+	path    string
+	content []byte // open document text, or nil for the file on disk
+	first   int    // 1-based inclusive lines
+	last    int
+}
+
+// commandArg decodes the single argument object of a command. Commands that
+// take {} accept a missing argument.
+func commandArg(p executeCommandParams, v any, optional bool) error {
+	if len(p.Arguments) == 0 {
+		if optional {
+			return nil
+		}
+		return invalidParams("%s needs one argument object", p.Command)
+	}
+	raw := bytes.TrimSpace(p.Arguments[0])
+	if len(raw) == 0 || raw[0] != '{' {
+		return invalidParams("%s: the argument must be a JSON object, got %s", p.Command, truncate(string(raw), 40))
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return invalidParams("%s: bad argument: %v", p.Command, err)
+	}
+	return nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// place validates a {uri, range} argument against the document (open
+// text, else the file on disk).
+func (s *Server) place(cmd string, a locationArg) (*place, error) {
+	if a.URI == "" {
+		return nil, invalidParams("%s: missing \"uri\"", cmd)
+	}
+	if a.Range == nil {
+		return nil, invalidParams("%s: missing \"range\"", cmd)
+	}
+	sn := s.snapshot(a.URI)
+	if sn.err != nil {
+		return nil, invalidParams("%s: %v", cmd, sn.err)
+	}
+	if err := sn.load(); err != nil {
+		return nil, invalidParams("%s: %v", cmd, err)
+	}
+	r := *a.Range
+	if r.Start.Line < 0 || r.Start.Character < 0 || r.End.Line < 0 || r.End.Character < 0 {
+		return nil, invalidParams("%s: malformed range: negative position", cmd)
+	}
+	if r.End.Line < r.Start.Line || (r.End.Line == r.Start.Line && r.End.Character < r.Start.Character) {
+		return nil, invalidParams("%s: malformed range: end %d:%d is before start %d:%d", cmd, r.End.Line, r.End.Character, r.Start.Line, r.Start.Character)
+	}
+	n := sn.t.lines.Count()
+	if r.Start.Line >= n || r.End.Line > n || (r.End.Line == n && r.End.Character > 0) {
+		return nil, invalidParams("%s: range %d:%d-%d:%d is out of bounds: %s has %d lines", cmd, r.Start.Line, r.Start.Character, r.End.Line, r.End.Character, sn.rel, n)
+	}
+	last := r.End.Line
+	if r.End.Character == 0 && r.End.Line > r.Start.Line {
+		last-- // the range ends at the start of a line
+	}
+	pl := &place{f: sn.f, uri: a.URI, path: sn.path, first: r.Start.Line + 1, last: last + 1}
+	if sn.open {
+		pl.content = sn.t.src
+	}
+	return pl, nil
+}
+
+// findMemory returns the folder holding memory id and the memory.
+func (s *Server) findMemory(cmd, id string) (*folder, *memory.Memory, error) {
+	if strings.TrimSpace(id) == "" {
+		return nil, nil, invalidParams("%s: missing \"id\"", cmd)
+	}
+	var firstErr error
+	for _, f := range s.allFolders() {
+		m, err := f.w.Get(id)
+		if err == nil {
+			return f, m, nil
+		}
+		if !errors.Is(err, memory.ErrNotFound) && firstErr == nil {
+			firstErr = err
+		}
+	}
+	if firstErr != nil {
+		return nil, nil, invalidParams("%s: %v", cmd, firstErr)
+	}
+	return nil, nil, invalidParams("%s: no memory %q", cmd, id)
+}
+
+// mutated records a store change by a command: later requests see it at
+// once; diagnostics and lenses are republished in the background.
+func (s *Server) mutated(f *folder) {
+	s.gen.Add(1)
+	s.goBG(func() { s.changed(f, nil, true) })
+}
+
+func (s *Server) executeCommand(ctx context.Context, p executeCommandParams) (any, error) {
+	switch p.Command {
+	case "gloss.remember":
+		var a struct {
+			locationArg
+			Text  string   `json:"text"`
+			Type  string   `json:"type"`
+			Title string   `json:"title"`
+			Tags  []string `json:"tags"`
+			Scope string   `json:"scope"`
+		}
+		if err := commandArg(p, &a, false); err != nil {
+			return nil, err
+		}
+		pl, err := s.place(p.Command, a.locationArg)
+		if err != nil {
+			return nil, err
+		}
+		draft := strings.TrimSpace(a.Text) == ""
+		if draft {
+			a.Text = DraftText
+			if strings.TrimSpace(a.Title) == "" {
+				a.Title = DraftText
+			}
+		}
+		if n := len([]rune(strings.TrimSpace(a.Title))); n > memory.MaxTitle {
+			a.Title = memory.DeriveTitle(a.Title)
+		}
+		m, err := pl.f.w.Remember(ctx, memory.RememberRequest{
+			Text: a.Text, Title: a.Title, Type: a.Type, Tags: a.Tags, Scope: a.Scope,
+			Path: pl.path, StartLine: pl.first, EndLine: pl.last, Content: pl.content,
+		})
+		if err != nil {
+			return nil, invalidParams("%s: %v", p.Command, err)
+		}
+		s.memoryWritten(pl.f, m, draft)
+		s.mutated(pl.f)
+		return memory.ViewOf(m), nil
+
+	case "gloss.memoriesAt", "gloss.showMemories":
+		var a locationArg
+		if err := commandArg(p, &a, false); err != nil {
+			return nil, err
+		}
+		pl, err := s.place(p.Command, a)
+		if err != nil {
+			return nil, err
+		}
+		sn := s.snapshot(a.URI) // the same text place validated against
+		jsonrpc2.Async(ctx)
+		r := s.resolve(sn)
+		if r.err != nil {
+			return nil, invalidParams("%s: %v", p.Command, r.err)
+		}
+		var ms []*memory.Memory
+		for _, h := range covering(r.mems, sn.rel, pl.first-1, pl.last-1) {
+			ms = append(ms, h.m)
+		}
+		return memoriesResult{memory.Views(ms)}, nil
+
+	case "gloss.memoriesForSymbol":
+		var a struct {
+			Symbol string `json:"symbol"`
+		}
+		if err := commandArg(p, &a, false); err != nil {
+			return nil, err
+		}
+		if strings.TrimSpace(a.Symbol) == "" {
+			return nil, invalidParams("%s: missing \"symbol\"", p.Command)
+		}
+		jsonrpc2.Async(ctx)
+		var ms []*memory.Memory
+		for _, f := range s.allFolders() {
+			all, err := f.w.List()
+			if err != nil {
+				return nil, err
+			}
+			for _, m := range all {
+				for _, an := range m.Anchors {
+					if an.Symbol == a.Symbol {
+						ms = append(ms, m)
+						break
+					}
+				}
+			}
+		}
+		return memoriesResult{memory.Views(ms)}, nil
+
+	case "gloss.search":
+		var a struct {
+			Query string `json:"query"`
+			Limit int    `json:"limit"`
+		}
+		if err := commandArg(p, &a, false); err != nil {
+			return nil, err
+		}
+		if strings.TrimSpace(a.Query) == "" {
+			return nil, invalidParams("%s: empty \"query\"", p.Command)
+		}
+		if a.Limit < 0 {
+			return nil, invalidParams("%s: negative \"limit\"", p.Command)
+		}
+		if a.Limit == 0 {
+			a.Limit = 20
+		}
+		jsonrpc2.Async(ctx)
+		var hits []memory.SearchHit
+		for _, f := range s.allFolders() {
+			h, err := f.w.Search(ctx, a.Query, a.Limit)
+			if err != nil {
+				return nil, err
+			}
+			hits = append(hits, h...)
+		}
+		sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
+		if len(hits) > a.Limit {
+			hits = hits[:a.Limit]
+		}
+		ms := make([]*memory.Memory, len(hits))
+		for i, h := range hits {
+			ms[i] = h.Memory
+		}
+		return memoriesResult{memory.Views(ms)}, nil
+
+	case "gloss.show":
+		var a struct {
+			ID   string `json:"id"`
+			Diff bool   `json:"diff"`
+			Edit bool   `json:"edit"`
+		}
+		if err := commandArg(p, &a, false); err != nil {
+			return nil, err
+		}
+		f, m, err := s.findMemory(p.Command, a.ID)
+		if err != nil {
+			return nil, err
+		}
+		jsonrpc2.Async(ctx)
+		m = s.current(f, m)
+		res := showResult{View: memory.ViewOf(m)}
+		for _, an := range m.Anchors {
+			if memory.IsStale(an.Status) || a.Diff {
+				sn := s.snapshot(pathToURI(filepath.Join(f.root, filepath.FromSlash(an.Path))))
+				var t *text
+				if sn.load() == nil {
+					t = sn.t
+				}
+				res.Diff += anchorDiff(an, t, 0)
+			}
+		}
+		if file := memoryFilePath(f.w, m); file != "" {
+			if _, err := os.Stat(file); err == nil {
+				res.File = file
+				if a.Edit {
+					s.showDocument(pathToURI(file))
+				}
+			}
+		}
+		return res, nil
+
+	case "gloss.update":
+		var a struct {
+			ID    string    `json:"id"`
+			Text  *string   `json:"text"`
+			Title *string   `json:"title"`
+			Type  *string   `json:"type"`
+			Tags  *[]string `json:"tags"`
+			URI   string    `json:"uri"`
+			Range *Range    `json:"range"`
+		}
+		if err := commandArg(p, &a, false); err != nil {
+			return nil, err
+		}
+		f, m, err := s.findMemory(p.Command, a.ID)
+		if err != nil {
+			return nil, err
+		}
+		req := memory.UpdateRequest{Text: a.Text, Title: a.Title, Type: a.Type, Tags: a.Tags}
+		if a.URI != "" || a.Range != nil {
+			pl, err := s.place(p.Command, locationArg{URI: a.URI, Range: a.Range})
+			if err != nil {
+				return nil, err
+			}
+			if pl.f != f {
+				return nil, invalidParams("%s: %s is in another workspace folder than memory %s", p.Command, a.URI, m.ID)
+			}
+			req.Path, req.StartLine, req.EndLine, req.Content = pl.path, pl.first, pl.last, pl.content
+		}
+		m, err = f.w.Update(ctx, m.ID, req)
+		if err != nil {
+			return nil, invalidParams("%s: %v", p.Command, err)
+		}
+		s.memoryWritten(f, m, false)
+		s.mutated(f)
+		return memory.ViewOf(m), nil
+
+	case "gloss.verify":
+		var a struct {
+			ID string `json:"id"`
+		}
+		if err := commandArg(p, &a, false); err != nil {
+			return nil, err
+		}
+		f, m, err := s.findMemory(p.Command, a.ID)
+		if err != nil {
+			return nil, err
+		}
+		m, err = f.w.Verify(ctx, m.ID)
+		if err != nil {
+			return nil, invalidParams("%s: %v", p.Command, err)
+		}
+		s.memoryWritten(f, m, false)
+		s.mutated(f)
+		return memory.ViewOf(m), nil
+
+	case "gloss.forget":
+		var a struct {
+			ID string `json:"id"`
+		}
+		if err := commandArg(p, &a, false); err != nil {
+			return nil, err
+		}
+		f, m, err := s.findMemory(p.Command, a.ID)
+		if err != nil {
+			return nil, err
+		}
+		m, err = f.w.Forget(m.ID)
+		if err != nil {
+			return nil, invalidParams("%s: %v", p.Command, err)
+		}
+		s.mutated(f)
+		return map[string]string{"forgotten": m.ID}, nil
+
+	case "gloss.check":
+		var a struct{}
+		if err := commandArg(p, &a, true); err != nil {
+			return nil, err
+		}
+		jsonrpc2.Async(ctx)
+		var all []*memory.Memory
+		for _, f := range s.allFolders() {
+			res, err := f.w.Check(ctx)
+			if err != nil {
+				return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "check %s: %v", f.root, err)
+			}
+			s.gen.Add(1)
+			mems := res.Memories
+			s.goBG(func() { s.changed(f, mems, true) })
+			all = append(all, mems...)
+		}
+		return memoriesResult{memory.Views(all)}, nil
+
+	case "gloss.list":
+		var a struct{}
+		if err := commandArg(p, &a, true); err != nil {
+			return nil, err
+		}
+		jsonrpc2.Async(ctx)
+		var all []*memory.Memory
+		for _, f := range s.allFolders() {
+			ms, err := f.w.List()
+			if err != nil {
+				return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "list %s: %v", f.root, err)
+			}
+			all = append(all, ms...)
+		}
+		return memoriesResult{memory.Views(all)}, nil
+
+	case "gloss.status":
+		var a struct{}
+		if err := commandArg(p, &a, true); err != nil {
+			return nil, err
+		}
+		jsonrpc2.Async(ctx)
+		var out struct {
+			Memories int `json:"memories"`
+			Stale    int `json:"stale"`
+			Files    int `json:"files"`
+			Symbols  int `json:"symbols"`
+		}
+		for _, f := range s.allFolders() {
+			st, err := f.w.Status()
+			if err != nil {
+				return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "status %s: %v", f.root, err)
+			}
+			out.Memories += st.Memories
+			out.Stale += st.Stale
+			out.Files += st.Files
+			out.Symbols += st.Symbols
+		}
+		return out, nil
+	}
+	return nil, invalidParams("unknown command %q (gloss serves %s)", p.Command, strings.Join(Commands, ", "))
+}
+
+// current returns m with the anchors in open documents re-resolved against
+// their text.
+func (s *Server) current(f *folder, m *memory.Memory) *memory.Memory {
+	for i, a := range m.Anchors {
+		uri := pathToURI(filepath.Join(f.root, filepath.FromSlash(a.Path)))
+		sn := s.snapshot(uri)
+		if !sn.open {
+			continue
+		}
+		r := s.resolve(sn)
+		for _, rm := range r.mems {
+			if rm.ID == m.ID {
+				cp := *m
+				cp.Anchors = append([]memory.Anchor(nil), m.Anchors...)
+				cp.Anchors[i] = rm.Anchors[i]
+				m = &cp
+			}
+		}
+	}
+	return m
+}

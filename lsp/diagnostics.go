@@ -1,0 +1,375 @@
+package lsp
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/gloss-dev/gloss/index"
+	"github.com/gloss-dev/gloss/memory"
+)
+
+// snap is what a request needs of a document, captured in order on the
+// read loop: the open document's text, or (t == nil) the file on disk.
+type snap struct {
+	uri     string
+	path    string
+	f       *folder
+	t       *text
+	version int
+	open    bool
+	err     error
+	rel     string
+}
+
+// snapshot captures the document state of uri (cheap; no disk access).
+func (s *Server) snapshot(uri string) *snap {
+	sn := &snap{uri: uri}
+	s.mu.Lock()
+	d := s.docs[uri]
+	s.mu.Unlock()
+	if d != nil {
+		sn.path, sn.t, sn.version, sn.open = d.path, d.text, d.version, true
+	} else {
+		sn.path, sn.err = uriToPath(uri)
+		if sn.err != nil {
+			return sn
+		}
+	}
+	sn.f = s.folderFor(sn.path)
+	if sn.f == nil {
+		sn.err = fmt.Errorf("%s is outside the workspace folders", uri)
+	}
+	return sn
+}
+
+// load fills in the workspace-relative path and, for a closed document,
+// reads the file.
+func (sn *snap) load() error {
+	if sn.err != nil {
+		return sn.err
+	}
+	if sn.rel == "" {
+		rel, err := sn.f.w.RelPath(sn.path)
+		if err != nil {
+			sn.err = err
+			return err
+		}
+		sn.rel = rel
+	}
+	if sn.t == nil {
+		src, err := os.ReadFile(sn.path)
+		if err != nil {
+			sn.err = err
+			return err
+		}
+		sn.t = newText(src)
+	}
+	return nil
+}
+
+// resolve returns the memories anchored in the snapshot's file resolved
+// against its text, and its definitions; cached per open document text and
+// store generation.
+func (s *Server) resolve(sn *snap) *resolved {
+	if err := sn.load(); err != nil {
+		return &resolved{err: err}
+	}
+	gen := s.gen.Load()
+	if sn.open {
+		s.mu.Lock()
+		r := s.cache[sn.uri]
+		s.mu.Unlock()
+		if r != nil && r.text == sn.t && r.gen == gen {
+			return r
+		}
+	}
+	// One resolution per document text and generation: a hover sent
+	// right after a change waits for the resolution the change started.
+	key := flightKey{sn.uri, sn.t, gen}
+	s.mu.Lock()
+	if fl := s.flights[key]; fl != nil {
+		s.mu.Unlock()
+		<-fl.done
+		return fl.r
+	}
+	fl := &flight{done: make(chan struct{})}
+	s.flights[key] = fl
+	s.mu.Unlock()
+
+	r := &resolved{text: sn.t, gen: gen}
+	r.mems, r.defs, r.err = sn.f.w.ResolveDocumentDefs(sn.path, sn.t.src)
+	if r.err == nil && r.defs != nil {
+		lostInDocument(r.mems, sn.rel, r.defs)
+	}
+	s.mu.Lock()
+	delete(s.flights, key)
+	if sn.open {
+		if d := s.docs[sn.uri]; d != nil && d.text == sn.t {
+			s.cache[sn.uri] = r
+		}
+	}
+	s.mu.Unlock()
+	fl.r = r
+	close(fl.done)
+	return r
+}
+
+type flightKey struct {
+	uri string
+	t   *text
+	gen uint64
+}
+
+type flight struct {
+	done chan struct{}
+	r    *resolved
+}
+
+// lostInDocument works around an engine limitation: when a symbol is gone
+// from the unsaved document, memory.ResolveDocument falls back to the
+// store's index, which still has the definition as it is on disk in the
+// same file, and reports the anchor fresh. A symbol anchor resolved into
+// the document's own file must name one of the document's definitions;
+// otherwise it is deleted (at its last known place).
+func lostInDocument(mems []*memory.Memory, rel string, defs []index.Definition) {
+	have := make(map[string]bool, len(defs))
+	for _, d := range defs {
+		have[d.Symbol] = true
+	}
+	for _, m := range mems {
+		for i := range m.Anchors {
+			a := &m.Anchors[i]
+			if a.Kind == memory.KindSymbol && a.Path == rel && a.Status != memory.StatusDeleted && !have[a.Symbol] {
+				a.Status = memory.StatusDeleted
+			}
+		}
+	}
+}
+
+// scheduleDoc recomputes and publishes the diagnostics of an open document
+// in the background, coalescing bursts of changes.
+func (s *Server) scheduleDoc(uri string) {
+	s.mu.Lock()
+	c := s.docRuns[uri]
+	if c == nil {
+		c = &coalescer{}
+		s.docRuns[uri] = c
+	}
+	s.mu.Unlock()
+	s.bg.Add(1)
+	if !c.run(func() { s.publishDoc(uri) }, s.bg.Done) {
+		s.bg.Done()
+	}
+}
+
+func (s *Server) publishDoc(uri string) {
+	if s.closing() {
+		return
+	}
+	sn := s.snapshot(uri)
+	if !sn.open || sn.f == nil {
+		return
+	}
+	r := s.resolve(sn)
+	if r.err != nil {
+		s.log.Printf("resolve %s: %v", uri, r.err)
+		return
+	}
+	s.mu.Lock()
+	enc := s.enc
+	s.mu.Unlock()
+	diags := diagnostics(r.mems, sn.rel, sn.t, enc)
+	s.pubMu.Lock()
+	defer s.pubMu.Unlock()
+	s.mu.Lock()
+	d := s.docs[uri]
+	current := d != nil && d.text == sn.t
+	s.mu.Unlock()
+	if !current {
+		return // a newer change has scheduled another run
+	}
+	v := sn.version
+	s.publishLocked(uri, &v, diags)
+}
+
+// publishLocked sends diagnostics; the caller holds pubMu.
+func (s *Server) publishLocked(uri string, version *int, diags []Diagnostic) {
+	s.mu.Lock()
+	was := s.published[uri]
+	if len(diags) > 0 {
+		s.published[uri] = true
+	} else {
+		delete(s.published, uri)
+	}
+	s.mu.Unlock()
+	if len(diags) == 0 && !was && version == nil {
+		return // nothing to clear
+	}
+	if diags == nil {
+		diags = []Diagnostic{}
+	}
+	s.notify("textDocument/publishDiagnostics", publishDiagnosticsParams{URI: uri, Version: version, Diagnostics: diags})
+}
+
+// publishFolder publishes the diagnostics of every file of f from mems
+// (stored statuses) and clears those of files without stale anchors. Open
+// documents are re-resolved against their text instead.
+func (s *Server) publishFolder(f *folder, mems []*memory.Memory) {
+	stale := map[string]bool{}
+	for _, m := range mems {
+		for _, a := range m.Anchors {
+			if memory.IsStale(a.Status) {
+				stale[a.Path] = true
+			}
+		}
+	}
+	s.mu.Lock()
+	enc := s.enc
+	openRel := map[string]string{} // rel → uri
+	var openURIs []string
+	for uri, d := range s.docs {
+		if s.folderForLocked(d.path) != f {
+			continue
+		}
+		openURIs = append(openURIs, uri)
+		if rel, err := f.w.RelPath(d.path); err == nil {
+			openRel[rel] = uri
+		}
+	}
+	var old []string
+	for uri := range s.published {
+		old = append(old, uri)
+	}
+	s.mu.Unlock()
+
+	byFile := map[string][]*memory.Memory{}
+	for _, m := range mems {
+		for _, a := range m.Anchors {
+			if stale[a.Path] {
+				byFile[a.Path] = append(byFile[a.Path], m)
+			}
+		}
+	}
+	now := map[string]bool{}
+	s.pubMu.Lock()
+	files := make([]string, 0, len(byFile))
+	for rel := range byFile {
+		files = append(files, rel)
+	}
+	sort.Strings(files)
+	for _, rel := range files {
+		if _, ok := openRel[rel]; ok {
+			continue
+		}
+		path := filepath.Join(f.root, filepath.FromSlash(rel))
+		uri := pathToURI(path)
+		now[uri] = true
+		src, _ := os.ReadFile(path)
+		s.publishLocked(uri, nil, diagnostics(dedupe(byFile[rel]), rel, newText(src), enc))
+	}
+	for _, uri := range old {
+		if now[uri] {
+			continue
+		}
+		p, err := uriToPath(uri)
+		if err != nil || s.folderFor(p) != f {
+			continue
+		}
+		s.mu.Lock()
+		_, open := s.docs[uri]
+		s.mu.Unlock()
+		if !open {
+			s.publishLocked(uri, nil, nil)
+		}
+	}
+	s.pubMu.Unlock()
+	for _, uri := range openURIs {
+		s.scheduleDoc(uri)
+	}
+}
+
+// publishStoredFile publishes the stored-status diagnostics of a file that
+// is not open (after didClose).
+func (s *Server) publishStoredFile(f *folder, path string) {
+	mems, err := f.w.At(path, 0, 0)
+	if err != nil {
+		return
+	}
+	rel, err := f.w.RelPath(path)
+	if err != nil {
+		return
+	}
+	src, _ := os.ReadFile(path)
+	s.mu.Lock()
+	enc := s.enc
+	s.mu.Unlock()
+	s.pubMu.Lock()
+	defer s.pubMu.Unlock()
+	uri := pathToURI(path)
+	s.mu.Lock()
+	_, open := s.docs[uri]
+	s.mu.Unlock()
+	if !open {
+		s.publishLocked(uri, nil, diagnostics(mems, rel, newText(src), enc))
+	}
+}
+
+func (s *Server) folderForLocked(p string) *folder {
+	for _, f := range s.folders {
+		if p == f.root || strings.HasPrefix(p, f.root+string(filepath.Separator)) {
+			return f
+		}
+	}
+	return nil
+}
+
+func dedupe(ms []*memory.Memory) []*memory.Memory {
+	seen := map[string]bool{}
+	out := ms[:0:0]
+	for _, m := range ms {
+		if !seen[m.ID] {
+			seen[m.ID] = true
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// diagnostics returns one warning per stale anchor of mems in rel, placed
+// on the first line of the anchor in t.
+func diagnostics(mems []*memory.Memory, rel string, t *text, enc string) []Diagnostic {
+	var out []Diagnostic
+	for _, m := range mems {
+		for _, a := range m.Anchors {
+			if a.Path != rel || !memory.IsStale(a.Status) {
+				continue
+			}
+			out = append(out, diagnosticFor(m, a, t, enc))
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Range.Start.Line < out[j].Range.Start.Line })
+	return out
+}
+
+func diagnosticFor(m *memory.Memory, a memory.Anchor, t *text, enc string) Diagnostic {
+	code, what := CodeStale, "describes code that changed since"
+	switch a.Status {
+	case memory.StatusSignatureChanged:
+		code, what = CodeSignatureChanged, "describes code whose signature changed since"
+	case memory.StatusDeleted:
+		code, what = CodeAnchorLost, "describes code that can no longer be found"
+	}
+	data, _ := json.Marshal(map[string]string{"memoryId": m.ID})
+	return Diagnostic{
+		Range:    t.lineRange(a.Range.StartLine, a.Range.StartLine, enc),
+		Severity: severityWarning,
+		Code:     code,
+		Source:   "gloss",
+		Message:  fmt.Sprintf("Memory “%s” (%s) %s", m.Title, m.CreatedAt.Format("2006-01-02"), what),
+		Data:     data,
+	}
+}

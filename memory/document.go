@@ -1,0 +1,50 @@
+package memory
+
+import (
+	"fmt"
+
+	"github.com/gloss-dev/gloss/index"
+)
+
+// ResolveDocumentDefs is ResolveDocument that also returns the definitions
+// of content, parsing it once (ResolveDocument followed by
+// DocumentDefinitions parses it twice, which dominates the cost of a
+// language server's per-keystroke update on large files). The definitions
+// are nil when content is of a language gloss does not parse.
+func (w *Workspace) ResolveDocumentDefs(path string, content []byte) ([]*Memory, []index.Definition, error) {
+	rel, err := w.RelPath(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if reason := index.CheckContent(content); reason != "" {
+		return nil, nil, fmt.Errorf("%s: %s content", rel, reason)
+	}
+	ids, err := w.idsAtPath(rel)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := w.newResolver()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer r.release()
+	r.overlay = map[string][]byte{rel: content}
+	var defs []index.Definition
+	if f := r.parsed(rel); f != nil {
+		defs = append(defs, f.Defs...)
+	}
+	var out []*Memory
+	for _, id := range ids {
+		m, err := w.get(id)
+		if err != nil {
+			return nil, nil, err
+		}
+		for i := range m.Anchors {
+			if m.Anchors[i].Path == rel || r.needs(&m.Anchors[i]) {
+				m.Anchors[i] = r.resolve(m.Anchors[i])
+			}
+		}
+		out = append(out, m)
+	}
+	return out, defs, nil
+}
