@@ -93,14 +93,40 @@ type File struct {
 	plain     bool
 	lang      *Language
 	skipNodes map[*ts.Node]bool
+	// segs are the syntax trees covering the file, in order: one for a full
+	// parse; several when Reparse reused parts of an earlier parse.
+	segs []segment
+	// owned are the trees Release frees (a reparse shares the others).
+	owned []*ts.Tree
+	// tops are the top-level nodes (byte ranges) for Reparse.
+	tops  []topNode
+	goPkg string
 }
 
-// Release frees the syntax tree. Tokens returns nil afterwards.
+// segment is one syntax tree covering bytes [from, to) of a file; a
+// position in the tree plus shift is a position in the file.
+type segment struct {
+	tree     *ts.Tree
+	src      []byte
+	skip     map[*ts.Node]bool
+	from, to int
+	shift    int
+}
+
+// topNode is a top-level node of a file.
+type topNode struct {
+	start, end int
+	comment    bool
+}
+
+// Release frees the syntax trees this File owns. Tokens returns nil
+// afterwards. A File made by Reparse shares trees with the File it was
+// made from: release neither while the other is in use.
 func (f *File) Release() {
-	if f.tree != nil {
-		f.tree.Release()
-		f.tree = nil
+	for _, t := range f.owned {
+		t.Release()
 	}
+	f.owned, f.segs, f.tree = nil, nil, nil
 }
 
 // PlainFile returns a File for text gloss cannot parse (no language
@@ -131,10 +157,19 @@ func Parse(parser *ts.Parser, lang *Language, path string, src []byte, pc Packag
 	if tree == nil || tree.RootNode() == nil {
 		return nil, fmt.Errorf("parse %s: no syntax tree", path)
 	}
-	f := &File{Path: path, Lang: lang, Src: src, Lines: NewLines(src), tree: tree, lang: lang, skipNodes: map[*ts.Node]bool{}}
+	f := &File{Path: path, Lang: lang, Src: src, Lines: NewLines(src), tree: tree, lang: lang, skipNodes: map[*ts.Node]bool{}, owned: []*ts.Tree{tree}}
+	f.segs = []segment{{tree: tree, src: src, skip: f.skipNodes, from: 0, to: len(src)}}
 	f.HasError = tree.RootNode().HasError()
 	x := &extractor{f: f, lang: lang.TS(), pc: pc}
 	lang.extract(x)
+	root := tree.RootNode()
+	for i := 0; i < root.ChildCount(); i++ {
+		// Unnamed top-level tokens (a stray "{" the parser accepted
+		// without flagging an error) are not nodes a region can end on.
+		if c := root.Child(i); c != nil && c.IsNamed() {
+			f.tops = append(f.tops, topNode{start: int(c.StartByte()), end: int(c.EndByte()), comment: isCommentType(c.Type(lang.TS()))})
+		}
+	}
 	sort.SliceStable(f.Defs, func(i, j int) bool { return f.Defs[i].Range.StartByte < f.Defs[j].Range.StartByte })
 	x.collectCalls()
 	return f, nil

@@ -24,6 +24,7 @@ func extractGo(x *extractor) {
 	if pc := x.childOfType(root, "package_clause"); pc != nil {
 		pkgName = x.text(x.childOfType(pc, "package_identifier"))
 	}
+	x.f.goPkg = pkgName
 	x.pkg, x.pre = x.pc.SymbolPrefix(x.f.lang, x.f.Path, pkgName)
 	for _, n := range x.children(root) {
 		switch x.typ(n) {

@@ -24,36 +24,44 @@ type Token struct {
 // comments never changes a hash while any token change does.
 func (f *File) Tokens(start, end int) []Token {
 	start, end = max(start, 0), min(end, len(f.Src))
+	var out []Token
 	if f.plain {
-		var out []Token
-		f.gapTokens(start, end, &out)
+		gapTokens(f.Src, start, end, &out)
 		return out
 	}
-	if f.tree == nil {
-		return nil
+	for _, sg := range f.segs {
+		s0, e0 := max(start, sg.from), min(end, sg.to)
+		if s0 >= e0 {
+			continue
+		}
+		n := len(out)
+		collectTokens(sg.tree.RootNode(), sg.tree.Language(), sg.src, sg.skip, s0-sg.shift, e0-sg.shift, &out)
+		if sg.shift != 0 {
+			for i := n; i < len(out); i++ {
+				out[i].Start += sg.shift
+				out[i].End += sg.shift
+			}
+		}
 	}
-	var out []Token
-	f.collectTokens(f.tree.RootNode(), start, end, &out)
 	return out
 }
 
-func (f *File) collectTokens(n *ts.Node, start, end int, out *[]Token) {
+func collectTokens(n *ts.Node, lang *ts.Language, src []byte, skip map[*ts.Node]bool, start, end int, out *[]Token) {
 	ns, ne := int(n.StartByte()), int(n.EndByte())
 	if ne <= start || ns >= end {
 		return
 	}
-	typ := n.Type(f.lang.ts)
-	if isCommentType(typ) || f.skipNodes[n] {
+	typ := n.Type(lang)
+	if isCommentType(typ) || skip[n] {
 		return
 	}
 	cnt := n.ChildCount()
 	if cnt == 0 {
 		if ne > ns && ns >= start && ne <= end {
-			*out = append(*out, Token{Text: string(f.Src[ns:ne]), Start: ns, End: ne})
+			*out = append(*out, Token{Text: string(src[ns:ne]), Start: ns, End: ne})
 		} else if ne > ns {
 			// Partially inside: clip to the window.
-			s, e := max(ns, start), min(ne, end)
-			f.gapTokens(s, e, out)
+			gapTokens(src, max(ns, start), min(ne, end), out)
 		}
 		return
 	}
@@ -65,36 +73,37 @@ func (f *File) collectTokens(n *ts.Node, start, end int, out *[]Token) {
 		}
 		cs := int(c.StartByte())
 		if cs > pos {
-			f.gapTokens(max(pos, start), min(cs, end), out)
+			gapTokens(src, max(pos, start), min(cs, end), out)
 		}
-		f.collectTokens(c, start, end, out)
+		collectTokens(c, lang, src, skip, start, end, out)
 		if ce := int(c.EndByte()); ce > pos {
 			pos = ce
 		}
 	}
 	if ne > pos {
-		f.gapTokens(max(pos, start), min(ne, end), out)
+		gapTokens(src, max(pos, start), min(ne, end), out)
 	}
 }
 
-// gapTokens emits the non-blank text in [s, e) that no child node covers,
-// split on whitespace. Grammars leave some content (for example parts of
-// string literals) outside any child node; dropping it would hide edits.
-func (f *File) gapTokens(s, e int, out *[]Token) {
+// gapTokens emits the non-blank text in src[s:e] that no child node
+// covers, split on whitespace. Grammars leave some content (for example
+// parts of string literals) outside any child node; dropping it would hide
+// edits.
+func gapTokens(src []byte, s, e int, out *[]Token) {
 	if s >= e {
 		return
 	}
 	i := s
 	for i < e {
-		for i < e && isSpace(f.Src[i]) {
+		for i < e && isSpace(src[i]) {
 			i++
 		}
 		j := i
-		for j < e && !isSpace(f.Src[j]) {
+		for j < e && !isSpace(src[j]) {
 			j++
 		}
 		if j > i {
-			*out = append(*out, Token{Text: string(f.Src[i:j]), Start: i, End: j})
+			*out = append(*out, Token{Text: string(src[i:j]), Start: i, End: j})
 		}
 		i = j
 	}

@@ -425,6 +425,7 @@ func (s *Server) notification(ctx context.Context, req *jsonrpc2.Request) error 
 		s.mu.Unlock()
 		if d != nil {
 			if f := s.folderFor(d.path); f != nil {
+				f.w.ForgetDocument(d.path)
 				s.goBG(func() { s.publishStoredFile(f, d.path) })
 			}
 		}

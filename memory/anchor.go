@@ -152,8 +152,8 @@ func (w *Workspace) newResolver() (*resolver, error) {
 }
 
 func (r *resolver) release() {
-	for _, f := range r.files {
-		if f != nil {
+	for p, f := range r.files {
+		if _, cached := r.overlay[p]; f != nil && !cached {
 			f.Release()
 		}
 	}
@@ -221,7 +221,7 @@ func (r *resolver) parsed(path string) *index.File {
 	var f *index.File
 	var err error
 	if src, ok := r.overlay[path]; ok {
-		f, err = r.w.parseSource(path, src)
+		f, err = r.w.overlayFile(path, src)
 	} else {
 		f, err = r.w.parseFile(path)
 	}

@@ -23,6 +23,8 @@ func (w *Workspace) ResolveDocumentDefs(path string, content []byte) ([]*Memory,
 	if err != nil {
 		return nil, nil, err
 	}
+	w.docMu.Lock()
+	defer w.docMu.Unlock()
 	r, err := w.newResolver()
 	if err != nil {
 		return nil, nil, err

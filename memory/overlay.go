@@ -24,6 +24,8 @@ func (w *Workspace) ResolveDocument(path string, content []byte) ([]*Memory, err
 	if err != nil {
 		return nil, err
 	}
+	w.docMu.Lock()
+	defer w.docMu.Unlock()
 	r, err := w.newResolver()
 	if err != nil {
 		return nil, err

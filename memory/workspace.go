@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -62,6 +63,12 @@ type Workspace struct {
 
 	searchMu sync.Mutex
 	search   *searchIndex
+
+	// docMu serializes resolutions against unsaved documents and guards
+	// docs, the last parse of each document, which Reparse builds on (the
+	// parses share syntax trees, which are not safe for concurrent walks).
+	docMu sync.Mutex
+	docs  map[string]*index.File
 }
 
 // DataHome returns $GLOSS_HOME, else $XDG_DATA_HOME/gloss, else
@@ -243,19 +250,82 @@ func (w *Workspace) parseSource(rel string, src []byte) (*index.File, error) {
 	if lang == nil {
 		return index.PlainFile(rel, src), nil
 	}
-	w.parserMu.Lock()
-	var ps map[*index.Language]*ts.Parser
-	if n := len(w.parsers); n > 0 {
-		ps, w.parsers = w.parsers[n-1], w.parsers[:n-1]
-	} else {
-		ps = map[*index.Language]*ts.Parser{}
+	ps := w.takeParsers()
+	defer w.putParsers(ps)
+	return w.Indexer.ParseSource(ps, lang, rel, src)
+}
+
+// maxDocs bounds the document parse cache.
+const maxDocs = 64
+
+// overlayFile returns the parse of src as the document rel, re-parsing
+// only what changed since the document's previous parse (index.Reparse).
+// The File belongs to the cache: callers must hold docMu while they use it
+// and must not Release it.
+func (w *Workspace) overlayFile(rel string, src []byte) (*index.File, error) {
+	old := w.docs[rel]
+	if old != nil && bytes.Equal(old.Src, src) {
+		return old, nil
 	}
-	w.parserMu.Unlock()
-	f, err := w.Indexer.ParseSource(ps, lang, rel, src)
+	if reason := index.CheckContent(src); reason != "" {
+		return nil, fmt.Errorf("%s: cannot anchor to this file (%s)", rel, strings.ReplaceAll(reason, "_", " "))
+	}
+	lang := index.LanguageFor(rel)
+	if lang == nil {
+		return index.PlainFile(rel, src), nil
+	}
+	ps := w.takeParsers()
+	defer w.putParsers(ps)
+	var f *index.File
+	var err error
+	if old != nil {
+		f, err = w.Indexer.Reparse(ps, old, src)
+	} else {
+		f, err = w.Indexer.ParseSource(ps, lang, rel, src)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if w.docs == nil {
+		w.docs = map[string]*index.File{}
+	}
+	if len(w.docs) >= maxDocs {
+		for k := range w.docs {
+			delete(w.docs, k)
+			break
+		}
+	}
+	w.docs[rel] = f
+	return f, nil
+}
+
+// ForgetDocument drops the cached parse of a document (the editor closed
+// it).
+func (w *Workspace) ForgetDocument(path string) {
+	rel, err := w.RelPath(path)
+	if err != nil {
+		return
+	}
+	w.docMu.Lock()
+	delete(w.docs, rel)
+	w.docMu.Unlock()
+}
+
+func (w *Workspace) takeParsers() map[*index.Language]*ts.Parser {
+	w.parserMu.Lock()
+	defer w.parserMu.Unlock()
+	if n := len(w.parsers); n > 0 {
+		ps := w.parsers[n-1]
+		w.parsers = w.parsers[:n-1]
+		return ps
+	}
+	return map[*index.Language]*ts.Parser{}
+}
+
+func (w *Workspace) putParsers(ps map[*index.Language]*ts.Parser) {
 	w.parserMu.Lock()
 	w.parsers = append(w.parsers, ps)
 	w.parserMu.Unlock()
-	return f, err
 }
 
 // git runs git in dir with a clean, hermetic configuration and returns its

@@ -1,0 +1,196 @@
+package index
+
+import (
+	ts "github.com/odvcencio/gotreesitter"
+)
+
+// Reparse returns the parse of newSrc, a later version of the file old was
+// parsed from, re-parsing only the top-level declarations the change
+// touches: the change is the span between the longest common prefix and
+// suffix of old.Src and newSrc, and the re-parsed region is the top-level
+// nodes it overlaps (widened to adjacent comment nodes and, for
+// TypeScript/JavaScript, one neighbouring statement because of automatic
+// semicolon insertion). Definitions outside the region are reused with
+// their byte offsets shifted; their hashes cannot change because their
+// tokens did not. Reparse falls back to a full parse (same result as
+// Parse) when old had a syntax error, when the region does not parse
+// cleanly on its own, or when the change is large. Top-level declarations
+// of Go, Python, TypeScript and JavaScript parse independently, which is
+// what makes this exact: TestReparseMatchesParse checks it against full
+// parses for random edits.
+//
+// The returned File shares syntax trees with old: do not Release old while
+// the result is in use (a document cache can simply drop both).
+func (ix *Indexer) Reparse(parsers map[*Language]*ts.Parser, old *File, newSrc []byte) (*File, error) {
+	full := func() (*File, error) { reparseFallbacks++; return ix.ParseSource(parsers, old.Lang, old.Path, newSrc) }
+	if old == nil || old.plain || old.HasError || len(old.segs) == 0 || len(old.segs) > 32 || len(old.tops) == 0 {
+		return full()
+	}
+	oldSrc := old.Src
+	p := 0
+	for p < len(oldSrc) && p < len(newSrc) && oldSrc[p] == newSrc[p] {
+		p++
+	}
+	sfx := 0
+	for sfx < len(oldSrc)-p && sfx < len(newSrc)-p && oldSrc[len(oldSrc)-1-sfx] == newSrc[len(newSrc)-1-sfx] {
+		sfx++
+	}
+	oldEnd := len(oldSrc) - sfx
+	delta := len(newSrc) - len(oldSrc)
+	if p == len(oldSrc) && p == len(newSrc) {
+		return old, nil
+	}
+	// Region [i, j] of top-level nodes touched by the change [p, oldEnd].
+	tops := old.tops
+	i := 0
+	for i < len(tops) && tops[i].end < p {
+		i++
+	}
+	j := len(tops) - 1
+	for j >= 0 && tops[j].start > oldEnd {
+		j--
+	}
+	if i > j { // the change lies in a gap between nodes: take both neighbours
+		i, j = i-1, j+1
+	}
+	if old.Lang.Name != "go" && old.Lang.Name != "python" {
+		i, j = i-1, j+1
+	}
+	i, j = max(i, 0), min(j, len(tops)-1)
+	// Doc comments go with the declaration they precede.
+	for i > 0 && tops[i-1].comment && tops[i].start-tops[i-1].end <= 2 {
+		i--
+	}
+	for j+1 < len(tops) && tops[j].comment {
+		j++
+	}
+	rs := 0
+	if i > 0 {
+		rs = tops[i-1].end
+	}
+	re := len(oldSrc)
+	if j+1 < len(tops) {
+		re = tops[j+1].start
+	}
+	if rs > p || re < oldEnd || re-rs > len(oldSrc)/2 {
+		return full()
+	}
+	newRe := re + delta
+	prefix := ""
+	if old.Lang.Name == "go" {
+		// The region must not hold the package clause: it is replaced by a
+		// synthetic one naming the same package.
+		prefix = "package " + old.goPkg + "\n"
+		if old.goPkg == "" || rs == 0 {
+			return full()
+		}
+	}
+	if old.Lang.Name == "python" && rs > 0 {
+		// A string statement first in the region would be taken for a
+		// module docstring (and left out of tokens) by a standalone parse.
+		k := rs
+		for k < newRe && isSpace(newSrc[k]) {
+			k++
+		}
+		if k < newRe && (newSrc[k] == '"' || newSrc[k] == '\'' || (newSrc[k] >= 'a' && newSrc[k] <= 'z' || newSrc[k] >= 'A' && newSrc[k] <= 'Z') && k+1 < newRe && (newSrc[k+1] == '"' || newSrc[k+1] == '\'')) {
+			return full()
+		}
+	}
+	regionSrc := make([]byte, 0, len(prefix)+newRe-rs)
+	regionSrc = append(regionSrc, prefix...)
+	regionSrc = append(regionSrc, newSrc[rs:newRe]...)
+	sub, err := ix.ParseSource(parsers, old.Lang, old.Path, regionSrc)
+	if err != nil || sub.HasError || !covered(sub) {
+		return full()
+	}
+	shift := rs - len(prefix)
+	nl := NewLines(newSrc)
+	f := &File{Path: old.Path, Lang: old.Lang, Src: newSrc, Lines: nl, lang: old.lang, goPkg: old.goPkg, owned: sub.owned}
+	// Segments: the old trees before the region, the region's tree, the
+	// old trees after it (shifted by delta).
+	for _, sg := range old.segs {
+		if sg.from < rs {
+			c := sg
+			c.to = min(c.to, rs)
+			f.segs = append(f.segs, c)
+		}
+	}
+	for _, sg := range sub.segs {
+		c := sg
+		c.from, c.to, c.shift = rs, newRe, shift
+		f.segs = append(f.segs, c)
+	}
+	for _, sg := range old.segs {
+		if sg.to > re {
+			c := sg
+			c.from, c.to, c.shift = max(c.from, re)+delta, c.to+delta, c.shift+delta
+			f.segs = append(f.segs, c)
+		}
+	}
+	// Definitions and calls.
+	olines := old.Lines
+	sublines := sub.Lines
+	move := func(d Definition, from *Lines, by int) Definition {
+		docOff := from.Start(d.DocLine)
+		d.Range = nl.RangeOf(d.Range.StartByte+by, d.Range.EndByte+by)
+		d.NameRange = nl.RangeOf(d.NameRange.StartByte+by, d.NameRange.EndByte+by)
+		d.DocLine = nl.LineOf(docOff + by)
+		return d
+	}
+	for _, d := range old.Defs {
+		if d.Range.EndByte <= rs {
+			f.Defs = append(f.Defs, move(d, olines, 0))
+		}
+	}
+	for _, d := range sub.Defs {
+		f.Defs = append(f.Defs, move(d, sublines, shift))
+	}
+	for _, d := range old.Defs {
+		if d.Range.StartByte >= re {
+			f.Defs = append(f.Defs, move(d, olines, delta))
+		}
+	}
+	for _, c := range old.Calls {
+		off := olines.Start(c.Line)
+		if off < rs {
+			f.Calls = append(f.Calls, c)
+		} else if off >= re {
+			c.Line = nl.LineOf(off + delta)
+			f.Calls = append(f.Calls, c)
+		}
+	}
+	for _, c := range sub.Calls {
+		c.Line = nl.LineOf(sublines.Start(c.Line) + shift)
+		f.Calls = append(f.Calls, c)
+	}
+	for _, t := range tops[:i] {
+		f.tops = append(f.tops, t)
+	}
+	for _, t := range sub.tops {
+		if t.start < len(prefix) {
+			continue // the synthetic package clause
+		}
+		f.tops = append(f.tops, topNode{start: t.start + shift, end: t.end + shift, comment: t.comment})
+	}
+	for _, t := range tops[j+1:] {
+		f.tops = append(f.tops, topNode{start: t.start + delta, end: t.end + delta, comment: t.comment})
+	}
+	return f, nil
+}
+var reparseFallbacks int
+
+// covered reports whether every non-blank byte of f lies inside one of its
+// top-level nodes; the parser can drop an unfinished trailing token (an
+// unclosed "{" at the end of the input) without flagging an error.
+func covered(f *File) bool {
+	pos := 0
+	for _, t := range append(f.tops, topNode{start: len(f.Src), end: len(f.Src)}) {
+		for k := pos; k < t.start && k < len(f.Src); k++ {
+			if !isSpace(f.Src[k]) {
+				return false
+			}
+		}
+		pos = max(pos, t.end)
+	}
+	return true
+}
