@@ -177,6 +177,7 @@ func (ix *Indexer) Reparse(parsers map[*Language]*ts.Parser, old *File, newSrc [
 	}
 	return f, nil
 }
+
 var reparseFallbacks int
 
 // covered reports whether every non-blank byte of f lies inside one of its

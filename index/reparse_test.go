@@ -124,4 +124,3 @@ func TestReparseMatchesParse(t *testing.T) {
 		t.Fatalf("nothing checked (%d) or reused (%d)", checked, reused)
 	}
 }
-

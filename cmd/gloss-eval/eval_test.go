@@ -304,6 +304,48 @@ func TestDuplicateIdentities(t *testing.T) {
 	}
 }
 
+func TestBodyMatching(t *testing.T) {
+	ctx := context.Background()
+	r := newTestRepo(t)
+	p := r.commit("parent", map[string]string{
+		"a.go": "package m\n\nfunc Twin1() string {\n\treturn \"twin\"\n}\n\nfunc Twin2() string {\n\treturn \"twin\"\n}\n\n" +
+			"func split() int {\n\treturn 1 // old\n}\n\n" +
+			"type A struct{}\ntype B struct{}\n\nfunc (A) isA() {}\nfunc (B) isB() {}\n",
+		"e.go":      "package m\n\nfunc isExported(s string) bool {\n\treturn s != \"\" && s[0] < 'a'\n}\n",
+		"e_test.go": "package m_test\n\nfunc isExported(s string) bool {\n\treturn s != \"\" && s[0] < 'a'\n}\n",
+	})
+	c := r.commit("change", map[string]string{
+		"a.go": "package m\n\nfunc Twin1Renamed() string {\n\treturn \"twin\"\n}\n\nfunc Twin2() string {\n\treturn \"twin\"\n}\n\n" +
+			"type C struct{}\n\nfunc (C) isC() {}\n",
+		// The external test package's copy goes; the package's stays.
+		"e.go":      "package m\n\nfunc isExported(s string) bool {\n\treturn s != \"\" && s[0] < 'a'\n}\n\nvar x = 1\n",
+		"e_test.go": "package m_test\n",
+		// split moves into two build-tagged variants; one has its tokens.
+		"x_linux.go": "//go:build linux\n\npackage m\n\nfunc split() int {\n\treturn 1\n}\n",
+		"x_other.go": "//go:build !linux\n\npackage m\n\nfunc split() int {\n\treturn 2\n}\n",
+	})
+	blobs, err := NewBlobReader(ctx, r.g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer blobs.Close()
+	po, err := RunOracle(ctx, &PairSource{Git: r.g, Blobs: blobs, Parent: p, Commit: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range po.Subjects {
+		got = append(got, fmt.Sprintf("%s:%s:%s:%d", s.Func.Name, s.Oracle.Status, s.Oracle.Path, s.Oracle.Start))
+	}
+	// Twin1's body is not unique among the changed files, and two lost
+	// empty methods cannot both be the new one: deleted.
+	want := []string{"Twin1:deleted::0", "Twin2:fresh:a.go:7", "split:moved:x_linux.go:5", "isA:deleted::0", "isB:deleted::0",
+		"isExported:fresh:e.go:3", "isExported:deleted::0"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
 func TestDiffMap(t *testing.T) {
 	f := &Func{Path: "x.go", Start: 10, End: 20}
 	for _, tc := range []struct {

@@ -28,6 +28,8 @@ type Gloss struct {
 	Timeout time.Duration
 	// Timings accumulates wall time per verb.
 	Timings map[string]time.Duration
+
+	forgetOneByOne bool // set once `gloss forget` refused several ids
 }
 
 // run runs gloss with args and returns standard output.
@@ -245,8 +247,11 @@ func (g *Gloss) Forget(ctx context.Context, ids []string) int {
 		n := min(len(ids), 100)
 		chunk := ids[:n]
 		ids = ids[n:]
-		if _, err := g.run(ctx, append([]string{"forget"}, chunk...)...); err == nil {
-			continue
+		if len(chunk) > 1 && !g.forgetOneByOne {
+			if _, err := g.run(ctx, append([]string{"forget"}, chunk...)...); err == nil {
+				continue
+			}
+			g.forgetOneByOne = true
 		}
 		for _, id := range chunk {
 			if _, err := g.run(ctx, "forget", id); err != nil {

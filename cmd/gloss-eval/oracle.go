@@ -38,6 +38,8 @@ type Func struct {
 	Path string
 	// Dir is path.Dir(Path): the package directory.
 	Dir string
+	// Pkg is the package clause's name (p or p_test).
+	Pkg string
 	// Recv is the receiver's base type name ("" for functions).
 	Recv string
 	// Name is the function's name.
@@ -56,16 +58,22 @@ type Func struct {
 	Ordinal int
 }
 
-// Key is the identity of a function: package directory, receiver base type
-// and name.
-func (f *Func) Key() string { return f.Dir + "\x00" + f.Recv + "\x00" + f.Name }
+// Key is the identity of a function: package directory, package name (an
+// external test package p_test shares its directory with p), receiver base
+// type and name.
+func (f *Func) Key() string { return f.Dir + "\x00" + f.Pkg + "\x00" + f.Recv + "\x00" + f.Name }
 
-// Display is a readable name such as "pkg/dir.(T).Method".
+// Display is a readable name such as "pkg/dir.(T).Method"
+// ("pkg/dir[p_test].F" for an external test package).
 func (f *Func) Display() string {
-	if f.Recv != "" {
-		return f.Dir + ".(" + f.Recv + ")." + f.Name
+	d := f.Dir
+	if strings.HasSuffix(f.Pkg, "_test") {
+		d += "[" + f.Pkg + "]"
 	}
-	return f.Dir + "." + f.Name
+	if f.Recv != "" {
+		return d + ".(" + f.Recv + ")." + f.Name
+	}
+	return d + "." + f.Name
 }
 
 func bodyFingerprint(toks []Tok) string {
@@ -147,7 +155,7 @@ func ParseFuncs(p string, src []byte) ([]*Func, error) {
 		if !ok {
 			continue
 		}
-		f := &Func{Path: p, Dir: dir, Name: fd.Name.Name, Recv: recvBase(fd)}
+		f := &Func{Path: p, Dir: dir, Pkg: file.Name.Name, Name: fd.Name.Name, Recv: recvBase(fd)}
 		start := tf.Offset(fd.Pos())
 		nameOff := tf.Offset(fd.Name.Pos())
 		var headerEnd, end int
@@ -260,18 +268,44 @@ type PairSource struct {
 	// Parent and Commit are the two revisions (P and C).
 	Parent, Commit string
 
-	dirs map[string]*dirFuncs // key: rev + "\x00" + dir
+	parsed map[string]parsedFile         // key: rev + ":" + path
+	dirs   map[string]map[string][]*Func // key: rev + ":" + dir; by Func.Key
 }
 
-// dirFuncs indexes the parseable functions of one package directory at one
-// revision.
-type dirFuncs struct {
-	byKey  map[string][]*Func
-	failed map[string]bool // files that exist but do not parse
+// parsedFile is one file version as the oracle sees it.
+type parsedFile struct {
+	funcs  []*Func
+	exists bool  // false when the file is not there
+	err    error // parse error
 }
 
-func (s *PairSource) dir(ctx context.Context, rev, dir string) (*dirFuncs, error) {
-	k := rev + "\x00" + dir
+// file parses path at rev once. The error is a git failure; a parse error
+// is in the result.
+func (s *PairSource) file(rev, p string) (parsedFile, error) {
+	k := rev + ":" + p
+	if pf, ok := s.parsed[k]; ok {
+		return pf, nil
+	}
+	src, ok, err := s.Blobs.Get(rev, p)
+	if err != nil {
+		return parsedFile{}, err
+	}
+	var pf parsedFile
+	if ok {
+		pf.exists = true
+		pf.funcs, pf.err = ParseFuncs(p, src)
+	}
+	if s.parsed == nil {
+		s.parsed = map[string]parsedFile{}
+	}
+	s.parsed[k] = pf
+	return pf, nil
+}
+
+// dir indexes by identity the functions of the files of one package
+// directory at rev that parse.
+func (s *PairSource) dir(ctx context.Context, rev, dir string) (map[string][]*Func, error) {
+	k := rev + ":" + dir
 	if d, ok := s.dirs[k]; ok {
 		return d, nil
 	}
@@ -279,26 +313,18 @@ func (s *PairSource) dir(ctx context.Context, rev, dir string) (*dirFuncs, error
 	if err != nil {
 		return nil, err
 	}
-	d := &dirFuncs{byKey: map[string][]*Func{}, failed: map[string]bool{}}
+	d := map[string][]*Func{}
 	for _, p := range files {
-		src, ok, err := s.Blobs.Get(rev, p)
+		pf, err := s.file(rev, p)
 		if err != nil {
 			return nil, err
 		}
-		if !ok {
-			continue
-		}
-		funcs, err := ParseFuncs(p, src)
-		if err != nil {
-			d.failed[p] = true
-			continue
-		}
-		for _, f := range funcs {
-			d.byKey[f.Key()] = append(d.byKey[f.Key()], f)
+		for _, f := range pf.funcs { // none when it does not parse
+			d[f.Key()] = append(d[f.Key()], f)
 		}
 	}
 	if s.dirs == nil {
-		s.dirs = map[string]*dirFuncs{}
+		s.dirs = map[string]map[string][]*Func{}
 	}
 	s.dirs[k] = d
 	return d, nil
@@ -336,60 +362,46 @@ func RunOracle(ctx context.Context, s *PairSource) (*PairOracle, error) {
 		if c.Old == "" || c.Status == 'A' || c.Status == 'C' || skipPath(c.Old) {
 			continue
 		}
-		src, ok, err := s.Blobs.Get(s.Parent, c.Old)
+		old, err := s.file(s.Parent, c.Old)
 		if err != nil {
 			return nil, err
 		}
-		if !ok {
+		if !old.exists {
 			continue
 		}
-		funcs, err := ParseFuncs(c.Old, src)
-		if err != nil {
+		if old.err != nil {
 			res.SkippedFiles = append(res.SkippedFiles, c.Old)
 			continue
 		}
-		// A file whose new version at the same path does not parse cannot
-		// be judged.
-		if c.Status == 'M' {
-			if nsrc, ok, err := s.Blobs.Get(s.Commit, c.New); err != nil {
+		// A file whose new version does not parse cannot be judged.
+		if c.New != "" {
+			cur, err := s.file(s.Commit, c.New)
+			if err != nil {
 				return nil, err
-			} else if ok {
-				if _, err := ParseFuncs(c.New, nsrc); err != nil {
-					res.SkippedFiles = append(res.SkippedFiles, c.New)
-					continue
-				}
+			}
+			if cur.err != nil {
+				res.SkippedFiles = append(res.SkippedFiles, c.New)
+				continue
 			}
 		}
-		for _, f := range funcs {
+		for _, f := range old.funcs {
 			subjects = append(subjects, &Subject{Func: f})
 		}
 	}
 
-	// Candidates for "moved/renamed by body": functions of the commit's
-	// changed files whose identity did not exist in the parent.
+	// Candidates for "moved/renamed by body": every function of the
+	// commit's changed files.
 	byBody := map[string][]*Func{}
 	for _, p := range newFiles {
-		src, ok, err := s.Blobs.Get(s.Commit, p)
+		cur, err := s.file(s.Commit, p)
 		if err != nil {
 			return nil, err
 		}
-		if !ok {
-			continue
-		}
-		funcs, err := ParseFuncs(p, src)
-		if err != nil {
-			continue
-		}
-		pdir, err := s.dir(ctx, s.Parent, path.Dir(p))
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range funcs {
-			if f.Body == nil || len(pdir.byKey[f.Key()]) > 0 {
-				continue
+		for _, f := range cur.funcs {
+			if f.Body != nil {
+				fp := bodyFingerprint(f.Body)
+				byBody[fp] = append(byBody[fp], f)
 			}
-			fp := bodyFingerprint(f.Body)
-			byBody[fp] = append(byBody[fp], f)
 		}
 	}
 
@@ -404,19 +416,23 @@ func RunOracle(ctx context.Context, s *PairSource) (*PairOracle, error) {
 		if err != nil {
 			return nil, err
 		}
-		match := matchIdentity(f, pdir.byKey[f.Key()], cdir.byKey[f.Key()], renamedTo)
+		match := matchIdentity(f, pdir[f.Key()], cdir[f.Key()], renamedTo)
 		if match == nil {
 			unmatched = append(unmatched, sub)
 			continue
 		}
 		sub.Oracle = compare(f, match)
 	}
-	// Functions not found by identity: a unique body match both ways is a
-	// move or rename; anything else is deleted.
-	lost := map[string]int{}
-	for _, sub := range unmatched {
+	// Functions not found by identity: a body match that is unique both
+	// ways (one function with that body among the commit's changed files,
+	// one among the parent's) is a move or rename; anything else is
+	// deleted. Without the second condition every lost `{}` method would
+	// "move" to the one new empty function, and a deleted copy of a
+	// function would "move" onto the copy that stays.
+	inParent := map[string]int{}
+	for _, sub := range subjects {
 		if sub.Func.Body != nil {
-			lost[bodyFingerprint(sub.Func.Body)]++
+			inParent[bodyFingerprint(sub.Func.Body)]++
 		}
 	}
 	for _, sub := range unmatched {
@@ -425,7 +441,7 @@ func RunOracle(ctx context.Context, s *PairSource) (*PairOracle, error) {
 			continue
 		}
 		fp := bodyFingerprint(sub.Func.Body)
-		if c := byBody[fp]; len(c) == 1 && lost[fp] == 1 {
+		if c := byBody[fp]; len(c) == 1 && inParent[fp] == 1 {
 			sub.Oracle = compare(sub.Func, c[0])
 			sub.Oracle.Renamed = true
 			if sub.Oracle.Status == StatusFresh {
@@ -445,7 +461,8 @@ func RunOracle(ctx context.Context, s *PairSource) (*PairOracle, error) {
 // matchIdentity finds the commit's declaration of f among the same-identity
 // declarations of its directory. With one declaration on each side the
 // match is direct; with duplicates (init, build-tag variants) the match is
-// by file (following renames) and ordinal within the file.
+// by file (following renames) and ordinal within the file, else the one
+// declaration with identical tokens.
 func matchIdentity(f *Func, inParent, inCommit []*Func, renamedTo map[string]string) *Func {
 	if len(inCommit) == 0 {
 		return nil
@@ -462,7 +479,18 @@ func matchIdentity(f *Func, inParent, inCommit []*Func, renamedTo map[string]str
 			return c
 		}
 	}
-	return nil
+	// No counterpart in the same file: the one declaration with the same
+	// tokens, if there is exactly one.
+	var same *Func
+	for _, c := range inCommit {
+		if slices.Equal(c.Header, f.Header) && slices.Equal(c.Body, f.Body) {
+			if same != nil {
+				return nil
+			}
+			same = c
+		}
+	}
+	return same
 }
 
 // compare judges old against its counterpart nf in the commit.
