@@ -22,7 +22,7 @@ import (
 // The returned File shares syntax trees with old: do not Release old while
 // the result is in use (a document cache can simply drop both).
 func (ix *Indexer) Reparse(parsers map[*Language]*ts.Parser, old *File, newSrc []byte) (*File, error) {
-	full := func() (*File, error) { reparseFallbacks++; return ix.ParseSource(parsers, old.Lang, old.Path, newSrc) }
+	full := func() (*File, error) { return ix.ParseSource(parsers, old.Lang, old.Path, newSrc) }
 	if old == nil || old.plain || old.HasError || len(old.segs) == 0 || len(old.segs) > 32 || len(old.tops) == 0 {
 		return full()
 	}
@@ -177,8 +177,6 @@ func (ix *Indexer) Reparse(parsers map[*Language]*ts.Parser, old *File, newSrc [
 	}
 	return f, nil
 }
-
-var reparseFallbacks int
 
 // covered reports whether every non-blank byte of f lies inside one of its
 // top-level nodes; the parser can drop an unfinished trailing token (an
