@@ -1,6 +1,8 @@
 package index
 
 import (
+	"fmt"
+
 	ts "github.com/odvcencio/gotreesitter"
 )
 
@@ -22,8 +24,11 @@ import (
 // The returned File shares syntax trees with old: do not Release old while
 // the result is in use (a document cache can simply drop both).
 func (ix *Indexer) Reparse(parsers map[*Language]*ts.Parser, old *File, newSrc []byte) (*File, error) {
+	if old == nil {
+		return nil, fmt.Errorf("reparse: no previous parse")
+	}
 	full := func() (*File, error) { return ix.ParseSource(parsers, old.Lang, old.Path, newSrc) }
-	if old == nil || old.plain || old.HasError || len(old.segs) == 0 || len(old.segs) > 32 || len(old.tops) == 0 {
+	if old.plain || old.HasError || len(old.segs) == 0 || len(old.segs) > 32 || len(old.tops) == 0 {
 		return full()
 	}
 	oldSrc := old.Src
