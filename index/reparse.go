@@ -24,8 +24,8 @@ import (
 // The returned File shares syntax trees with old: do not Release old while
 // the result is in use (a document cache can simply drop both).
 func (ix *Indexer) Reparse(parsers map[*Language]*ts.Parser, old *File, newSrc []byte) (*File, error) {
-	if old == nil {
-		return nil, fmt.Errorf("reparse: no previous parse")
+	if old == nil || old.Lang == nil {
+		return nil, fmt.Errorf("reparse: no previous parse of a parsed language")
 	}
 	full := func() (*File, error) { return ix.ParseSource(parsers, old.Lang, old.Path, newSrc) }
 	if old.plain || old.HasError || len(old.segs) == 0 || len(old.segs) > 32 || len(old.tops) == 0 {

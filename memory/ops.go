@@ -449,24 +449,14 @@ func (w *Workspace) Verify(ctx context.Context, id string) (*Memory, error) {
 		} else {
 			na = w.spanAnchor(f, a.Range.StartLine, a.Range.LastLine())
 		}
-		na.GitCommit, _ = git(w.Root, "rev-parse", "--verify", "-q", "HEAD")
-		if na.GitCommit != "" {
-			na.GitBlob, _ = git(w.Root, "rev-parse", "--verify", "-q", "HEAD:"+na.Path)
-		}
+		w.stampGit(&na)
 		m.Anchors[i] = na
 	}
 	now := w.now().UTC()
 	m.VerifiedAt, m.UpdatedAt, m.NeedsReview = now, now, false
-	b := w.Store.DB().NewBatch()
-	if err := putMemory(b, &old, m); err != nil {
-		b.Close()
+	if err := w.save(&old, m); err != nil {
 		return nil, err
 	}
-	if err := commit(b); err != nil {
-		return nil, err
-	}
-	w.indexSearch([]*Memory{m}, nil)
-	w.mirrorFile(m)
 	return m, nil
 }
 
@@ -491,6 +481,33 @@ func (w *Workspace) Forget(id string) (*Memory, error) {
 		w.warn(fmt.Errorf("remove memory file of %s: %w", m.ID, err))
 	}
 	return m, nil
+}
+
+// save durably replaces old (as stored) by m, then updates the derived
+// search index and the memory's Markdown file. The store is unchanged when
+// it returns an error.
+func (w *Workspace) save(old, m *Memory) error {
+	b := w.Store.DB().NewBatch()
+	if err := putMemory(b, old, m); err != nil {
+		b.Close()
+		return err
+	}
+	if err := commit(b); err != nil {
+		return err
+	}
+	w.indexSearch([]*Memory{m}, nil)
+	w.mirrorFile(m)
+	return nil
+}
+
+// stampGit records the commit checked out now and the blob of the anchor's
+// file in it ("" outside git or for untracked files).
+func (w *Workspace) stampGit(a *Anchor) {
+	a.GitCommit, _ = git(w.Root, "rev-parse", "--verify", "-q", "HEAD")
+	a.GitBlob = ""
+	if a.GitCommit != "" {
+		a.GitBlob, _ = git(w.Root, "rev-parse", "--verify", "-q", "HEAD:"+a.Path)
+	}
 }
 
 // mirrorFile writes a project-scope memory's Markdown file after a durable

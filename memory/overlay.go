@@ -1,8 +1,6 @@
 package memory
 
 import (
-	"fmt"
-
 	"github.com/gloss-dev/gloss/index"
 )
 
@@ -13,39 +11,8 @@ import (
 // and checked. Anchors in other files are resolved against the disk. The
 // returned memories are copies; statuses and ranges reflect content.
 func (w *Workspace) ResolveDocument(path string, content []byte) ([]*Memory, error) {
-	rel, err := w.RelPath(path)
-	if err != nil {
-		return nil, err
-	}
-	if reason := index.CheckContent(content); reason != "" {
-		return nil, fmt.Errorf("%s: %s content", rel, reason)
-	}
-	ids, err := w.idsAtPath(rel)
-	if err != nil {
-		return nil, err
-	}
-	w.docMu.Lock()
-	defer w.docMu.Unlock()
-	r, err := w.newResolver()
-	if err != nil {
-		return nil, err
-	}
-	defer r.release()
-	r.overlay = map[string][]byte{rel: content}
-	var out []*Memory
-	for _, id := range ids {
-		m, err := w.get(id)
-		if err != nil {
-			return nil, err
-		}
-		for i := range m.Anchors {
-			if m.Anchors[i].Path == rel || r.needs(&m.Anchors[i]) {
-				m.Anchors[i] = r.resolve(m.Anchors[i])
-			}
-		}
-		out = append(out, m)
-	}
-	return out, nil
+	mems, _, err := w.ResolveDocumentDefs(path, content)
+	return mems, err
 }
 
 // DocumentDefinitions parses content as the workspace file path and returns

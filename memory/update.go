@@ -103,24 +103,14 @@ func (w *Workspace) Update(ctx context.Context, id string, req UpdateRequest) (*
 		if err != nil {
 			return nil, err
 		}
-		a.GitCommit, _ = git(w.Root, "rev-parse", "--verify", "-q", "HEAD")
-		if a.GitCommit != "" {
-			a.GitBlob, _ = git(w.Root, "rev-parse", "--verify", "-q", "HEAD:"+a.Path)
-		}
+		w.stampGit(&a)
 		m.Anchors = []Anchor{a}
 		m.VerifiedAt = w.now().UTC()
 		m.NeedsReview = false
 	}
 	m.UpdatedAt = w.now().UTC()
-	b := w.Store.DB().NewBatch()
-	if err := putMemory(b, &old, m); err != nil {
-		b.Close()
+	if err := w.save(&old, m); err != nil {
 		return nil, err
 	}
-	if err := commit(b); err != nil {
-		return nil, err
-	}
-	w.indexSearch([]*Memory{m}, nil)
-	w.mirrorFile(m)
 	return m, nil
 }

@@ -267,21 +267,14 @@ func (w *Workspace) overlayFile(rel string, src []byte) (*index.File, error) {
 	if old != nil && bytes.Equal(old.Src, src) {
 		return old, nil
 	}
-	if reason := index.CheckContent(src); reason != "" {
-		return nil, fmt.Errorf("%s: cannot anchor to this file (%s)", rel, strings.ReplaceAll(reason, "_", " "))
-	}
-	lang := index.LanguageFor(rel)
-	if lang == nil {
-		return index.PlainFile(rel, src), nil
-	}
-	ps := w.takeParsers()
-	defer w.putParsers(ps)
 	var f *index.File
 	var err error
-	if old != nil {
+	if old != nil && old.Lang != nil && index.CheckContent(src) == "" {
+		ps := w.takeParsers()
 		f, err = w.Indexer.Reparse(ps, old, src)
+		w.putParsers(ps)
 	} else {
-		f, err = w.Indexer.ParseSource(ps, lang, rel, src)
+		f, err = w.parseSource(rel, src)
 	}
 	if err != nil {
 		return nil, err
