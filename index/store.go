@@ -301,13 +301,17 @@ func deleteFileKeys(b *pebble.Batch, old *FileRecord) {
 }
 
 // lookup returns the definitions whose (symbol, path) pairs are listed under
-// a prefix whose last two key parts are symbol and path.
+// Key(prefix, parts...): the key parts after it are (symbol, path), or just
+// (path) when the symbol is the last of parts (the symbol index).
 func (s *Store) lookup(prefix string, parts ...string) ([]Definition, error) {
 	type sp struct{ sym, path string }
 	var pairs []sp
 	err := Scan(s.db, func(rest []string, _ []byte) error {
-		if len(rest) >= 2 {
+		switch {
+		case len(rest) >= 2:
 			pairs = append(pairs, sp{rest[len(rest)-2], rest[len(rest)-1]})
+		case len(rest) == 1 && prefix == prefixSymbol && len(parts) == 1:
+			pairs = append(pairs, sp{parts[0], rest[0]})
 		}
 		return nil
 	}, prefix, parts...)

@@ -58,10 +58,17 @@ type Func struct {
 	Ordinal int
 }
 
-// Key is the identity of a function: package directory, package name (an
-// external test package p_test shares its directory with p), receiver base
-// type and name.
-func (f *Func) Key() string { return f.Dir + "\x00" + f.Pkg + "\x00" + f.Recv + "\x00" + f.Name }
+// Key is the identity of a function: package directory (told apart from
+// the external test package p_test that shares it), receiver base type and
+// name. The package's name is not part of it, so renaming a package is no
+// change of identity.
+func (f *Func) Key() string {
+	dir := f.Dir
+	if strings.HasSuffix(f.Pkg, "_test") {
+		dir += "\x00test"
+	}
+	return dir + "\x00" + f.Recv + "\x00" + f.Name
+}
 
 // Display is a readable name such as "pkg/dir.(T).Method"
 // ("pkg/dir[p_test].F" for an external test package).

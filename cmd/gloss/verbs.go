@@ -510,24 +510,33 @@ func verifyCmd(g *globals) *cobra.Command {
 
 func forgetCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use:   "forget ID",
-		Short: "Delete a memory",
-		Args:  cobra.ExactArgs(1),
+		Use:   "forget ID...",
+		Short: "Delete memories",
+		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			w, err := g.open("")
 			if err != nil {
 				return err
 			}
 			defer w.Close()
-			m, err := w.Forget(args[0])
-			if err != nil {
-				return err
+			var failed error
+			for _, id := range args {
+				m, err := w.Forget(id)
+				if err != nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "gloss: %v\n", err)
+					failed = exitError{code: 1}
+					if g.json {
+						_ = printLine(cmd.OutOrStdout(), map[string]any{"id": id, "error": err.Error()})
+					}
+					continue
+				}
+				if g.json {
+					_ = printLine(cmd.OutOrStdout(), map[string]any{"id": m.ID, "forgotten": true})
+				} else {
+					fmt.Fprintf(cmd.OutOrStdout(), "Forgot %s %q\n", m.ID, m.Title)
+				}
 			}
-			if g.json {
-				return printJSON(cmd.OutOrStdout(), map[string]any{"id": m.ID, "forgotten": true})
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "Forgot %s %q\n", m.ID, m.Title)
-			return nil
+			return failed
 		},
 	}
 }
