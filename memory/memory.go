@@ -158,6 +158,13 @@ func (m *Memory) Stale() bool {
 	return false
 }
 
+// clone returns a copy of m that does not share its anchors.
+func (m *Memory) clone() *Memory {
+	c := *m
+	c.Anchors = append([]Anchor(nil), m.Anchors...)
+	return &c
+}
+
 // halfLives are the default decay half-lives in days per type: facts about
 // code (gotchas, error patterns) age faster than decisions and conventions.
 var halfLives = map[string]float64{

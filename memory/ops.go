@@ -343,9 +343,7 @@ func (w *Workspace) Check(ctx context.Context) (CheckResult, error) {
 				continue
 			}
 			if old == nil {
-				cp := *m
-				cp.Anchors = append([]Anchor(nil), m.Anchors...)
-				old = &cp
+				old = m.clone()
 			}
 			*a = r.resolve(*a)
 			res.Resolved++
@@ -418,8 +416,7 @@ func (w *Workspace) Verify(ctx context.Context, id string) (*Memory, error) {
 	if err != nil {
 		return nil, err
 	}
-	old := *m
-	old.Anchors = append([]Anchor(nil), m.Anchors...)
+	old := m.clone()
 	r, err := w.newResolver()
 	if err != nil {
 		return nil, err
@@ -454,7 +451,7 @@ func (w *Workspace) Verify(ctx context.Context, id string) (*Memory, error) {
 	}
 	now := w.now().UTC()
 	m.VerifiedAt, m.UpdatedAt, m.NeedsReview = now, now, false
-	if err := w.save(&old, m); err != nil {
+	if err := w.save(old, m); err != nil {
 		return nil, err
 	}
 	return m, nil

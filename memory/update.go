@@ -37,8 +37,7 @@ func (w *Workspace) Update(ctx context.Context, id string, req UpdateRequest) (*
 	if err != nil {
 		return nil, err
 	}
-	old := *m
-	old.Anchors = append([]Anchor(nil), m.Anchors...)
+	old := m.clone()
 	if req.Text != nil {
 		text := strings.TrimSpace(*req.Text)
 		if text == "" {
@@ -109,7 +108,7 @@ func (w *Workspace) Update(ctx context.Context, id string, req UpdateRequest) (*
 		m.NeedsReview = false
 	}
 	m.UpdatedAt = w.now().UTC()
-	if err := w.save(&old, m); err != nil {
+	if err := w.save(old, m); err != nil {
 		return nil, err
 	}
 	return m, nil

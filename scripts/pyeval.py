@@ -76,6 +76,20 @@ def defs(path, src):
     return out
 
 
+def collect(clone, files):
+    """Oracle view of every definition in files (paths relative to clone)."""
+    out = {}
+    for f in files:
+        try:
+            src = open(os.path.join(clone, f)).read()
+        except (OSError, UnicodeDecodeError):
+            continue
+        d = defs(f, src)
+        if d:
+            out.update(d)
+    return out
+
+
 def git(repo, *args, check=True):
     return subprocess.run(['git', '-C', repo, '-c', 'core.hooksPath=/dev/null'] + list(args), check=check, capture_output=True, text=True).stdout
 
@@ -110,15 +124,7 @@ def main():
         if not files:
             continue
         git(clone, 'checkout', '-q', '-f', '--detach', p)
-        old = {}
-        for f in files:
-            try:
-                src = open(os.path.join(clone, f)).read()
-            except (OSError, UnicodeDecodeError):
-                continue
-            d = defs(f, src)
-            if d:
-                old.update(d)
+        old = collect(clone, files)
         if not old or len(old) > a.max_defs:
             continue
         g('index')
@@ -127,16 +133,7 @@ def main():
         out = [json.loads(l) for l in g('remember', '--batch', '-', '--json', inp=batch).splitlines() if l.strip()]
         ids = {k: o.get('id') for k, o in zip(keys, out)}
         git(clone, 'checkout', '-q', '-f', '--detach', c)
-        new = {}
-        for f in newfiles:
-            try:
-                src = open(os.path.join(clone, f)).read()
-            except (OSError, UnicodeDecodeError):
-                continue
-            d = defs(f, src)
-            if d:
-                new.update(d)
-        # same-module-path identity also across files of the same module name is not needed: module is the path
+        new = collect(clone, newfiles)
         chk = json.loads(g('check', '--json') or '{"memories":[]}')
         by = {m['id']: m for m in chk['memories']}
         for k in keys:
@@ -171,9 +168,9 @@ def main():
                     moved_ok += 1
             if ostale != gstale or (ost == 'moved' and moved_ok == 0):
                 disagreements.append(dict(commit=c[:12], key=k, oracle=ost, gloss=gst, anchor=anc, new=n and (n['path'], n['lines'])))
-        for k in keys:
-            if ids.get(k):
-                g('forget', ids[k])
+        created = [ids[k] for k in keys if ids.get(k)]
+        if created:
+            g('forget', *created)
         print('%s %d defs, tp=%d fp=%d fn=%d tn=%d moved %d/%d' % (c[:10], len(keys), tp, fp, fn, tn, moved_ok, moved), file=sys.stderr)
     prec = tp / (tp + fp) if tp + fp else 1.0
     rec = tp / (tp + fn) if tp + fn else 1.0
