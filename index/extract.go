@@ -182,7 +182,6 @@ type extractor struct {
 	pc   PackageContext
 	pkg  scip.Package
 	pre  []scip.Descriptor
-	seen map[string]int
 }
 
 func (x *extractor) typ(n *ts.Node) string {

@@ -168,9 +168,7 @@ func (ix *Indexer) Reparse(parsers map[*Language]*ts.Parser, old *File, newSrc [
 		c.Line = nl.LineOf(sublines.Start(c.Line) + shift)
 		f.Calls = append(f.Calls, c)
 	}
-	for _, t := range tops[:i] {
-		f.tops = append(f.tops, t)
-	}
+	f.tops = append(f.tops, tops[:i]...)
 	for _, t := range sub.tops {
 		if t.start < len(prefix) {
 			continue // the synthetic package clause

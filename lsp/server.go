@@ -51,22 +51,21 @@ type Server struct {
 	reqMu    sync.Mutex
 	inflight map[jsonrpc2.ID]context.CancelFunc
 
-	mu          sync.Mutex
-	state       int // stateNew, stateRunning, stateShutdown
-	folders     []*folder
-	docs        map[string]*document // by URI
-	enc         string
-	caps        clientCapabilities
-	published   map[string]bool // URIs with non-empty gloss diagnostics
-	docRuns     map[string]*coalescer
-	cache       map[string]*resolved // by URI
-	flights     map[flightKey]*flight
-	exited      chan struct{}
-	exitOnce    sync.Once
-	pubMu       sync.Mutex
-	gen         atomic.Uint64 // bumped on every store change this server makes or sees
-	bg          sync.WaitGroup
-	regSequence atomic.Int64
+	mu        sync.Mutex
+	state     int // stateNew, stateRunning, stateShutdown
+	folders   []*folder
+	docs      map[string]*document // by URI
+	enc       string
+	caps      clientCapabilities
+	published map[string]bool // URIs with non-empty gloss diagnostics
+	docRuns   map[string]*coalescer
+	cache     map[string]*resolved // by URI
+	flights   map[flightKey]*flight
+	exited    chan struct{}
+	exitOnce  sync.Once
+	pubMu     sync.Mutex
+	gen       atomic.Uint64 // bumped on every store change this server makes or sees
+	bg        sync.WaitGroup
 }
 
 const (

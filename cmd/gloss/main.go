@@ -37,10 +37,9 @@ func main() {
 
 // globals are the flags every verb shares.
 type globals struct {
-	dir      string
-	json     bool
-	maxSize  int64
-	fullPath bool
+	dir     string
+	json    bool
+	maxSize int64
 }
 
 func newRoot() *cobra.Command {
