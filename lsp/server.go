@@ -141,7 +141,7 @@ func (stdCodec) Unmarshal(data []byte, v any) error {
 // Serve runs the server on rwc (LSP Content-Length framing) until the
 // client sends exit or closes the connection, then closes the workspaces.
 func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
-	s.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(rwc), jsonrpc2.WithCodec(stdCodec{}))
+	s.conn = jsonrpc2.NewConn(newTolerantStream(jsonrpc2.NewStream(rwc)), jsonrpc2.WithCodec(stdCodec{}))
 	s.conn.Go(ctx, s.handle)
 	var err error
 	select {
