@@ -124,3 +124,43 @@ func TestReparseMatchesParse(t *testing.T) {
 		t.Fatalf("nothing checked (%d) or reused (%d)", checked, reused)
 	}
 }
+
+// FuzzReparse: for any edit of a Go file, Reparse must agree with a full
+// parse (run `go test ./index -fuzz FuzzReparse` to explore; the seeds run
+// with the normal tests).
+func FuzzReparse(f *testing.F) {
+	base := "package p\n\n// F does.\nfunc F(a int) int {\n\treturn a + 1\n}\n\ntype T struct{ X int }\n\nfunc (t T) M() string { return \"m\" }\n"
+	f.Add(base, 20, 3, "x")
+	f.Add(base, 0, 0, "// c\n")
+	f.Add(base, 40, 10, "{")
+	f.Add(base, len(base), 0, "\nfunc G() {}\n")
+	ix := &Indexer{Project: NewProject(f.TempDir())}
+	parsers := map[*Language]*ts.Parser{}
+	lang := LanguageByName("go")
+	f.Fuzz(func(t *testing.T, src string, at, del int, ins string) {
+		if len(src) > 2000 || len(ins) > 100 || at < 0 || del < 0 || CheckContent([]byte(src+ins)) != "" {
+			return // gloss never parses binary or invalid UTF-8 content
+		}
+		old, err := ix.ParseSource(parsers, lang, "p/a.go", []byte(src))
+		if err != nil {
+			return
+		}
+		at = min(at, len(src))
+		end := min(len(src), at+del)
+		next := []byte(src[:at] + ins + src[end:])
+		got, err := ix.Reparse(parsers, old, next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := ix.ParseSource(parsers, lang, "p/a.go", next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got.Defs, want.Defs) {
+			t.Fatalf("definitions differ after edit %d-%d %q", at, end, ins)
+		}
+		if !reflect.DeepEqual(got.Tokens(0, len(next)), want.Tokens(0, len(next))) {
+			t.Fatalf("tokens differ after edit %d-%d %q", at, end, ins)
+		}
+	})
+}

@@ -70,7 +70,7 @@ func Format(pkg Package, descs ...Descriptor) string {
 // symbol produced by Format (or a real indexer); an error is returned when it
 // does not parse.
 func Append(parent string, descs ...Descriptor) (string, error) {
-	sym, err := scipb.ParseSymbol(parent)
+	sym, err := parseSymbol(parent)
 	if err != nil {
 		return "", fmt.Errorf("scip: parse %q: %w", parent, err)
 	}
@@ -93,7 +93,7 @@ func Parse(symbol string) (Parsed, error) {
 	if strings.TrimSpace(symbol) == "" {
 		return Parsed{}, fmt.Errorf("scip: empty symbol")
 	}
-	sym, err := scipb.ParseSymbol(symbol)
+	sym, err := parseSymbol(symbol)
 	if err != nil {
 		return Parsed{}, fmt.Errorf("scip: parse %q: %w", symbol, err)
 	}
@@ -110,6 +110,18 @@ func Parse(symbol string) (Parsed, error) {
 	return p, nil
 }
 
+// parseSymbol calls the reference parser, turning its panics on some
+// malformed input (found by FuzzParse: a multi-byte rune at the end of a
+// space-escaped identifier indexes past the end) into errors.
+func parseSymbol(symbol string) (sym *scipb.Symbol, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			sym, err = nil, fmt.Errorf("malformed symbol (%v)", r)
+		}
+	}()
+	return scipb.ParseSymbol(symbol)
+}
+
 // DisplayName returns the last descriptor's name of a symbol, e.g. "Execute"
 // for "...Command#Execute().", or the whole string when it does not parse.
 func DisplayName(symbol string) string {
@@ -124,7 +136,7 @@ func DisplayName(symbol string) string {
 // (scheme, manager, name, version), e.g. "`github.com/spf13/cobra`/Command#Execute()."
 // It returns "" when the symbol does not parse.
 func DescriptorPath(symbol string) string {
-	sym, err := scipb.ParseSymbol(symbol)
+	sym, err := parseSymbol(symbol)
 	if err != nil {
 		return ""
 	}
