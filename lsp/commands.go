@@ -170,6 +170,11 @@ func (s *Server) executeCommand(ctx context.Context, p executeCommandParams) (an
 			if strings.TrimSpace(a.Title) == "" {
 				a.Title = DraftText
 			}
+			// A draft is written in its Markdown file, which only project
+			// memories have: clients that cannot prompt for text open it.
+			if a.Scope == "" {
+				a.Scope = memory.ScopeProject
+			}
 		}
 		if n := len([]rune(strings.TrimSpace(a.Title))); n > memory.MaxTitle {
 			a.Title = memory.DeriveTitle(a.Title)
