@@ -313,6 +313,12 @@ func TestRememberDraftAndStatus(t *testing.T) {
 	if v.Title != DraftText || v.Body != DraftText || v.Anchors[0].Kind != memory.KindSpan || v.Anchors[0].StartLine != l+1 {
 		t.Fatalf("draft = %+v", v)
 	}
+	// A draft without a scope is a project memory: its Markdown file exists
+	// and is opened for the user to write.
+	if v.Scope != memory.ScopeProject {
+		t.Errorf("draft scope = %s, want project", v.Scope)
+	}
+	c.waitFor("draft showDocument", func() bool { return len(c.shown) == 1 && strings.HasSuffix(c.shown[0], v.ID+".md") })
 	var st map[string]int
 	if err := c.command("gloss.status", map[string]any{}, &st); err != nil {
 		t.Fatal(err)
