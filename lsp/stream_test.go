@@ -37,3 +37,21 @@ func TestTolerantStream(t *testing.T) {
 		t.Errorf("no parse error response with id null: %q", out)
 	}
 }
+
+// FuzzStream: any byte stream either yields messages or ends with an
+// error; it never panics, and a frame with a bad body never ends the
+// stream by itself.
+func FuzzStream(f *testing.F) {
+	f.Add("Content-Length: 9\r\n\r\n{not json")
+	f.Add("Content-Length: 52\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"initialized\",\"params\":{}}")
+	f.Add("Content-Length: -1\r\n\r\n")
+	f.Add("garbage without header")
+	f.Fuzz(func(t *testing.T, in string) {
+		s := newTolerantStream(jsonrpc2.NewStream(&bufRWC{in: strings.NewReader(in)}))
+		for i := 0; i < 100; i++ {
+			if _, _, err := s.Read(context.Background()); err != nil {
+				return
+			}
+		}
+	})
+}

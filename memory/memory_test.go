@@ -3,6 +3,7 @@ package memory_test
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gloss-dev/gloss/internal/testutil"
@@ -91,4 +92,26 @@ func TestProjectIsolation(t *testing.T) {
 	if _, err := ws[1].Remember(ctx, memory.RememberRequest{Text: "x", Path: filepath.Join(ws[0].Root, "a.go"), StartLine: 3}); err == nil {
 		t.Errorf("second workspace anchored a file of the first")
 	}
+}
+
+// FuzzParseMemoryFile: a memory file's parser never panics, and what
+// FormatMemoryFile writes parses back to the same header and body.
+func FuzzParseMemoryFile(f *testing.F) {
+	f.Add("---\nid: 01ABC\ntype: gotcha\ntitle: Retry cap\ntags: [net]\n---\nBody text\n")
+	f.Add("---\n: :\n---\n")
+	f.Add("no front matter")
+	f.Fuzz(func(t *testing.T, data string) {
+		h, body, err := memory.ParseMemoryFile([]byte(data))
+		if err != nil {
+			return
+		}
+		m := &memory.Memory{ID: "01ABCDEFGHJKMNPQRSTVWXYZ00", Type: "note", Title: h.Title, Tags: h.Tags, Body: body, Scope: memory.ScopeProject}
+		h2, body2, err := memory.ParseMemoryFile(memory.FormatMemoryFile(m))
+		if err != nil {
+			t.Fatalf("formatted file does not parse: %v", err)
+		}
+		if h2.Title != strings.TrimSpace(h.Title) && h2.Title != h.Title || strings.TrimSpace(body2) != strings.TrimSpace(body) {
+			t.Fatalf("round trip changed title %q→%q or body %q→%q", h.Title, h2.Title, body, body2)
+		}
+	})
 }
