@@ -405,10 +405,19 @@ func (s *Store) Children(parent string) ([]string, error) {
 	return out, err
 }
 
+// quietLogger keeps Pebble's informational logging off the CLI's output.
 type quietLogger struct{}
 
-func (quietLogger) Infof(string, ...interface{})  {}
+// Infof discards Pebble's informational messages.
+func (quietLogger) Infof(string, ...interface{}) {}
+
+// Errorf discards Pebble's background error reports; the errors that
+// matter are returned by the calls that hit them.
 func (quietLogger) Errorf(string, ...interface{}) {}
+
+// Fatalf panics with Pebble's message: Pebble calls it only for
+// unrecoverable store states (a corrupt manifest), where continuing could
+// lose data.
 func (quietLogger) Fatalf(format string, args ...interface{}) {
 	panic(fmt.Sprintf(format, args...))
 }

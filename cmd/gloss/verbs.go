@@ -105,6 +105,14 @@ func counts(m map[string]int) string {
 	return strings.Join(parts, " · ")
 }
 
+// plural formats n with the singular or plural noun.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
 func humanBytes(n int64) string {
 	switch {
 	case n >= 1<<30:
@@ -366,8 +374,9 @@ func checkCmd(g *globals) *cobra.Command {
 					}
 					printMemory(out, m, false)
 				}
-				fmt.Fprintf(out, "%d memories, %d stale · %d files changed, %d anchors re-resolved in %s\n",
-					len(res.Memories), stale, len(res.Index.Changed), res.Resolved, res.Elapsed.Round(1e5))
+				fmt.Fprintf(out, "%s, %d stale · %s changed, %s re-resolved in %s\n",
+					plural(len(res.Memories), "memory", "memories"), stale, plural(len(res.Index.Changed), "file", "files"),
+					plural(res.Resolved, "anchor", "anchors"), res.Elapsed.Round(1e5))
 			}
 			if exitCode && stale > 0 {
 				return exitError{code: 3}
