@@ -149,6 +149,12 @@ func (ix *Indexer) Run(ctx context.Context) (Stats, error) {
 			st.Unchanged++
 		} else {
 			st.Parsed++
+			if st.Parsed%256 == 0 {
+				// gotreesitter keeps released node arenas in a global pool
+				// that only grows; drain it now and then so a large index
+				// run does not hold every arena it ever used.
+				ts.DrainArenaPools()
+			}
 			st.ParsedBytes += res.rec.Size
 			st.Changed = append(st.Changed, res.rec.Path)
 		}
@@ -194,6 +200,9 @@ func (ix *Indexer) Run(ctx context.Context) (Stats, error) {
 	}
 	if err := flush(true); err != nil {
 		return st, err
+	}
+	if st.Parsed > 0 {
+		ts.DrainArenaPools()
 	}
 	metas, err = ix.Store.FileMetas()
 	if err != nil {
