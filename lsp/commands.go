@@ -139,6 +139,17 @@ func (s *Server) findMemory(cmd, id string) (*folder, *memory.Memory, error) {
 	return nil, nil, invalidParams("%s: no memory %q", cmd, id)
 }
 
+// memoryArg decodes a command's {"id"} argument and finds that memory.
+func (s *Server) memoryArg(p executeCommandParams) (*folder, *memory.Memory, error) {
+	var a struct {
+		ID string `json:"id"`
+	}
+	if err := commandArg(p, &a, false); err != nil {
+		return nil, nil, err
+	}
+	return s.findMemory(p.Command, a.ID)
+}
+
 // mutated records a store change by a command: later requests see it at
 // once; diagnostics and lenses are republished in the background.
 func (s *Server) mutated(f *folder) {
@@ -186,7 +197,9 @@ func (s *Server) executeCommand(ctx context.Context, p executeCommandParams) (an
 		if err != nil {
 			return nil, invalidParams("%s: %v", p.Command, err)
 		}
-		s.memoryWritten(pl.f, m, draft)
+		if draft {
+			s.showDraft(pl.f, m)
+		}
 		s.mutated(pl.f)
 		return memory.ViewOf(m), nil
 
@@ -343,18 +356,11 @@ func (s *Server) executeCommand(ctx context.Context, p executeCommandParams) (an
 		if err != nil {
 			return nil, invalidParams("%s: %v", p.Command, err)
 		}
-		s.memoryWritten(f, m, false)
 		s.mutated(f)
 		return memory.ViewOf(m), nil
 
 	case "gloss.verify":
-		var a struct {
-			ID string `json:"id"`
-		}
-		if err := commandArg(p, &a, false); err != nil {
-			return nil, err
-		}
-		f, m, err := s.findMemory(p.Command, a.ID)
+		f, m, err := s.memoryArg(p)
 		if err != nil {
 			return nil, err
 		}
@@ -362,18 +368,11 @@ func (s *Server) executeCommand(ctx context.Context, p executeCommandParams) (an
 		if err != nil {
 			return nil, invalidParams("%s: %v", p.Command, err)
 		}
-		s.memoryWritten(f, m, false)
 		s.mutated(f)
 		return memory.ViewOf(m), nil
 
 	case "gloss.forget":
-		var a struct {
-			ID string `json:"id"`
-		}
-		if err := commandArg(p, &a, false); err != nil {
-			return nil, err
-		}
-		f, m, err := s.findMemory(p.Command, a.ID)
+		f, m, err := s.memoryArg(p)
 		if err != nil {
 			return nil, err
 		}

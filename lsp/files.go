@@ -14,13 +14,11 @@ func memoryFilePath(w *memory.Workspace, m *memory.Memory) string {
 	return w.MemoryFile(m)
 }
 
-// memoryWritten opens a draft memory's Markdown file in the editor (the
-// engine writes the file of every project-scope memory it stores).
-func (s *Server) memoryWritten(f *folder, m *memory.Memory, draft bool) {
-	if draft {
-		if p := f.w.MemoryFile(m); p != "" {
-			s.showDocument(pathToURI(p))
-		}
+// showDraft opens a draft memory's Markdown file in the editor (the engine
+// writes the file of every project-scope memory it stores).
+func (s *Server) showDraft(f *folder, m *memory.Memory) {
+	if p := f.w.MemoryFile(m); p != "" {
+		s.showDocument(pathToURI(p))
 	}
 }
 
