@@ -13,21 +13,11 @@ import (
 // and changed there is found by its SCIP symbol and reported changed at its
 // new place (not deleted).
 func TestMovedAndChanged(t *testing.T) {
-	testutil.Hermetic(t)
-	repo := testutil.InitRepo(t)
-	testutil.WriteFiles(t, repo, map[string]string{
+	w, repo := indexedWorkspace(t, map[string]string{
 		"go.mod": "module example.com/r\n\ngo 1.22\n",
 		"a.go":   "package r\n\ntype R struct{}\n\nfunc (r *R) Report(x int) {\n\tc := x * 2\n\tif c > 10 {\n\t\tprintln(c - 10)\n\t}\n\tprintln(c + x)\n}\n",
 	})
 	ctx := context.Background()
-	w, err := memory.Open(repo, memory.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	if _, err := w.Index(ctx); err != nil {
-		t.Fatal(err)
-	}
 	m, err := w.Remember(ctx, memory.RememberRequest{Text: "memo", Path: filepath.Join(repo, "a.go"), StartLine: 5, EndLine: 11})
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gloss-dev/gloss/internal/testutil"
 	"github.com/gloss-dev/gloss/memory"
 )
 
@@ -15,19 +14,9 @@ import (
 // token, a function deleted in the buffer while the disk still has it, and
 // a plain-text document edited twice.
 func TestResolveDocument(t *testing.T) {
-	testutil.Hermetic(t)
-	repo := testutil.InitRepo(t)
 	goSrc := "package a\n\n// F adds.\nfunc F(a int) int {\n\treturn a + 1\n}\n\nfunc G() {}\n"
-	testutil.WriteFiles(t, repo, map[string]string{"a.go": goSrc, "notes.txt": "alpha\nbeta gamma\n"})
+	w, repo := indexedWorkspace(t, map[string]string{"a.go": goSrc, "notes.txt": "alpha\nbeta gamma\n"})
 	ctx := context.Background()
-	w, err := memory.Open(repo, memory.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	if _, err := w.Index(ctx); err != nil {
-		t.Fatal(err)
-	}
 	goPath, txtPath := filepath.Join(repo, "a.go"), filepath.Join(repo, "notes.txt")
 	if _, err := w.Remember(ctx, memory.RememberRequest{Text: "F note", Path: goPath, StartLine: 4, EndLine: 6}); err != nil {
 		t.Fatal(err)
