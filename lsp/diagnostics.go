@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/memory"
 )
 
@@ -102,9 +101,6 @@ func (s *Server) resolve(sn *snap) *resolved {
 
 	r := &resolved{text: sn.t, gen: gen}
 	r.mems, r.defs, r.err = sn.f.w.ResolveDocumentDefs(sn.path, sn.t.src)
-	if r.err == nil && r.defs != nil {
-		lostInDocument(r.mems, sn.rel, r.defs)
-	}
 	s.mu.Lock()
 	delete(s.flights, key)
 	if sn.open {
@@ -127,27 +123,6 @@ type flightKey struct {
 type flight struct {
 	done chan struct{}
 	r    *resolved
-}
-
-// lostInDocument works around an engine limitation: when a symbol is gone
-// from the unsaved document, memory.ResolveDocument falls back to the
-// store's index, which still has the definition as it is on disk in the
-// same file, and reports the anchor fresh. A symbol anchor resolved into
-// the document's own file must name one of the document's definitions;
-// otherwise it is deleted (at its last known place).
-func lostInDocument(mems []*memory.Memory, rel string, defs []index.Definition) {
-	have := make(map[string]bool, len(defs))
-	for _, d := range defs {
-		have[d.Symbol] = true
-	}
-	for _, m := range mems {
-		for i := range m.Anchors {
-			a := &m.Anchors[i]
-			if a.Kind == memory.KindSymbol && a.Path == rel && a.Status != memory.StatusDeleted && !have[a.Symbol] {
-				a.Status = memory.StatusDeleted
-			}
-		}
-	}
 }
 
 // scheduleDoc recomputes and publishes the diagnostics of an open document
