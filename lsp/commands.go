@@ -12,6 +12,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/memory"
 )
 
@@ -19,6 +20,7 @@ import (
 var Commands = []string{
 	"gloss.remember", "gloss.memoriesAt", "gloss.memoriesForSymbol", "gloss.search", "gloss.show",
 	"gloss.update", "gloss.verify", "gloss.forget", "gloss.check", "gloss.list", "gloss.showMemories", "gloss.status",
+	"gloss.index",
 }
 
 // DraftText is the body (and title) of a memory remembered without text.
@@ -27,6 +29,47 @@ const DraftText = "TODO: describe"
 // memoriesResult is the result of commands returning memories.
 type memoriesResult struct {
 	Memories []memory.View `json:"memories"`
+}
+
+// searchResult is the result of gloss.search: Scores[i] is the BM25 score
+// of Memories[i].
+type searchResult struct {
+	Memories []memory.View `json:"memories"`
+	Scores   []float64     `json:"scores"`
+}
+
+// CheckResult is the result of gloss.check.
+type CheckResult struct {
+	// Memories are all memories with their current statuses.
+	Memories []memory.View `json:"memories"`
+	// Stale counts stale memories; Resolved anchors re-resolved.
+	Stale    int `json:"stale"`
+	Resolved int `json:"resolved"`
+	// ChangedFiles lists the workspace-relative files indexing found
+	// added, modified or removed.
+	ChangedFiles []string `json:"changed_files"`
+	// ElapsedMS is the wall time in milliseconds.
+	ElapsedMS float64 `json:"elapsed_ms"`
+}
+
+// IndexResult is one workspace folder's entry in the result of
+// gloss.index: its root, project id and index.Stats.
+type IndexResult struct {
+	Root      string `json:"root"`
+	ProjectID string `json:"project_id"`
+	index.Stats
+	// ElapsedMS is Stats.Elapsed in milliseconds.
+	ElapsedMS float64 `json:"elapsed_ms"`
+}
+
+// StatusResult is the result of gloss.status: totals over the session's
+// workspace folders, and each folder's memory.Status.
+type StatusResult struct {
+	Memories   int             `json:"memories"`
+	Stale      int             `json:"stale"`
+	Files      int             `json:"files"`
+	Symbols    int             `json:"symbols"`
+	Workspaces []memory.Status `json:"workspaces"`
 }
 
 // showResult is the result of gloss.show.
@@ -155,6 +198,7 @@ func (s *Server) memoryArg(p executeCommandParams) (*folder, *memory.Memory, err
 func (s *Server) mutated(f *folder) {
 	s.gen.Add(1)
 	s.goBG(func() { s.changed(f, nil, true) })
+	s.pool.changed(f.root, s)
 }
 
 func (s *Server) executeCommand(ctx context.Context, p executeCommandParams) (any, error) {
@@ -162,14 +206,21 @@ func (s *Server) executeCommand(ctx context.Context, p executeCommandParams) (an
 	case "gloss.remember":
 		var a struct {
 			locationArg
-			Text  string   `json:"text"`
-			Type  string   `json:"type"`
-			Title string   `json:"title"`
-			Tags  []string `json:"tags"`
-			Scope string   `json:"scope"`
+			Text   string   `json:"text"`
+			Type   string   `json:"type"`
+			Title  string   `json:"title"`
+			Tags   []string `json:"tags"`
+			Scope  string   `json:"scope"`
+			Symbol string   `json:"symbol"`
+			Source string   `json:"source"`
 		}
 		if err := commandArg(p, &a, false); err != nil {
 			return nil, err
+		}
+		if a.Symbol != "" {
+			return s.rememberSymbol(ctx, p.Command, a.Symbol, memory.RememberRequest{
+				Text: a.Text, Title: a.Title, Type: a.Type, Tags: a.Tags, Scope: a.Scope, Source: a.Source, Symbol: a.Symbol,
+			})
 		}
 		pl, err := s.place(p.Command, a.locationArg)
 		if err != nil {
@@ -191,7 +242,7 @@ func (s *Server) executeCommand(ctx context.Context, p executeCommandParams) (an
 			a.Title = memory.DeriveTitle(a.Title)
 		}
 		m, err := pl.f.w.Remember(ctx, memory.RememberRequest{
-			Text: a.Text, Title: a.Title, Type: a.Type, Tags: a.Tags, Scope: a.Scope,
+			Text: a.Text, Title: a.Title, Type: a.Type, Tags: a.Tags, Scope: a.Scope, Source: a.Source,
 			Path: pl.path, StartLine: pl.first, EndLine: pl.last, Content: pl.content,
 		})
 		if err != nil {
@@ -207,6 +258,13 @@ func (s *Server) executeCommand(ctx context.Context, p executeCommandParams) (an
 		var a locationArg
 		if err := commandArg(p, &a, false); err != nil {
 			return nil, err
+		}
+		if a.Range == nil && a.URI != "" {
+			// No range: the whole document.
+			sn := s.snapshot(a.URI)
+			if sn.err == nil && sn.load() == nil {
+				a.Range = &Range{End: Position{Line: sn.t.lines.Count()}}
+			}
 		}
 		pl, err := s.place(p.Command, a)
 		if err != nil {
@@ -283,10 +341,11 @@ func (s *Server) executeCommand(ctx context.Context, p executeCommandParams) (an
 			hits = hits[:a.Limit]
 		}
 		ms := make([]*memory.Memory, len(hits))
+		scores := make([]float64, len(hits))
 		for i, h := range hits {
-			ms[i] = h.Memory
+			ms[i], scores[i] = h.Memory, h.Score
 		}
-		return memoriesResult{memory.Views(ms)}, nil
+		return searchResult{memory.Views(ms), scores}, nil
 
 	case "gloss.show":
 		var a struct {
@@ -381,7 +440,7 @@ func (s *Server) executeCommand(ctx context.Context, p executeCommandParams) (an
 			return nil, invalidParams("%s: %v", p.Command, err)
 		}
 		s.mutated(f)
-		return map[string]string{"forgotten": m.ID}, nil
+		return map[string]string{"forgotten": m.ID, "title": m.Title}, nil
 
 	case "gloss.check":
 		var a struct{}
@@ -390,17 +449,52 @@ func (s *Server) executeCommand(ctx context.Context, p executeCommandParams) (an
 		}
 		jsonrpc2.Async(ctx)
 		var all []*memory.Memory
+		out := CheckResult{ChangedFiles: []string{}}
 		for _, f := range s.allFolders() {
 			res, err := f.w.Check(ctx)
 			if err != nil {
 				return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "check %s: %v", f.root, err)
 			}
+			out.Resolved += res.Resolved
+			out.ChangedFiles = append(out.ChangedFiles, res.Index.Changed...)
+			out.ElapsedMS += float64(res.Elapsed.Microseconds()) / 1000
 			s.gen.Add(1)
 			mems := res.Memories
 			s.goBG(func() { s.changed(f, mems, true) })
+			if res.Updated > 0 || res.Resolved > 0 {
+				s.pool.changed(f.root, s)
+			}
 			all = append(all, mems...)
 		}
-		return memoriesResult{memory.Views(all)}, nil
+		memory.SortByPlace(all)
+		for _, m := range all {
+			if m.Stale() {
+				out.Stale++
+			}
+		}
+		out.Memories = memory.Views(all)
+		return out, nil
+
+	case "gloss.index":
+		var a struct{}
+		if err := commandArg(p, &a, true); err != nil {
+			return nil, err
+		}
+		jsonrpc2.Async(ctx)
+		out := struct {
+			Workspaces []IndexResult `json:"workspaces"`
+		}{[]IndexResult{}}
+		for _, f := range s.allFolders() {
+			st, err := f.w.Index(ctx)
+			if err != nil {
+				return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "index %s: %v", f.root, err)
+			}
+			out.Workspaces = append(out.Workspaces, IndexResult{f.root, f.w.ID, st, float64(st.Elapsed.Microseconds()) / 1000})
+			if len(st.Changed) > 0 {
+				s.scheduleCheck(f)
+			}
+		}
+		return out, nil
 
 	case "gloss.list":
 		var a struct{}
@@ -424,12 +518,7 @@ func (s *Server) executeCommand(ctx context.Context, p executeCommandParams) (an
 			return nil, err
 		}
 		jsonrpc2.Async(ctx)
-		var out struct {
-			Memories int `json:"memories"`
-			Stale    int `json:"stale"`
-			Files    int `json:"files"`
-			Symbols  int `json:"symbols"`
-		}
+		out := StatusResult{Workspaces: []memory.Status{}}
 		for _, f := range s.allFolders() {
 			st, err := f.w.Status()
 			if err != nil {
@@ -439,6 +528,7 @@ func (s *Server) executeCommand(ctx context.Context, p executeCommandParams) (an
 			out.Stale += st.Stale
 			out.Files += st.Files
 			out.Symbols += st.Symbols
+			out.Workspaces = append(out.Workspaces, st)
 		}
 		return out, nil
 	}
@@ -465,4 +555,24 @@ func (s *Server) current(f *folder, m *memory.Memory) *memory.Memory {
 		}
 	}
 	return m
+}
+
+// rememberSymbol remembers req anchored to a definition named by SCIP
+// symbol or unique name, in the session's folder that defines it.
+func (s *Server) rememberSymbol(ctx context.Context, cmd, symbol string, req memory.RememberRequest) (any, error) {
+	var firstErr error
+	for _, f := range s.allFolders() {
+		m, err := f.w.Remember(ctx, req)
+		if err == nil {
+			s.mutated(f)
+			return memory.ViewOf(m), nil
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	if firstErr == nil {
+		firstErr = errors.New("no workspace folder is open")
+	}
+	return nil, invalidParams("%s: symbol %q: %v", cmd, symbol, firstErr)
 }

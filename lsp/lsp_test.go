@@ -319,11 +319,11 @@ func TestRememberDraftAndStatus(t *testing.T) {
 		t.Errorf("draft scope = %s, want project", v.Scope)
 	}
 	c.waitFor("draft showDocument", func() bool { return len(c.shown) == 1 && strings.HasSuffix(c.shown[0], v.ID+".md") })
-	var st map[string]int
+	var st StatusResult
 	if err := c.command("gloss.status", map[string]any{}, &st); err != nil {
 		t.Fatal(err)
 	}
-	if st["memories"] != 1 || st["stale"] != 0 || st["files"] != 1 || st["symbols"] < 3 {
+	if st.Memories != 1 || st.Stale != 0 || st.Files != 1 || st.Symbols < 3 || len(st.Workspaces) != 1 {
 		t.Fatalf("status = %v", st)
 	}
 	var found memoriesResult
@@ -414,8 +414,8 @@ func TestWorkspaceFolders(t *testing.T) {
 	if h == nil || !strings.Contains(h.Contents.Value, "Adds one.") {
 		t.Fatalf("hover in the second folder = %v", h)
 	}
-	var st map[string]int
-	if err := c.command("gloss.status", nil, &st); err != nil || st["memories"] != 2 || st["files"] != 2 {
+	var st StatusResult
+	if err := c.command("gloss.status", nil, &st); err != nil || st.Memories != 2 || st.Files != 2 || len(st.Workspaces) != 2 {
 		t.Fatalf("status = %v, %v", st, err)
 	}
 	// Each folder has its own store: the first one only knows its memory.

@@ -49,6 +49,12 @@ type initializeParams struct {
 	WorkspaceFolders []WorkspaceFolder  `json:"workspaceFolders"`
 	Capabilities     clientCapabilities `json:"capabilities"`
 	WorkDoneToken    json.RawMessage    `json:"workDoneToken"`
+	// InitializationOptions are gloss's own: {"initialCheck": false}
+	// skips the check of every folder after initialized (for short-lived
+	// clients such as CLI calls through the daemon).
+	InitializationOptions struct {
+		InitialCheck *bool `json:"initialCheck"`
+	} `json:"initializationOptions"`
 }
 
 type clientCapabilities struct {

@@ -40,6 +40,11 @@ type Options struct {
 	Log io.Writer
 	// Version is reported in serverInfo.
 	Version string
+	// Workspaces, when set, are shared with other sessions of the process
+	// (the daemon): the server opens its folders there and sees the other
+	// sessions' changes. nil means a private set, closed when Serve
+	// returns (gloss lsp --no-daemon).
+	Workspaces *Workspaces
 }
 
 // Server is one language-server session over one connection.
@@ -47,25 +52,28 @@ type Server struct {
 	opts Options
 	log  *log.Logger
 	conn jsonrpc2.Conn
+	pool *Workspaces
 
 	reqMu    sync.Mutex
 	inflight map[jsonrpc2.ID]context.CancelFunc
 
-	mu        sync.Mutex
-	state     int // stateNew, stateRunning, stateShutdown
-	folders   []*folder
-	docs      map[string]*document // by URI
-	enc       string
-	caps      clientCapabilities
-	published map[string]bool // URIs with non-empty gloss diagnostics
-	docRuns   map[string]*coalescer
-	cache     map[string]*resolved // by URI
-	flights   map[flightKey]*flight
-	exited    chan struct{}
-	exitOnce  sync.Once
-	pubMu     sync.Mutex
-	gen       atomic.Uint64 // bumped on every store change this server makes or sees
-	bg        sync.WaitGroup
+	mu      sync.Mutex
+	state   int // stateNew, stateRunning, stateShutdown
+	folders []*folder
+	docs    map[string]*document // by URI
+	enc     string
+	caps    clientCapabilities
+	// noInitialCheck: the client asked for no check after initialized.
+	noInitialCheck bool
+	published      map[string]bool // URIs with non-empty gloss diagnostics
+	docRuns        map[string]*coalescer
+	cache          map[string]*resolved // by URI
+	flights        map[flightKey]*flight
+	exited         chan struct{}
+	exitOnce       sync.Once
+	pubMu          sync.Mutex
+	gen            atomic.Uint64 // bumped on every store change this server makes or sees
+	bg             sync.WaitGroup
 }
 
 const (
@@ -98,8 +106,12 @@ func NewServer(opts Options) *Server {
 	if out == nil {
 		out = os.Stderr
 	}
+	pool := opts.Workspaces
+	if pool == nil {
+		pool = NewWorkspaces(opts.Memory)
+	}
 	return &Server{
-		opts: opts, log: log.New(out, "gloss lsp: ", log.LstdFlags),
+		opts: opts, log: log.New(out, "gloss lsp: ", log.LstdFlags), pool: pool,
 		docs: map[string]*document{}, enc: encUTF16, published: map[string]bool{},
 		docRuns: map[string]*coalescer{}, cache: map[string]*resolved{}, exited: make(chan struct{}),
 		inflight: map[jsonrpc2.ID]context.CancelFunc{}, flights: map[flightKey]*flight{},
@@ -141,7 +153,7 @@ func (stdCodec) Unmarshal(data []byte, v any) error {
 // Serve runs the server on rwc (LSP Content-Length framing) until the
 // client sends exit or closes the connection, then closes the workspaces.
 func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
-	s.conn = jsonrpc2.NewConn(newTolerantStream(jsonrpc2.NewStream(rwc)), jsonrpc2.WithCodec(stdCodec{}))
+	s.conn = jsonrpc2.NewConn(newTolerantStream(rwc), jsonrpc2.WithCodec(stdCodec{}))
 	s.conn.Go(ctx, s.handle)
 	var err error
 	select {
@@ -165,6 +177,11 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	case <-closed:
 	case <-time.After(time.Second):
 	}
+	// Other sessions stop sending changes here before background work is
+	// waited for.
+	for _, f := range s.allFolders() {
+		s.pool.unsubscribe(s, f.root)
+	}
 	// Background work (checks, calls to the client) ends quickly once the
 	// connection is closed; a client that never answers a call must not
 	// keep the process alive, though.
@@ -184,8 +201,13 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	s.folders = nil
 	s.mu.Unlock()
 	for _, f := range folders {
-		if cerr := f.w.Close(); cerr != nil {
+		if cerr := s.pool.release(f.root); cerr != nil {
 			s.log.Printf("close %s: %v", f.root, cerr)
+		}
+	}
+	if s.opts.Workspaces == nil {
+		if cerr := s.pool.Close(); cerr != nil {
+			s.log.Printf("%v", cerr)
 		}
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, jsonrpc2.ErrClientClosing) {
@@ -481,6 +503,7 @@ func (s *Server) initialize(_ context.Context, req *jsonrpc2.Request) (any, erro
 	}
 	s.mu.Lock()
 	s.caps = p.Capabilities
+	s.noInitialCheck = p.InitializationOptions.InitialCheck != nil && !*p.InitializationOptions.InitialCheck
 	for _, e := range p.Capabilities.General.PositionEncodings {
 		if e == encUTF8 {
 			s.enc = encUTF8
@@ -545,11 +568,7 @@ func (s *Server) addFolder(uri string) *folder {
 		}
 	}
 	s.mu.Unlock()
-	mopts := s.opts.Memory
-	if mopts.Warn == nil {
-		mopts.Warn = func(err error) { s.log.Printf("%v", err) }
-	}
-	w, err := memory.Open(root, mopts)
+	w, err := s.pool.acquire(root, func(err error) { s.log.Printf("%v", err) })
 	if err != nil {
 		s.log.Printf("open workspace %s: %v", root, err)
 		s.showMessage(1, fmt.Sprintf("gloss: cannot open the memory store of %s: %v", root, err))
@@ -557,10 +576,18 @@ func (s *Server) addFolder(uri string) *folder {
 	}
 	f := &folder{root: w.Root, w: w, ready: make(chan struct{})}
 	s.mu.Lock()
+	for _, g := range s.folders {
+		if g.root == f.root { // two URIs of one root added at once
+			s.mu.Unlock()
+			_ = s.pool.release(f.root)
+			return nil
+		}
+	}
 	s.folders = append(s.folders, f)
 	// Longest root first, so nested roots win.
 	sort.SliceStable(s.folders, func(i, j int) bool { return len(s.folders[i].root) > len(s.folders[j].root) })
 	s.mu.Unlock()
+	s.pool.subscribe(s, f)
 	return f
 }
 
@@ -584,9 +611,12 @@ func (s *Server) removeFolder(uri string) {
 	}
 	s.mu.Unlock()
 	if gone != nil {
+		s.pool.unsubscribe(s, gone.root)
 		s.goBG(func() {
 			gone.check.wait()
-			_ = gone.w.Close()
+			if err := s.pool.release(gone.root); err != nil {
+				s.log.Printf("close %s: %v", gone.root, err)
+			}
 		})
 	}
 }
@@ -629,6 +659,7 @@ func (s *Server) initialized() {
 	s.mu.Lock()
 	caps := s.caps
 	folders := append([]*folder(nil), s.folders...)
+	skip := s.noInitialCheck
 	s.mu.Unlock()
 	if caps.Workspace.DidChangeWatchedFiles.DynamicRegistration {
 		s.goBG(func() {
@@ -640,6 +671,9 @@ func (s *Server) initialized() {
 				s.log.Printf("register file watcher: %v", err)
 			}
 		})
+	}
+	if skip {
+		return
 	}
 	s.goBG(func() {
 		token := "gloss-index"
@@ -683,7 +717,27 @@ func (s *Server) runCheck(f *folder) {
 		s.log.Printf("check %s: %v", f.root, err)
 		return
 	}
-	s.changed(f, res.Memories, res.Updated > 0 || res.Resolved > 0)
+	changed := res.Updated > 0 || res.Resolved > 0
+	s.changed(f, res.Memories, changed)
+	if changed {
+		s.pool.changed(f.root, s)
+	}
+}
+
+// storeChangedElsewhere is called when another session changed the store
+// of f: requests see the change at once, diagnostics and code lenses are
+// refreshed in the background.
+func (s *Server) storeChangedElsewhere(f *folder) {
+	if s.closing() {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state == stateShutdown {
+		return
+	}
+	s.gen.Add(1)
+	s.goBG(func() { s.changed(f, nil, true) })
 }
 
 // changed is called after the store of f changed: it republishes all

@@ -3,6 +3,7 @@ package lsp
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -101,6 +102,12 @@ func (s *tolerantStream) Read(ctx context.Context) (jsonrpc2.Message, int64, err
 		msg, err := jsonrpc2.DecodeMessage(body)
 		if err == nil {
 			return msg, hdrLen + length, nil
+		}
+		if isResponse(body) {
+			// A response (such as the peer's own id-null error response)
+			// is never answered: two tolerant peers would otherwise
+			// answer each other's errors forever. It is dropped.
+			continue
 		}
 		code := jsonrpc2.ParseError
 		var je *jsonrpc2.Error
@@ -254,4 +261,17 @@ func unexpectedEOF(err error) error {
 		return io.ErrUnexpectedEOF
 	}
 	return err
+}
+
+// isResponse reports whether body is a JSON object with "result" or
+// "error" and no "method": a JSON-RPC response, possibly an invalid one.
+func isResponse(body []byte) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil {
+		return false
+	}
+	_, method := m["method"]
+	_, result := m["result"]
+	_, errField := m["error"]
+	return !method && (result || errField)
 }

@@ -3,6 +3,8 @@ package memory
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -202,6 +204,15 @@ func (w *Workspace) newMemory(req RememberRequest, files map[string]*index.File)
 		}
 		if end < req.StartLine {
 			return nil, fmt.Errorf("end line %d is before start line %d", end, req.StartLine)
+		}
+		size := int64(len(req.Content))
+		if req.Content == nil {
+			if st, err := os.Stat(filepath.Join(w.Root, filepath.FromSlash(rel))); err == nil {
+				size = st.Size()
+			}
+		}
+		if max := w.maxFileSize(); size > max {
+			return nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit of indexed files (--max-file-size): gloss cannot follow code there", rel, size, max)
 		}
 		var f *index.File
 		if req.Content != nil {
@@ -566,4 +577,12 @@ func SortByPlace(ms []*Memory) {
 		}
 		return a.Anchors[0].Range.StartLine < b.Anchors[0].Range.StartLine
 	})
+}
+
+// maxFileSize is the indexing size limit in bytes.
+func (w *Workspace) maxFileSize() int64 {
+	if w.Indexer.MaxFileSize > 0 {
+		return w.Indexer.MaxFileSize
+	}
+	return index.DefaultMaxFileSize
 }

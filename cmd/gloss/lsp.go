@@ -1,11 +1,16 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/gloss-dev/gloss/daemon"
 	"github.com/gloss-dev/gloss/lsp"
 	"github.com/gloss-dev/gloss/memory"
 )
@@ -19,20 +24,55 @@ type stdio struct {
 func (stdio) Close() error { return os.Stdin.Close() }
 
 func lspCmd(g *globals) *cobra.Command {
-	var noDaemon bool
+	var idle time.Duration
 	cmd := &cobra.Command{
 		Use:   "lsp",
 		Short: "Run the language server on standard input and output (started by editors)",
 		Long: `Run the gloss language server over stdio, next to the editor's own language
 server: memories as hover and code lenses, warnings when the code they describe
 changes, code actions and workspace/executeCommand commands (docs/commands.md).
-Workspace folders come from the client's initialize request.`,
+
+The session is forwarded to the daemon of the workspace named by the
+initialize request (its first workspace folder, else rootUri, else -C), which
+is started when none runs (gloss daemon), so that editors, agents and CLI calls
+share one store and see each other's changes. --no-daemon serves the session in
+this process instead; it then holds the store alone.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s := lsp.NewServer(lsp.Options{Memory: memory.Options{MaxFileSize: g.maxSize}, Log: cmd.ErrOrStderr(), Version: version})
-			return s.Serve(cmd.Context(), stdio{cmd.InOrStdin(), cmd.OutOrStdout()})
+			in := bufio.NewReaderSize(cmd.InOrStdin(), 64<<10)
+			out := cmd.OutOrStdout()
+			if g.noDaemon {
+				return serveInProcess(cmd, g, in, out)
+			}
+			first, dir, err := daemon.PeekInitialize(in)
+			if err != nil {
+				return fmt.Errorf("reading the initialize request: %w", err)
+			}
+			if dir == "" {
+				dir = g.dir
+			}
+			root, err := memory.FindRoot(dir)
+			if err == nil {
+				var c *daemon.Conn
+				c, err = daemon.Connect(cmd.Context(), daemon.Target{Root: root, Version: version}, daemon.VerbLSP,
+					daemon.StartOptions{Args: []string{"--idle-timeout", idle.String(), "--max-file-size", fmt.Sprint(g.maxSize)}})
+				if err == nil {
+					defer c.Close()
+					return daemon.Forward(in, out, c, first)
+				}
+			}
+			// Serve the session here rather than leave the editor without
+			// one; the first message goes through again.
+			fmt.Fprintf(cmd.ErrOrStderr(), "gloss lsp: no daemon (%v); serving in-process\n", err)
+			replay := io.MultiReader(bytes.NewReader(lsp.Frame(first)), in)
+			return serveInProcess(cmd, g, replay, out)
 		},
 	}
-	cmd.Flags().BoolVar(&noDaemon, "no-daemon", true, "run in-process (the only mode so far)")
+	cmd.Flags().DurationVar(&idle, "daemon-idle-timeout", defaultIdleTimeout, "idle timeout of a daemon this command starts (0: never)")
 	return cmd
+}
+
+func serveInProcess(cmd *cobra.Command, g *globals, in io.Reader, out io.Writer) error {
+	s := lsp.NewServer(lsp.Options{Memory: memory.Options{MaxFileSize: g.maxSize}, Log: cmd.ErrOrStderr(), Version: version})
+	return s.Serve(cmd.Context(), stdio{in, out})
 }

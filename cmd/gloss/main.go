@@ -37,9 +37,10 @@ func main() {
 
 // globals are the flags every verb shares.
 type globals struct {
-	dir     string
-	json    bool
-	maxSize int64
+	dir      string
+	json     bool
+	maxSize  int64
+	noDaemon bool
 }
 
 func newRoot() *cobra.Command {
@@ -55,9 +56,10 @@ func newRoot() *cobra.Command {
 	root.PersistentFlags().StringVarP(&g.dir, "dir", "C", ".", "run as if gloss was started in this directory")
 	root.PersistentFlags().BoolVar(&g.json, "json", false, "print machine-readable JSON")
 	root.PersistentFlags().Int64Var(&g.maxSize, "max-file-size", 1<<20, "skip files larger than this many bytes when indexing")
+	root.PersistentFlags().BoolVar(&g.noDaemon, "no-daemon", false, "open the store in this process even when a daemon serves the workspace")
 	root.AddCommand(
 		indexCmd(g), rememberCmd(g), checkCmd(g), atCmd(g), showCmd(g), listCmd(g),
-		verifyCmd(g), forgetCmd(g), statusCmd(g), searchCmd(g), lspCmd(g),
+		verifyCmd(g), forgetCmd(g), statusCmd(g), searchCmd(g), lspCmd(g), daemonCmd(g),
 	)
 	return root
 }

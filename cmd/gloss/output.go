@@ -9,10 +9,6 @@ import (
 	"github.com/gloss-dev/gloss/memory"
 )
 
-func viewOf(m *memory.Memory) memory.View { return memory.ViewOf(m) }
-
-func views(ms []*memory.Memory) []memory.View { return memory.Views(ms) }
-
 func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -25,9 +21,9 @@ func printLine(w io.Writer, v any) error {
 }
 
 // printMemory prints one memory in the readable format.
-func printMemory(w io.Writer, m *memory.Memory, withBody bool) {
+func printMemory(w io.Writer, m memory.View, withBody bool) {
 	mark := "ok   "
-	if m.Stale() {
+	if m.Stale {
 		mark = "STALE"
 	}
 	fmt.Fprintf(w, "%s  %s  [%s] %s\n", m.ID, mark, m.Type, m.Title)
@@ -50,12 +46,16 @@ func printMemory(w io.Writer, m *memory.Memory, withBody bool) {
 	}
 }
 
-func placeOf(a memory.Anchor) string {
-	s := fmt.Sprintf("%s:%s", a.Path, lineSpan(a.Range.StartLine+1, a.Range.LastLine()+1))
-	if a.OriginPath != a.Path {
-		s += fmt.Sprintf(" (was %s:%s)", a.OriginPath, lineSpan(a.OriginRange.StartLine+1, a.OriginRange.LastLine()+1))
-	} else if a.OriginRange.StartLine != a.Range.StartLine || a.OriginRange.LastLine() != a.Range.LastLine() {
-		s += fmt.Sprintf(" (was %s)", lineSpan(a.OriginRange.StartLine+1, a.OriginRange.LastLine()+1))
+// placeOf formats an anchor's place, with its origin when it moved
+// (memory.AnchorView gives the origin only then).
+func placeOf(a memory.AnchorView) string {
+	s := fmt.Sprintf("%s:%s", a.Path, lineSpan(a.StartLine, a.EndLine))
+	switch {
+	case a.OriginStartLine == 0:
+	case a.OriginPath != a.Path:
+		s += fmt.Sprintf(" (was %s:%s)", a.OriginPath, lineSpan(a.OriginStartLine, a.OriginEndLine))
+	default:
+		s += fmt.Sprintf(" (was %s)", lineSpan(a.OriginStartLine, a.OriginEndLine))
 	}
 	return s
 }

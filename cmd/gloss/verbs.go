@@ -9,12 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/memory"
 )
 
@@ -46,25 +45,24 @@ func indexCmd(g *globals) *cobra.Command {
 			if len(args) == 1 {
 				dir = g.resolvePath(args[0])
 			}
-			w, err := g.open(dir)
+			if dir != "" {
+				g.dir = dir
+			}
+			b, err := g.connect(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer w.Close()
-			st, err := w.Index(cmd.Context())
+			defer b.Close()
+			res, err := b.Index(cmd.Context())
 			if err != nil {
 				return err
 			}
 			if g.json {
-				return printJSON(cmd.OutOrStdout(), struct {
-					Root      string `json:"root"`
-					ProjectID string `json:"project_id"`
-					index.Stats
-					ElapsedMS float64 `json:"elapsed_ms"`
-				}{w.Root, w.ID, st, float64(st.Elapsed.Microseconds()) / 1000})
+				return printJSON(cmd.OutOrStdout(), res)
 			}
+			st := res.Stats
 			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "Indexed %s in %s\n", w.Root, st.Elapsed.Round(1e6))
+			fmt.Fprintf(out, "Indexed %s in %s\n", res.Root, st.Elapsed.Round(1e6))
 			fmt.Fprintf(out, "  files:   %d (%s), parsed %d, unchanged %d, removed %d", st.Files, humanBytes(st.Bytes), st.Parsed, st.Unchanged, st.Removed)
 			if st.ParsedBytes > 0 && st.Elapsed > 0 {
 				fmt.Fprintf(out, ", %.1f MB/s", float64(st.ParsedBytes)/1e6/st.Elapsed.Seconds())
@@ -78,7 +76,6 @@ func indexCmd(g *globals) *cobra.Command {
 			if st.ParseErrors > 0 {
 				fmt.Fprintf(out, "  %d files have syntax errors (definitions outside the errors were still indexed)\n", st.ParseErrors)
 			}
-			fmt.Fprintf(out, "  store:   %s\n", w.Dir)
 			return nil
 		},
 	}
@@ -125,31 +122,6 @@ func humanBytes(n int64) string {
 	return fmt.Sprintf("%d B", n)
 }
 
-// parseAt parses PATH:START[-END] (1-based, inclusive) or PATH.
-func parseAt(at string) (path string, start, end int, err error) {
-	i := strings.LastIndexByte(at, ':')
-	if i < 0 {
-		return at, 0, 0, nil
-	}
-	path, spec := at[:i], at[i+1:]
-	if path == "" {
-		return "", 0, 0, fmt.Errorf("bad location %q: want PATH:LINE or PATH:START-END", at)
-	}
-	a, b, found := strings.Cut(spec, "-")
-	start, err = strconv.Atoi(a)
-	if err != nil || start < 1 {
-		return "", 0, 0, fmt.Errorf("bad location %q: lines are 1-based numbers (PATH:START-END)", at)
-	}
-	end = start
-	if found {
-		end, err = strconv.Atoi(b)
-		if err != nil || end < start {
-			return "", 0, 0, fmt.Errorf("bad location %q: end line must be a number ≥ start line", at)
-		}
-	}
-	return path, start, end, nil
-}
-
 // batchLine is one JSON line of `gloss remember --batch`.
 type batchLine struct {
 	Text   string   `json:"text"`
@@ -178,19 +150,16 @@ enclosing definition. TEXT "-" reads the text from standard input.
 and with --json prints one JSON object per line, in input order, each with "id"
 (or "error").`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			w, err := g.open("")
+			if batch != "" && (len(args) > 0 || at != "" || symbol != "") {
+				return fmt.Errorf("--batch takes no TEXT, --at or --symbol")
+			}
+			b, err := g.connect(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer w.Close()
-			if _, err := w.Index(cmd.Context()); err != nil {
-				return err
-			}
+			defer b.Close()
 			if batch != "" {
-				if len(args) > 0 || at != "" || symbol != "" {
-					return fmt.Errorf("--batch takes no TEXT, --at or --symbol")
-				}
-				return runBatch(cmd, g, w, batch)
+				return runBatch(cmd, g, b, batch)
 			}
 			text := strings.Join(args, " ")
 			if text == "-" {
@@ -205,7 +174,7 @@ and with --json prints one JSON object per line, in input order, each with "id"
 			}
 			req := memory.RememberRequest{Text: text, Type: typ, Title: title, Tags: tags, Symbol: symbol, Scope: scope, Source: source}
 			if at != "" {
-				p, s, e, err := parseAt(at)
+				p, s, e, err := memory.ParseLocation(at)
 				if err != nil {
 					return err
 				}
@@ -214,12 +183,12 @@ and with --json prints one JSON object per line, in input order, each with "id"
 				}
 				req.Path, req.StartLine, req.EndLine = g.resolvePath(p), s, e
 			}
-			m, err := w.Remember(cmd.Context(), req)
+			m, err := b.Remember(cmd.Context(), req)
 			if err != nil {
 				return err
 			}
 			if g.json {
-				return printJSON(cmd.OutOrStdout(), viewOf(m))
+				return printJSON(cmd.OutOrStdout(), m)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "Remembered %s %q\n", m.ID, m.Title)
 			for _, a := range m.Anchors {
@@ -244,7 +213,7 @@ and with --json prints one JSON object per line, in input order, each with "id"
 	return cmd
 }
 
-func runBatch(cmd *cobra.Command, g *globals, w *memory.Workspace, file string) error {
+func runBatch(cmd *cobra.Command, g *globals, b backend, file string) error {
 	var r io.Reader
 	if file == "-" {
 		r = cmd.InOrStdin()
@@ -278,7 +247,7 @@ func runBatch(cmd *cobra.Command, g *globals, w *memory.Workspace, file string) 
 			if bl.At != "" {
 				var p string
 				var s, e int
-				p, s, e, err = parseAt(bl.At)
+				p, s, e, err = memory.ParseLocation(bl.At)
 				if err == nil && s == 0 {
 					err = fmt.Errorf("\"at\" needs lines: PATH:START[-END]")
 				}
@@ -303,8 +272,8 @@ func runBatch(cmd *cobra.Command, g *globals, w *memory.Workspace, file string) 
 			pos = append(pos, i)
 		}
 	}
-	ms, errs := w.RememberBatch(cmd.Context(), valid)
-	results := make([]*memory.Memory, len(reqs))
+	ms, errs := b.RememberBatch(cmd.Context(), valid)
+	results := make([]memory.View, len(reqs))
 	for j, i := range pos {
 		results[i], lineErrs[i] = ms[j], errs[j]
 	}
@@ -320,7 +289,7 @@ func runBatch(cmd *cobra.Command, g *globals, w *memory.Workspace, file string) 
 			continue
 		}
 		if g.json {
-			_ = printLine(cmd.OutOrStdout(), viewOf(results[i]))
+			_ = printLine(cmd.OutOrStdout(), results[i])
 		} else {
 			fmt.Fprintf(cmd.OutOrStdout(), "%s  %s\n", results[i].ID, results[i].Title)
 		}
@@ -342,41 +311,32 @@ func checkCmd(g *globals) *cobra.Command {
 		Short: "Rescan the working tree and report which memories describe changed code",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			w, err := g.open("")
+			b, err := g.connect(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer w.Close()
-			res, err := w.Check(cmd.Context())
+			defer b.Close()
+			res, err := b.Check(cmd.Context())
 			if err != nil {
 				return err
 			}
-			memory.SortByPlace(res.Memories)
-			stale := 0
-			for _, m := range res.Memories {
-				if m.Stale() {
-					stale++
-				}
-			}
+			stale := res.Stale
 			if g.json {
-				if err := printJSON(cmd.OutOrStdout(), struct {
-					Memories []memory.View `json:"memories"`
-					Stale    int           `json:"stale"`
-					Resolved int           `json:"resolved"`
-				}{views(res.Memories), stale, res.Resolved}); err != nil {
+				if err := printJSON(cmd.OutOrStdout(), res); err != nil {
 					return err
 				}
 			} else {
 				out := cmd.OutOrStdout()
 				for _, m := range res.Memories {
-					if staleOnly && !m.Stale() {
+					if staleOnly && !m.Stale {
 						continue
 					}
 					printMemory(out, m, false)
 				}
+				elapsed := time.Duration(res.ElapsedMS * float64(time.Millisecond))
 				fmt.Fprintf(out, "%s, %d stale · %s changed, %s re-resolved in %s\n",
-					plural(len(res.Memories), "memory", "memories"), stale, plural(len(res.Index.Changed), "file", "files"),
-					plural(res.Resolved, "anchor", "anchors"), res.Elapsed.Round(1e5))
+					plural(len(res.Memories), "memory", "memories"), stale, plural(len(res.ChangedFiles), "file", "files"),
+					plural(res.Resolved, "anchor", "anchors"), elapsed.Round(1e5))
 			}
 			if exitCode && stale > 0 {
 				return exitError{code: 3}
@@ -395,24 +355,23 @@ func atCmd(g *globals) *cobra.Command {
 		Short: "List the memories whose anchors overlap a file or lines (1-based)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, s, e, err := parseAt(args[0])
+			p, s, e, err := memory.ParseLocation(args[0])
 			if err != nil {
 				return err
 			}
-			w, err := g.open("")
+			b, err := g.connect(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer w.Close()
-			ms, err := w.At(g.resolvePath(p), s, e)
+			defer b.Close()
+			ms, err := b.At(cmd.Context(), g.resolvePath(p), s, e)
 			if err != nil {
 				return err
 			}
-			memory.SortByPlace(ms)
 			if g.json {
 				return printJSON(cmd.OutOrStdout(), struct {
 					Memories []memory.View `json:"memories"`
-				}{views(ms)})
+				}{ms})
 			}
 			for _, m := range ms {
 				printMemory(cmd.OutOrStdout(), m, true)
@@ -432,17 +391,17 @@ func showCmd(g *globals) *cobra.Command {
 		Short: "Show one memory with its anchors and body",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			w, err := g.open("")
+			b, err := g.connect(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer w.Close()
-			m, err := w.Get(args[0])
+			defer b.Close()
+			m, err := b.Show(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
 			if g.json {
-				return printJSON(cmd.OutOrStdout(), viewOf(m))
+				return printJSON(cmd.OutOrStdout(), m)
 			}
 			printMemory(cmd.OutOrStdout(), m, true)
 			return nil
@@ -458,27 +417,26 @@ func listCmd(g *globals) *cobra.Command {
 		Short: "List memories with their last known status (run check to refresh)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			w, err := g.open("")
+			b, err := g.connect(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer w.Close()
-			all, err := w.List()
+			defer b.Close()
+			all, err := b.List(cmd.Context())
 			if err != nil {
 				return err
 			}
-			var ms []*memory.Memory
+			ms := []memory.View{}
 			for _, m := range all {
-				if (staleOnly && !m.Stale()) || (typ != "" && m.Type != typ) {
+				if (staleOnly && !m.Stale) || (typ != "" && m.Type != typ) {
 					continue
 				}
 				ms = append(ms, m)
 			}
-			memory.SortByPlace(ms)
 			if g.json {
 				return printJSON(cmd.OutOrStdout(), struct {
 					Memories []memory.View `json:"memories"`
-				}{views(ms)})
+				}{ms})
 			}
 			for _, m := range ms {
 				printMemory(cmd.OutOrStdout(), m, false)
@@ -498,17 +456,17 @@ func verifyCmd(g *globals) *cobra.Command {
 		Short: "Accept the current code as the memory's new truth (status becomes fresh)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			w, err := g.open("")
+			b, err := g.connect(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer w.Close()
-			m, err := w.Verify(cmd.Context(), args[0])
+			defer b.Close()
+			m, err := b.Verify(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
 			if g.json {
-				return printJSON(cmd.OutOrStdout(), viewOf(m))
+				return printJSON(cmd.OutOrStdout(), m)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "Verified %s %q\n", m.ID, m.Title)
 			printMemory(cmd.OutOrStdout(), m, false)
@@ -523,14 +481,14 @@ func forgetCmd(g *globals) *cobra.Command {
 		Short: "Delete memories",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			w, err := g.open("")
+			b, err := g.connect(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer w.Close()
+			defer b.Close()
 			var failed error
 			for _, id := range args {
-				m, err := w.Forget(id)
+				m, err := b.Forget(cmd.Context(), id)
 				if err != nil {
 					fmt.Fprintf(cmd.ErrOrStderr(), "gloss: %v\n", err)
 					failed = exitError{code: 1}
@@ -556,12 +514,12 @@ func statusCmd(g *globals) *cobra.Command {
 		Short: "Summarize the workspace: memories, stale memories, indexed files and symbols",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			w, err := g.open("")
+			b, err := g.connect(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer w.Close()
-			s, err := w.Status()
+			defer b.Close()
+			s, err := b.Status(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -588,12 +546,12 @@ func searchCmd(g *globals) *cobra.Command {
 		Short: "Full-text (BM25) search over memories: title, body, tags, symbol names, paths",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			w, err := g.open("")
+			b, err := g.connect(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer w.Close()
-			hits, err := w.Search(cmd.Context(), strings.Join(args, " "), limit)
+			defer b.Close()
+			hits, scores, err := b.Search(cmd.Context(), strings.Join(args, " "), limit)
 			if err != nil {
 				return err
 			}
@@ -603,16 +561,16 @@ func searchCmd(g *globals) *cobra.Command {
 					Score float64 `json:"score"`
 				}
 				out := []hit{}
-				for _, h := range hits {
-					out = append(out, hit{viewOf(h.Memory), h.Score})
+				for i, h := range hits {
+					out = append(out, hit{h, scores[i]})
 				}
 				return printJSON(cmd.OutOrStdout(), struct {
 					Results []hit `json:"results"`
 				}{out})
 			}
-			for _, h := range hits {
-				fmt.Fprintf(cmd.OutOrStdout(), "%.2f ", h.Score)
-				printMemory(cmd.OutOrStdout(), h.Memory, false)
+			for i, h := range hits {
+				fmt.Fprintf(cmd.OutOrStdout(), "%.2f ", scores[i])
+				printMemory(cmd.OutOrStdout(), h, false)
 			}
 			if len(hits) == 0 {
 				fmt.Fprintln(cmd.OutOrStdout(), "no matches")

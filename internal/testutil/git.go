@@ -27,6 +27,8 @@ func Hermetic(t testing.TB) string {
 	t.Setenv("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
 	gh := filepath.Join(home, "gloss-home")
 	t.Setenv("GLOSS_HOME", gh)
+	// Daemon sockets go under GLOSS_HOME/run, not the user's runtime dir.
+	t.Setenv("XDG_RUNTIME_DIR", "")
 	return gh
 }
 

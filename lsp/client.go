@@ -1,0 +1,130 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"go.lsp.dev/jsonrpc2"
+)
+
+// Client is a minimal LSP client of a gloss server: what the CLI uses to
+// run verbs through the daemon, and what tests use to drive sessions. It
+// answers the server's requests (code lens refresh, progress, watcher
+// registration, showDocument) with an empty result.
+type Client struct {
+	conn jsonrpc2.Conn
+	// notify, when set, receives the server's notifications.
+	notify func(method string, params json.RawMessage)
+}
+
+// ClientOptions configure NewClient.
+type ClientOptions struct {
+	// OnNotification, when set, is called (on the connection's read loop,
+	// in order) with each notification from the server, such as
+	// textDocument/publishDiagnostics.
+	OnNotification func(method string, params json.RawMessage)
+	// OnRequest, when set, is called with each request from the server
+	// (such as workspace/codeLens/refresh) before it is answered.
+	OnRequest func(method string, params json.RawMessage)
+}
+
+// NewClient starts a client on rwc (LSP Content-Length framing).
+func NewClient(rwc io.ReadWriteCloser, opts ClientOptions) *Client {
+	c := &Client{notify: opts.OnNotification}
+	c.conn = jsonrpc2.NewConn(newTolerantStream(rwc), jsonrpc2.WithCodec(stdCodec{}))
+	c.conn.Go(context.Background(), func(_ context.Context, req *jsonrpc2.Request) (any, error) {
+		if req.IsCall() {
+			if opts.OnRequest != nil {
+				opts.OnRequest(req.Method(), json.RawMessage(req.Params()))
+			}
+			return nil, nil
+		}
+		if c.notify != nil {
+			c.notify(req.Method(), json.RawMessage(req.Params()))
+		}
+		return nil, nil
+	})
+	return c
+}
+
+// Initialize sends initialize for the workspace folder root (an absolute
+// directory) with the capabilities gloss uses, then initialized.
+// initialCheck false asks the server not to check the folder after
+// initialized (see initializeParams.InitializationOptions).
+func (c *Client) Initialize(ctx context.Context, root string, initialCheck bool) error {
+	uri := pathToURI(root)
+	params := map[string]any{
+		"processId": nil, "rootUri": uri,
+		"workspaceFolders": []WorkspaceFolder{{URI: uri, Name: filepath.Base(root)}},
+		"capabilities": map[string]any{
+			"workspace": map[string]any{"codeLens": map[string]any{"refreshSupport": true}},
+			"general":   map[string]any{"positionEncodings": []string{encUTF16}},
+		},
+		"initializationOptions": map[string]any{"initialCheck": initialCheck},
+	}
+	if err := c.Call(ctx, "initialize", params, nil); err != nil {
+		return err
+	}
+	return c.conn.Notify(ctx, "initialized", map[string]any{})
+}
+
+// Call sends a request and decodes its result into result (when not nil).
+// A JSON-RPC error response is returned as an error carrying its message.
+func (c *Client) Call(ctx context.Context, method string, params, result any) error {
+	var raw json.RawMessage
+	_, err := c.conn.Call(ctx, method, params, &raw)
+	if err != nil {
+		var rpcErr *jsonrpc2.Error
+		if errors.As(err, &rpcErr) {
+			return errors.New(rpcErr.Message)
+		}
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	if result != nil && len(raw) > 0 {
+		if err := json.Unmarshal(raw, result); err != nil {
+			return fmt.Errorf("%s: bad result: %w", method, err)
+		}
+	}
+	return nil
+}
+
+// Notify sends a notification.
+func (c *Client) Notify(ctx context.Context, method string, params any) error {
+	return c.conn.Notify(ctx, method, params)
+}
+
+// Execute runs workspace/executeCommand with one argument object (nil for
+// none) and decodes the result into result (when not nil).
+func (c *Client) Execute(ctx context.Context, command string, arg, result any) error {
+	params := map[string]any{"command": command, "arguments": []any{}}
+	if arg != nil {
+		params["arguments"] = []any{arg}
+	}
+	return c.Call(ctx, "workspace/executeCommand", params, result)
+}
+
+// Done is closed when the connection ends.
+func (c *Client) Done() <-chan struct{} { return c.conn.Done() }
+
+// Close sends shutdown and exit and closes the connection.
+func (c *Client) Close(ctx context.Context) error {
+	err := c.Call(ctx, "shutdown", nil, nil)
+	if nerr := c.conn.Notify(ctx, "exit", nil); err == nil {
+		err = nerr
+	}
+	if cerr := c.conn.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// PathToURI returns the file URI of an absolute path.
+func PathToURI(p string) string { return pathToURI(p) }
+
+// URIToPath returns the absolute path of a file URI, or an error for other
+// schemes and malformed URIs.
+func URIToPath(uri string) (string, error) { return uriToPath(uri) }
