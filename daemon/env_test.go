@@ -74,7 +74,7 @@ func TestMain(m *testing.M) {
 
 // env is one test's engine in one mode.
 type env struct {
-	t    *testing.T
+	t    testing.TB
 	mode mode
 	home string
 	pool *lsp.Workspaces    // inProcess

@@ -61,6 +61,7 @@ type Daemon struct {
 	done     chan struct{}
 	wg       sync.WaitGroup
 	cancel   context.CancelFunc // ends the warm-up check
+	sock     os.FileInfo        // the socket file as created
 }
 
 // Run serves the workspace containing cfg.Dir until ctx ends, a client
@@ -170,6 +171,11 @@ func Start(cfg Config) (*Daemon, error) {
 		}
 		debug.FreeOSMemory()
 	}()
+	if st, err := os.Lstat(paths.Socket); err == nil {
+		d.sock = st
+		d.wg.Add(1)
+		go d.watchSocket(st)
+	}
 	logger.Printf("serving %s (project %s) on %s, pid %d", root, project, paths.Socket, os.Getpid())
 	if cfg.Ready != nil {
 		cfg.Ready(d.Hello())
@@ -321,6 +327,31 @@ func (d *Daemon) serve(c *net.UnixConn) {
 	}
 }
 
+// socketCheck is how often the daemon checks that its socket file is
+// still there.
+const socketCheck = 2 * time.Second
+
+// watchSocket stops the daemon when its socket file is removed or replaced
+// (its directory deleted, say): no client could reach it any more, and a
+// new daemon would then fail to open the store it holds.
+func (d *Daemon) watchSocket(orig os.FileInfo) {
+	defer d.wg.Done()
+	t := time.NewTicker(socketCheck)
+	defer t.Stop()
+	for {
+		select {
+		case <-d.done:
+			return
+		case <-t.C:
+		}
+		if st, err := os.Lstat(d.paths.Socket); err != nil || !os.SameFile(orig, st) {
+			d.log.Printf("socket %s was removed or replaced: exiting", d.paths.Socket)
+			d.stop()
+			return
+		}
+	}
+}
+
 // checkPeer refuses connections from other users (SO_PEERCRED).
 func checkPeer(c *net.UnixConn) error {
 	raw, err := c.SyscallConn()
@@ -361,7 +392,9 @@ func (d *Daemon) Close() error {
 	}
 	d.mu.Unlock()
 	_ = d.ln.Close()
-	_ = os.Remove(d.paths.Socket)
+	if st, err := os.Lstat(d.paths.Socket); err == nil && d.sock != nil && os.SameFile(d.sock, st) {
+		_ = os.Remove(d.paths.Socket)
+	}
 	for _, c := range conns {
 		_ = c.Close()
 	}
