@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/gloss-dev/gloss/internal/syncx"
 	"github.com/gloss-dev/gloss/lsp"
 	"github.com/gloss-dev/gloss/memory"
 )
@@ -398,14 +399,7 @@ func (d *Daemon) Close() error {
 	for _, c := range conns {
 		_ = c.Close()
 	}
-	waited := make(chan struct{})
-	go func() {
-		d.wg.Wait()
-		close(waited)
-	}()
-	select {
-	case <-waited:
-	case <-time.After(10 * time.Second):
+	if !syncx.WaitTimeout(&d.wg, 10*time.Second) {
 		d.log.Printf("exiting with sessions still closing")
 	}
 	err := d.pool.Close()

@@ -52,9 +52,9 @@ type initializeParams struct {
 	// InitializationOptions are gloss's own: {"initialCheck": false}
 	// skips the check of every folder after initialized (for short-lived
 	// clients such as CLI calls through the daemon).
-	InitializationOptions struct {
-		InitialCheck *bool `json:"initialCheck"`
-	} `json:"initializationOptions"`
+	// (Any other JSON value, such as the [] some clients send for an
+	// empty table, means no options.)
+	InitializationOptions json.RawMessage `json:"initializationOptions"`
 }
 
 type clientCapabilities struct {
@@ -237,3 +237,16 @@ const (
 	CodeAnchorLost       = "anchor-lost"
 	severityWarning      = 2
 )
+
+// glossInitOptions are gloss's initializationOptions.
+type glossInitOptions struct {
+	InitialCheck *bool `json:"initialCheck"`
+}
+
+// initOptions decodes raw initializationOptions; anything but an object
+// gives the defaults.
+func initOptions(raw json.RawMessage) glossInitOptions {
+	var o glossInitOptions
+	_ = json.Unmarshal(raw, &o)
+	return o
+}

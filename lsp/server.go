@@ -29,6 +29,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/gloss-dev/gloss/index"
+	"github.com/gloss-dev/gloss/internal/syncx"
 	"github.com/gloss-dev/gloss/memory"
 )
 
@@ -185,14 +186,7 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	// Background work (checks, calls to the client) ends quickly once the
 	// connection is closed; a client that never answers a call must not
 	// keep the process alive, though.
-	bgDone := make(chan struct{})
-	go func() {
-		s.bg.Wait()
-		close(bgDone)
-	}()
-	select {
-	case <-bgDone:
-	case <-time.After(5 * time.Second):
+	if !syncx.WaitTimeout(&s.bg, 5*time.Second) {
 		s.log.Printf("exiting with background work still running")
 		return err
 	}
@@ -503,7 +497,9 @@ func (s *Server) initialize(_ context.Context, req *jsonrpc2.Request) (any, erro
 	}
 	s.mu.Lock()
 	s.caps = p.Capabilities
-	s.noInitialCheck = p.InitializationOptions.InitialCheck != nil && !*p.InitializationOptions.InitialCheck
+	if o := initOptions(p.InitializationOptions); o.InitialCheck != nil && !*o.InitialCheck {
+		s.noInitialCheck = true
+	}
 	for _, e := range p.Capabilities.General.PositionEncodings {
 		if e == encUTF8 {
 			s.enc = encUTF8
