@@ -185,11 +185,18 @@ func (p *Workspaces) Close() error {
 
 // Open opens root's workspace (absolute, symlinks resolved) and holds it
 // open until Close, whether or not a session uses it: the daemon's own
-// workspace. It returns memory.Open's error.
+// workspace. Its search index is opened (rebuilt from the store when
+// missing, corrupt or outdated) at once. It returns memory.Open's error or
+// the error of rebuilding the search index.
 func (p *Workspaces) Open(root string) error {
 	w, err := p.acquire(root, nil)
 	if err != nil {
 		return err
+	}
+	// Derived indexes are rebuilt from Pebble now, not at the first search.
+	if err := w.OpenSearch(); err != nil {
+		_ = p.release(w.Root)
+		return fmt.Errorf("search index of %s: %w", w.Root, err)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -249,3 +249,15 @@ func SplitIdentifier(s string) string {
 	flush()
 	return strings.Join(words, " ")
 }
+
+// OpenSearch opens the derived full-text index now, rebuilding it from the
+// store when it is missing, corrupt, of an older schema or out of step with
+// the store (otherwise that happens at the first search). The daemon calls
+// it at start. It returns the error of reading the store or writing the
+// index.
+func (w *Workspace) OpenSearch() error {
+	w.searchMu.Lock()
+	defer w.searchMu.Unlock()
+	_, err := w.openSearch()
+	return err
+}
