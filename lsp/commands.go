@@ -62,6 +62,34 @@ type IndexResult struct {
 	ElapsedMS float64 `json:"elapsed_ms"`
 }
 
+// IndexResultOf returns the IndexResult of an indexing run st of w.
+func IndexResultOf(w *memory.Workspace, st index.Stats) IndexResult {
+	return IndexResult{Root: w.Root, ProjectID: w.ID, Stats: st, ElapsedMS: float64(st.Elapsed.Microseconds()) / 1000}
+}
+
+// CheckResultOf returns the gloss.check result of the checks of one or
+// more workspace folders: all their memories ordered by place
+// (memory.SortByPlace), the stale ones counted, re-resolved anchors and
+// changed files summed, and the elapsed times added.
+func CheckResultOf(results ...memory.CheckResult) CheckResult {
+	out := CheckResult{ChangedFiles: []string{}}
+	var all []*memory.Memory
+	for _, res := range results {
+		all = append(all, res.Memories...)
+		out.Resolved += res.Resolved
+		out.ChangedFiles = append(out.ChangedFiles, res.Index.Changed...)
+		out.ElapsedMS += float64(res.Elapsed.Microseconds()) / 1000
+	}
+	memory.SortByPlace(all)
+	for _, m := range all {
+		if m.Stale() {
+			out.Stale++
+		}
+	}
+	out.Memories = memory.Views(all)
+	return out
+}
+
 // StatusResult is the result of gloss.status: totals over the session's
 // workspace folders, and each folder's memory.Status.
 type StatusResult struct {
@@ -448,32 +476,20 @@ func (s *Server) executeCommand(ctx context.Context, p executeCommandParams) (an
 			return nil, err
 		}
 		jsonrpc2.Async(ctx)
-		var all []*memory.Memory
-		out := CheckResult{ChangedFiles: []string{}}
+		var results []memory.CheckResult
 		for _, f := range s.allFolders() {
 			res, err := f.w.Check(ctx)
 			if err != nil {
 				return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "check %s: %v", f.root, err)
 			}
-			out.Resolved += res.Resolved
-			out.ChangedFiles = append(out.ChangedFiles, res.Index.Changed...)
-			out.ElapsedMS += float64(res.Elapsed.Microseconds()) / 1000
 			s.gen.Add(1)
-			mems := res.Memories
-			s.goBG(func() { s.changed(f, mems, true) })
-			if res.Updated > 0 || res.Resolved > 0 {
+			s.goBG(func() { s.changed(f, res.Memories, true) })
+			if res.AnchorsChanged() {
 				s.pool.changed(f.root, s)
 			}
-			all = append(all, mems...)
+			results = append(results, res)
 		}
-		memory.SortByPlace(all)
-		for _, m := range all {
-			if m.Stale() {
-				out.Stale++
-			}
-		}
-		out.Memories = memory.Views(all)
-		return out, nil
+		return CheckResultOf(results...), nil
 
 	case "gloss.index":
 		var a struct{}
@@ -489,7 +505,7 @@ func (s *Server) executeCommand(ctx context.Context, p executeCommandParams) (an
 			if err != nil {
 				return nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "index %s: %v", f.root, err)
 			}
-			out.Workspaces = append(out.Workspaces, IndexResult{f.root, f.w.ID, st, float64(st.Elapsed.Microseconds()) / 1000})
+			out.Workspaces = append(out.Workspaces, IndexResultOf(f.w, st))
 			if len(st.Changed) > 0 {
 				s.scheduleCheck(f)
 			}

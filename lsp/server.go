@@ -713,9 +713,8 @@ func (s *Server) runCheck(f *folder) {
 		s.log.Printf("check %s: %v", f.root, err)
 		return
 	}
-	changed := res.Updated > 0 || res.Resolved > 0
-	s.changed(f, res.Memories, changed)
-	if changed {
+	s.changed(f, res.Memories, res.AnchorsChanged())
+	if res.AnchorsChanged() {
 		s.pool.changed(f.root, s)
 	}
 }

@@ -223,7 +223,7 @@ func (p *Workspaces) Check(ctx context.Context, root string) error {
 	if err != nil {
 		return err
 	}
-	if res.Updated > 0 || res.Resolved > 0 {
+	if res.AnchorsChanged() {
 		p.changed(root, nil)
 	}
 	return nil

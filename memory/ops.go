@@ -316,6 +316,11 @@ type CheckResult struct {
 	Elapsed  time.Duration
 }
 
+// AnchorsChanged reports whether the check stored new anchor places or
+// statuses (anchors re-resolved or memories written back), which is when
+// diagnostics and code lenses shown elsewhere are out of date.
+func (r CheckResult) AnchorsChanged() bool { return r.Updated > 0 || r.Resolved > 0 }
+
 // Check rescans the working tree (catching edits, git checkout, pull and
 // rebase), re-resolves every anchor whose file or index changed since its
 // last resolution, stores the new statuses and places durably, and returns

@@ -70,7 +70,7 @@ func (b directBackend) Index(ctx context.Context) (lsp.IndexResult, error) {
 	if err != nil {
 		return lsp.IndexResult{}, err
 	}
-	return lsp.IndexResult{Root: b.w.Root, ProjectID: b.w.ID, Stats: st, ElapsedMS: float64(st.Elapsed.Microseconds()) / 1000}, nil
+	return lsp.IndexResultOf(b.w, st), nil
 }
 
 func (b directBackend) Remember(ctx context.Context, req memory.RememberRequest) (memory.View, error) {
@@ -107,18 +107,7 @@ func (b directBackend) Check(ctx context.Context) (lsp.CheckResult, error) {
 	if err != nil {
 		return lsp.CheckResult{}, err
 	}
-	memory.SortByPlace(res.Memories)
-	out := lsp.CheckResult{Memories: memory.Views(res.Memories), Resolved: res.Resolved, ChangedFiles: res.Index.Changed,
-		ElapsedMS: float64(res.Elapsed.Microseconds()) / 1000}
-	if out.ChangedFiles == nil {
-		out.ChangedFiles = []string{}
-	}
-	for _, m := range res.Memories {
-		if m.Stale() {
-			out.Stale++
-		}
-	}
-	return out, nil
+	return lsp.CheckResultOf(res), nil
 }
 
 func (b directBackend) At(_ context.Context, path string, first, last int) ([]memory.View, error) {
@@ -198,9 +187,8 @@ func (b *daemonBackend) Index(ctx context.Context) (lsp.IndexResult, error) {
 	if len(res.Workspaces) == 0 {
 		return lsp.IndexResult{}, fmt.Errorf("the daemon has no workspace open for %s", b.root)
 	}
-	r := res.Workspaces[0]
-	r.Elapsed = time.Duration(r.ElapsedMS * float64(time.Millisecond))
-	return r, nil
+	// Stats.Elapsed travels as elapsed_ns.
+	return res.Workspaces[0], nil
 }
 
 // rememberArg is the gloss.remember argument for req: a symbol, or the
