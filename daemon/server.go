@@ -125,34 +125,42 @@ func Start(cfg Config) (*Daemon, error) {
 	_ = lock.Truncate(0)
 	_, _ = lock.WriteAt([]byte(strconv.Itoa(os.Getpid())), 0)
 
+	// What is set up so far is undone when a later step fails.
+	var undo []func()
+	fail := func(err error) (*Daemon, error) {
+		for i := len(undo) - 1; i >= 0; i-- {
+			undo[i]()
+		}
+		return nil, err
+	}
+	undo = append(undo, func() { lock.Close() })
+
 	pool := lsp.NewWorkspaces(cfg.Memory)
 	// The daemon's own workspace stays open for its whole life: it holds
 	// the Pebble lock, and sessions find the store warm.
 	if err := pool.Open(root); err != nil {
-		lock.Close()
-		return nil, err
+		return fail(err)
 	}
+	undo = append(undo, func() { _ = pool.Close() })
 	// A socket left by a dead daemon (we hold its lock now) is stale.
 	if err := os.Remove(paths.Socket); err != nil && !errors.Is(err, os.ErrNotExist) {
-		_ = pool.Close()
-		lock.Close()
-		return nil, fmt.Errorf("remove stale socket: %w", err)
+		return fail(fmt.Errorf("remove stale socket: %w", err))
 	}
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: paths.Socket, Net: "unix"})
 	if err != nil {
-		_ = pool.Close()
-		lock.Close()
-		return nil, fmt.Errorf("listen on %s: %w", paths.Socket, err)
+		return fail(fmt.Errorf("listen on %s: %w", paths.Socket, err))
 	}
 	ln.SetUnlinkOnClose(false) // removed by Close only while the lock is ours
+	undo = append(undo, func() { ln.Close() })
 	if err := os.Chmod(paths.Socket, 0o600); err != nil {
-		ln.Close()
-		_ = pool.Close()
-		lock.Close()
-		return nil, err
+		return fail(err)
+	}
+	sock, err := os.Lstat(paths.Socket)
+	if err != nil {
+		return fail(err)
 	}
 	d := &Daemon{
-		cfg: cfg, paths: paths, log: logger, pool: pool, ln: ln, lock: lock,
+		cfg: cfg, paths: paths, log: logger, pool: pool, ln: ln, lock: lock, sock: sock,
 		sessions: map[net.Conn]struct{}{}, done: make(chan struct{}),
 		hello: Hello{Protocol: Protocol, Version: cfg.Version, PID: os.Getpid(), Root: root, Project: project, Home: home,
 			Started: time.Now().UTC(), IdleTimeout: cfg.IdleTimeout.Seconds()},
@@ -172,11 +180,8 @@ func Start(cfg Config) (*Daemon, error) {
 		}
 		debug.FreeOSMemory()
 	}()
-	if st, err := os.Lstat(paths.Socket); err == nil {
-		d.sock = st
-		d.wg.Add(1)
-		go d.watchSocket(st)
-	}
+	d.wg.Add(1)
+	go d.watchSocket()
 	logger.Printf("serving %s (project %s) on %s, pid %d", root, project, paths.Socket, os.Getpid())
 	if cfg.Ready != nil {
 		cfg.Ready(d.Hello())
@@ -335,7 +340,7 @@ const socketCheck = 2 * time.Second
 // watchSocket stops the daemon when its socket file is removed or replaced
 // (its directory deleted, say): no client could reach it any more, and a
 // new daemon would then fail to open the store it holds.
-func (d *Daemon) watchSocket(orig os.FileInfo) {
+func (d *Daemon) watchSocket() {
 	defer d.wg.Done()
 	t := time.NewTicker(socketCheck)
 	defer t.Stop()
@@ -345,7 +350,7 @@ func (d *Daemon) watchSocket(orig os.FileInfo) {
 			return
 		case <-t.C:
 		}
-		if st, err := os.Lstat(d.paths.Socket); err != nil || !os.SameFile(orig, st) {
+		if st, err := os.Lstat(d.paths.Socket); err != nil || !os.SameFile(d.sock, st) {
 			d.log.Printf("socket %s was removed or replaced: exiting", d.paths.Socket)
 			d.stop()
 			return
@@ -393,7 +398,7 @@ func (d *Daemon) Close() error {
 	}
 	d.mu.Unlock()
 	_ = d.ln.Close()
-	if st, err := os.Lstat(d.paths.Socket); err == nil && d.sock != nil && os.SameFile(d.sock, st) {
+	if st, err := os.Lstat(d.paths.Socket); err == nil && os.SameFile(d.sock, st) {
 		_ = os.Remove(d.paths.Socket)
 	}
 	for _, c := range conns {
