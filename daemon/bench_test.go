@@ -18,17 +18,6 @@ import (
 	"github.com/gloss-dev/gloss/memory"
 )
 
-// benchEnv is a separate-process env for benchmarks (newEnv takes a *T).
-func benchEnv(b *testing.B) (home, bin string) {
-	b.Helper()
-	home = testutil.Hermetic(b)
-	bin, err := glossBin()
-	if err != nil {
-		b.Fatal(err)
-	}
-	return home, bin
-}
-
 func percentile(ds []time.Duration, p float64) time.Duration {
 	s := append([]time.Duration(nil), ds...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
@@ -40,13 +29,9 @@ func percentile(ds []time.Duration, p float64) time.Duration {
 // to session B's code lens request returning it, through a daemon process
 // (both sessions are `gloss lsp` processes).
 func BenchmarkSecondClient(b *testing.B) {
-	home, bin := benchEnv(b)
-	root := testutil.InitRepo(b)
-	testutil.WriteFiles(b, root, map[string]string{"calc.go": fixtureA, "go.mod": "module example.com/calc\n"})
-	testutil.Commit(b, root, "init")
-	e := &env{t: b, mode: separate, home: home, bin: bin, roots: map[string]bool{}, ds: map[string]*Daemon{}}
+	e := newEnv(b, separate)
+	root := newRepo(b, map[string]string{"calc.go": fixtureA, "go.mod": "module example.com/calc\n"})
 	a, c := e.connect(root), e.connect(root)
-	defer func() { _, _ = Stop(context.Background(), Target{Root: root, Home: home}) }()
 	path := filepath.Join(root, "calc.go")
 	a.open(path, fixtureA)
 	c.open(path, fixtureA)
@@ -82,20 +67,16 @@ func BenchmarkSecondClient(b *testing.B) {
 // with no daemon to its initialize answer, which includes starting
 // `gloss daemon`, opening the store and the handshake.
 func BenchmarkDaemonStart(b *testing.B) {
-	home, bin := benchEnv(b)
-	root := testutil.InitRepo(b)
-	testutil.WriteFiles(b, root, map[string]string{"calc.go": fixtureA, "go.mod": "module example.com/calc\n"})
-	testutil.Commit(b, root, "init")
-	e := &env{t: b, mode: separate, home: home, bin: bin, roots: map[string]bool{}, ds: map[string]*Daemon{}}
+	e := newEnv(b, separate)
+	root := newRepo(b, map[string]string{"calc.go": fixtureA, "go.mod": "module example.com/calc\n"})
 	var lat []time.Duration
 	for i := 0; i < b.N; i++ {
-		_, _ = Stop(context.Background(), Target{Root: root, Home: home})
+		_, _ = Stop(context.Background(), Target{Root: root, Home: e.home})
 		start := time.Now()
 		s := e.connect(root)
 		lat = append(lat, time.Since(start))
 		s.close()
 	}
-	_, _ = Stop(context.Background(), Target{Root: root, Home: home})
 	b.ReportMetric(float64(percentile(lat, 0.5).Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(percentile(lat, 0.95).Microseconds())/1000, "p95-ms")
 }
@@ -106,7 +87,8 @@ func BenchmarkDaemonStart(b *testing.B) {
 // -benchtime=1x; GLOSS_BENCH_REPO=DIR measures an existing repository
 // instead.
 func BenchmarkIdleRSS10k(b *testing.B) {
-	home, bin := benchEnv(b)
+	e := newEnv(b, separate)
+	home, bin := e.home, e.bin
 	root := os.Getenv("GLOSS_BENCH_REPO")
 	if root == "" {
 		root = testutil.InitRepo(b)

@@ -89,7 +89,7 @@ func memOpts(home string) memory.Options {
 	return memory.Options{Home: home, Author: "Test Author"}
 }
 
-func newEnv(t *testing.T, m mode) *env {
+func newEnv(t testing.TB, m mode) *env {
 	t.Helper()
 	home := testutil.Hermetic(t)
 	e := &env{t: t, mode: m, home: home, roots: map[string]bool{}, ds: map[string]*Daemon{}}
@@ -341,7 +341,7 @@ func Sub(a, b int) int {
 }
 `
 
-func newRepo(t *testing.T, files map[string]string) string {
+func newRepo(t testing.TB, files map[string]string) string {
 	t.Helper()
 	root := testutil.InitRepo(t)
 	testutil.WriteFiles(t, root, files)
