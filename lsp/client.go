@@ -17,8 +17,6 @@ import (
 // registration, showDocument) with an empty result.
 type Client struct {
 	conn jsonrpc2.Conn
-	// notify, when set, receives the server's notifications.
-	notify func(method string, params json.RawMessage)
 }
 
 // ClientOptions configure NewClient.
@@ -34,7 +32,7 @@ type ClientOptions struct {
 
 // NewClient starts a client on rwc (LSP Content-Length framing).
 func NewClient(rwc io.ReadWriteCloser, opts ClientOptions) *Client {
-	c := &Client{notify: opts.OnNotification}
+	c := &Client{}
 	c.conn = jsonrpc2.NewConn(newTolerantStream(rwc), jsonrpc2.WithCodec(stdCodec{}))
 	c.conn.Go(context.Background(), func(_ context.Context, req *jsonrpc2.Request) (any, error) {
 		if req.IsCall() {
@@ -43,8 +41,8 @@ func NewClient(rwc io.ReadWriteCloser, opts ClientOptions) *Client {
 			}
 			return nil, nil
 		}
-		if c.notify != nil {
-			c.notify(req.Method(), json.RawMessage(req.Params()))
+		if opts.OnNotification != nil {
+			opts.OnNotification(req.Method(), json.RawMessage(req.Params()))
 		}
 		return nil, nil
 	})

@@ -202,7 +202,7 @@ func (b *daemonBackend) rememberArg(req memory.RememberRequest) (map[string]any,
 	if req.Path == "" {
 		return nil, errors.New("remember needs a location (--at) or a symbol (--symbol)")
 	}
-	abs, err := absPath(req.Path)
+	abs, err := filepath.Abs(req.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +237,10 @@ func (b *daemonBackend) Check(ctx context.Context) (lsp.CheckResult, error) {
 }
 
 func (b *daemonBackend) At(ctx context.Context, path string, first, last int) ([]memory.View, error) {
-	abs, err := absPath(path)
+	if path == "" {
+		return nil, errors.New("empty path") // as the engine says
+	}
+	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
@@ -316,12 +319,4 @@ func (b *daemonBackend) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	return b.c.Close(ctx)
-}
-
-// absPath makes p absolute against the working directory.
-func absPath(p string) (string, error) {
-	if p == "" {
-		return "", errors.New("empty path")
-	}
-	return filepath.Abs(p)
 }
