@@ -19,17 +19,38 @@ var ErrMessageTooLarge = errors.New("LSP message too large")
 // between frames and an error wrapping jsonrpc2.ErrInvalidHeader for a
 // malformed header.
 func ReadFrame(r *bufio.Reader) ([]byte, error) {
-	length, _, err := readHeader(r)
+	body, _, err := readFrame(r)
+	return body, err
+}
+
+// tooLargeError is readFrame's error for a body over MaxMessageSize.
+type tooLargeError struct{ length int64 }
+
+func (e *tooLargeError) Error() string {
+	return fmt.Sprintf("%v: %d bytes, the limit is %d", ErrMessageTooLarge, e.length, MaxMessageSize)
+}
+
+func (e *tooLargeError) Unwrap() error { return ErrMessageTooLarge }
+
+// readFrame reads one frame and returns its body and its size on the wire
+// (header and body) in bytes; see ReadFrame for the errors (a malformed
+// header is a *headerError, an oversized body, skipped, a *tooLargeError).
+func readFrame(r *bufio.Reader) ([]byte, int64, error) {
+	length, hdrLen, err := readHeader(r)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if length > MaxMessageSize {
 		if _, err := io.CopyN(io.Discard, r, length); err != nil {
-			return nil, unexpectedEOF(err)
+			return nil, 0, unexpectedEOF(err)
 		}
-		return nil, fmt.Errorf("%w: %d bytes, the limit is %d", ErrMessageTooLarge, length, MaxMessageSize)
+		return nil, 0, &tooLargeError{length}
 	}
-	return readBody(r, int(length))
+	body, err := readBody(r, int(length))
+	if err != nil {
+		return nil, 0, err
+	}
+	return body, hdrLen + length, nil
 }
 
 // Frame returns body framed for the LSP base protocol:

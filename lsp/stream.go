@@ -75,33 +75,27 @@ func (s *tolerantStream) Read(ctx context.Context) (jsonrpc2.Message, int64, err
 		if err := ctx.Err(); err != nil {
 			return nil, 0, err
 		}
-		length, hdrLen, err := readHeader(s.in)
-		if err != nil {
-			var bad *headerError
-			if errors.As(err, &bad) {
-				if werr := s.replyError(ctx, jsonrpc2.ParseError, "invalid message header: "+bad.what); werr != nil {
-					return nil, 0, werr
-				}
-			}
-			return nil, 0, err
-		}
-		if length > MaxMessageSize {
-			if _, err := io.CopyN(io.Discard, s.in, length); err != nil {
-				return nil, 0, unexpectedEOF(err)
-			}
-			msg := fmt.Sprintf("message of %d bytes exceeds the %d MiB limit", length, MaxMessageSize>>20)
+		body, size, err := readFrame(s.in)
+		var bad *headerError
+		var large *tooLargeError
+		switch {
+		case errors.As(err, &large):
+			msg := fmt.Sprintf("message of %d bytes exceeds the %d MiB limit", large.length, MaxMessageSize>>20)
 			if err := s.replyError(ctx, jsonrpc2.InvalidRequest, msg); err != nil {
 				return nil, 0, err
 			}
 			continue
-		}
-		body, err := readBody(s.in, int(length))
-		if err != nil {
+		case errors.As(err, &bad):
+			if werr := s.replyError(ctx, jsonrpc2.ParseError, "invalid message header: "+bad.what); werr != nil {
+				return nil, 0, werr
+			}
+			return nil, 0, err
+		case err != nil:
 			return nil, 0, err
 		}
 		msg, err := jsonrpc2.DecodeMessage(body)
 		if err == nil {
-			return msg, hdrLen + length, nil
+			return msg, size, nil
 		}
 		if isResponse(body) {
 			// A response (such as the peer's own id-null error response)
