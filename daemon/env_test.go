@@ -77,7 +77,7 @@ type env struct {
 	t    testing.TB
 	mode mode
 	home string
-	pool *lsp.Workspaces    // inProcess
+	pool *memory.Pool       // inProcess
 	ds   map[string]*Daemon // forwarded, by root
 	bin  string             // separate
 	// roots whose separate daemons are stopped at cleanup
@@ -95,7 +95,7 @@ func newEnv(t testing.TB, m mode) *env {
 	e := &env{t: t, mode: m, home: home, roots: map[string]bool{}, ds: map[string]*Daemon{}}
 	switch m {
 	case inProcess:
-		e.pool = lsp.NewWorkspaces(memOpts(home))
+		e.pool = memory.NewPool(memOpts(home))
 		t.Cleanup(func() { _ = e.pool.Close() })
 	case separate:
 		start := time.Now()
@@ -143,7 +143,7 @@ func (e *env) connect(root string) *session {
 	switch e.mode {
 	case inProcess:
 		a, b := socketPair(e.t)
-		srv := lsp.NewServer(lsp.Options{Memory: memOpts(e.home), Log: io.Discard, Workspaces: e.pool})
+		srv := lsp.NewServer(lsp.Options{Memory: memOpts(e.home), Log: io.Discard, Pool: e.pool})
 		go func() { _ = srv.Serve(context.Background(), a) }()
 		rwc = b
 	case forwarded:

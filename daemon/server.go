@@ -50,7 +50,7 @@ type Daemon struct {
 	cfg   Config
 	paths Paths
 	log   *log.Logger
-	pool  *lsp.Workspaces
+	pool  *memory.Pool
 	ln    *net.UnixListener
 	hello Hello
 	lock  *os.File
@@ -135,7 +135,7 @@ func Start(cfg Config) (*Daemon, error) {
 	}
 	undo = append(undo, func() { lock.Close() })
 
-	pool := lsp.NewWorkspaces(cfg.Memory)
+	pool := memory.NewPool(cfg.Memory)
 	// The daemon's own workspace stays open for its whole life: it holds
 	// the Pebble lock, and sessions find the store warm.
 	if err := pool.Open(root); err != nil {
@@ -321,7 +321,7 @@ func (d *Daemon) serve(c *net.UnixConn) {
 		d.stop()
 		return
 	}
-	s := lsp.NewServer(lsp.Options{Memory: d.cfg.Memory, Log: d.log.Writer(), Version: d.cfg.Version, Workspaces: d.pool})
+	s := lsp.NewServer(lsp.Options{Memory: d.cfg.Memory, Log: d.log.Writer(), Version: d.cfg.Version, Pool: d.pool})
 	start := time.Now()
 	err = s.Serve(context.Background(), struct {
 		io.Reader

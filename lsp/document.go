@@ -2,11 +2,9 @@ package lsp
 
 import (
 	"fmt"
-	"net/url"
-	"path/filepath"
-	"strings"
 	"unicode/utf8"
 
+	"github.com/gloss-dev/gloss/api"
 	"github.com/gloss-dev/gloss/index"
 )
 
@@ -111,31 +109,6 @@ type document struct {
 	text    *text
 }
 
-// uriToPath converts a file:// URI to an absolute file path.
-func uriToPath(uri string) (string, error) {
-	u, err := url.Parse(uri)
-	if err != nil {
-		return "", fmt.Errorf("bad URI %q: %v", uri, err)
-	}
-	if u.Scheme != "file" {
-		return "", fmt.Errorf("unsupported URI %q: only file:// URIs are served", uri)
-	}
-	p := u.Path
-	if p == "" {
-		return "", fmt.Errorf("bad URI %q: no path", uri)
-	}
-	// file:///C:/x on Windows.
-	if len(p) >= 3 && p[0] == '/' && p[2] == ':' {
-		p = p[1:]
-	}
-	return filepath.Clean(filepath.FromSlash(p)), nil
-}
-
-// pathToURI converts an absolute file path to a file:// URI.
-func pathToURI(p string) string {
-	p = filepath.ToSlash(p)
-	if !strings.HasPrefix(p, "/") {
-		p = "/" + p
-	}
-	return (&url.URL{Scheme: "file", Path: p}).String()
-}
+// uriToPath and pathToURI convert between file:// URIs and absolute
+// paths (api.URIToPath, api.PathToURI).
+var uriToPath, pathToURI = api.URIToPath, api.PathToURI

@@ -11,6 +11,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/gloss-dev/gloss/api"
 	"github.com/gloss-dev/gloss/internal/testutil"
 	"github.com/gloss-dev/gloss/memory"
 )
@@ -84,7 +85,7 @@ func TestHoverAndCodeLens(t *testing.T) {
 		t.Errorf("lens on line %d", ls[0].Range.Start.Line)
 	}
 	// The lens command's argument gives the same memories as memoriesAt.
-	var res memoriesResult
+	var res api.MemoriesResult
 	if err := c.command("gloss.showMemories", ls[0].Command.Arguments[0], &res); err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +158,7 @@ func TestEditMakesStaleAndQuickFixes(t *testing.T) {
 	}
 
 	// Show what changed.
-	var show showResult
+	var show api.ShowResult
 	if err := c.command("gloss.show", acts[2].Command.Arguments[0], &show); err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +276,7 @@ func TestMalformedCommandArguments(t *testing.T) {
 			}
 		})
 	}
-	var list memoriesResult
+	var list api.MemoriesResult
 	if err := c.command("gloss.list", map[string]any{}, &list); err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +311,7 @@ func TestRememberDraftAndStatus(t *testing.T) {
 	if err := c.command("gloss.remember", map[string]any{"uri": c.uri("main.go"), "range": Range{Start: Position{Line: l}, End: Position{Line: l, Character: 4}}}, &v); err != nil {
 		t.Fatal(err)
 	}
-	if v.Title != DraftText || v.Body != DraftText || v.Anchors[0].Kind != memory.KindSpan || v.Anchors[0].StartLine != l+1 {
+	if v.Title != memory.DraftText || v.Body != memory.DraftText || v.Anchors[0].Kind != memory.KindSpan || v.Anchors[0].StartLine != l+1 {
 		t.Fatalf("draft = %+v", v)
 	}
 	// A draft without a scope is a project memory: its Markdown file exists
@@ -319,20 +320,20 @@ func TestRememberDraftAndStatus(t *testing.T) {
 		t.Errorf("draft scope = %s, want project", v.Scope)
 	}
 	c.waitFor("draft showDocument", func() bool { return len(c.shown) == 1 && strings.HasSuffix(c.shown[0], v.ID+".md") })
-	var st StatusResult
+	var st api.StatusResult
 	if err := c.command("gloss.status", map[string]any{}, &st); err != nil {
 		t.Fatal(err)
 	}
 	if st.Memories != 1 || st.Stale != 0 || st.Files != 1 || st.Symbols < 3 || len(st.Workspaces) != 1 {
 		t.Fatalf("status = %v", st)
 	}
-	var found memoriesResult
+	var found api.MemoriesResult
 	if err := c.command("gloss.search", map[string]any{"query": "describe"}, &found); err != nil || len(found.Memories) != 1 {
 		t.Fatalf("search = %+v, %v", found, err)
 	}
 	var syms []SymbolInformation
 	c.call("workspace/symbol", workspaceSymbolParams{Query: "describe"}, &syms)
-	if len(syms) != 1 || syms[0].Name != DraftText || syms[0].Location.URI != c.uri("main.go") {
+	if len(syms) != 1 || syms[0].Name != memory.DraftText || syms[0].Location.URI != c.uri("main.go") {
 		t.Fatalf("workspace/symbol = %+v", syms)
 	}
 }
@@ -363,7 +364,7 @@ func TestProjectMemoryFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.notify("textDocument/didSave", map[string]any{"textDocument": TextDocumentIdentifier{URI: pathToURI(file)}})
-	var show showResult
+	var show api.ShowResult
 	if err := c.command("gloss.show", map[string]any{"id": v.ID, "edit": true}, &show); err != nil {
 		t.Fatal(err)
 	}
@@ -377,7 +378,7 @@ func TestProjectMemoryFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []fileEvent{{URI: pathToURI(file), Type: 3}}})
-	var list memoriesResult
+	var list api.MemoriesResult
 	if err := c.command("gloss.list", nil, &list); err != nil || len(list.Memories) != 0 {
 		t.Fatalf("after deleting the file: %+v %v", list, err)
 	}
@@ -414,12 +415,12 @@ func TestWorkspaceFolders(t *testing.T) {
 	if h == nil || !strings.Contains(h.Contents.Value, "Adds one.") {
 		t.Fatalf("hover in the second folder = %v", h)
 	}
-	var st StatusResult
+	var st api.StatusResult
 	if err := c.command("gloss.status", nil, &st); err != nil || st.Memories != 2 || st.Files != 2 || len(st.Workspaces) != 2 {
 		t.Fatalf("status = %v, %v", st, err)
 	}
 	// Each folder has its own store: the first one only knows its memory.
-	var list memoriesResult
+	var list api.MemoriesResult
 	if err := c.command("gloss.list", nil, &list); err != nil || len(list.Memories) != 2 {
 		t.Fatalf("list = %+v, %v", list, err)
 	}

@@ -1,21 +1,19 @@
 package lsp
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/gloss-dev/gloss/api"
+)
 
 // The subset of LSP 3.17 types gloss uses. Positions are in the negotiated
 // encoding (UTF-16 code units by default, bytes with "utf-8").
 
-// Position is a zero-based line and character offset.
-type Position struct {
-	Line      int `json:"line"`
-	Character int `json:"character"`
-}
+// Position is a zero-based line and character offset (api.Position).
+type Position = api.Position
 
-// Range is a half-open range of positions.
-type Range struct {
-	Start Position `json:"start"`
-	End   Position `json:"end"`
-}
+// Range is a half-open range of positions (api.Range).
+type Range = api.Range
 
 // Location is a range in a document.
 type Location struct {
@@ -110,6 +108,9 @@ type fileEvent struct {
 	URI  string `json:"uri"`
 	Type int    `json:"type"` // 1 created, 2 changed, 3 deleted
 }
+
+// fileDeleted is FileChangeType Deleted (LSP 3.17).
+const fileDeleted = 3
 
 type didChangeWatchedFilesParams struct {
 	Changes []fileEvent `json:"changes"`

@@ -269,3 +269,11 @@ func isResponse(body []byte) bool {
 	_, errField := m["error"]
 	return !method && (result || errField)
 }
+
+// truncate cuts s to n bytes, marking the cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

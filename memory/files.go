@@ -3,6 +3,7 @@ package memory
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -174,4 +175,31 @@ func (w *Workspace) SyncMemoryFile(ctx context.Context, path string) (*Memory, e
 		return nil, nil
 	}
 	return w.Update(ctx, id, req)
+}
+
+// MemoryFileChanged applies a change to a file of the workspace seen by a
+// watcher or an editor save: an edited memory file updates its memory
+// (SyncMemoryFile); a deleted one forgets its project-scope memory, unless
+// the file exists again by now. Other files are ignored. It reports
+// whether the store changed.
+func (w *Workspace) MemoryFileChanged(ctx context.Context, path string, deleted bool) (bool, error) {
+	id := w.MemoryFileID(path)
+	if id == "" {
+		return false, nil
+	}
+	if !deleted {
+		m, err := w.SyncMemoryFile(ctx, path)
+		return m != nil, err
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		return false, nil // recreated since
+	}
+	m, err := w.Get(id)
+	if err != nil || m.Scope != ScopeProject {
+		return false, nil
+	}
+	if _, err := w.Forget(id); err != nil {
+		return false, fmt.Errorf("forget %s after its file was deleted: %w", id, err)
+	}
+	return true, nil
 }

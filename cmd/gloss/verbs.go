@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gloss-dev/gloss/api"
 	"github.com/gloss-dev/gloss/memory"
 )
 
@@ -53,7 +55,11 @@ func indexCmd(g *globals) *cobra.Command {
 				return err
 			}
 			defer b.Close()
-			res, err := b.Index(cmd.Context())
+			all, err := b.Index(cmd.Context(), api.NoArgs{})
+			if err != nil {
+				return err
+			}
+			res, err := only(all.Workspaces, g.dir)
 			if err != nil {
 				return err
 			}
@@ -172,7 +178,7 @@ and with --json prints one JSON object per line, in input order, each with "id"
 			if strings.TrimSpace(text) == "" {
 				return fmt.Errorf("missing TEXT: gloss remember \"note\" --at PATH:START-END")
 			}
-			req := memory.RememberRequest{Text: text, Type: typ, Title: title, Tags: tags, Symbol: symbol, Scope: scope, Source: source}
+			req := api.RememberArgs{Text: text, Type: typ, Title: title, Tags: tags, Symbol: symbol, Scope: scope, Source: source}
 			if at != "" {
 				p, s, e, err := memory.ParseLocation(at)
 				if err != nil {
@@ -181,7 +187,11 @@ and with --json prints one JSON object per line, in input order, each with "id"
 				if s == 0 {
 					return fmt.Errorf("--at needs lines: PATH:START[-END]")
 				}
-				req.Path, req.StartLine, req.EndLine = g.resolvePath(p), s, e
+				if req.Location, err = g.location(p, s, e); err != nil {
+					return err
+				}
+			} else if symbol == "" {
+				return errors.New("remember needs a location (--at) or a symbol (--symbol)")
 			}
 			m, err := b.Remember(cmd.Context(), req)
 			if err != nil {
@@ -213,7 +223,7 @@ and with --json prints one JSON object per line, in input order, each with "id"
 	return cmd
 }
 
-func runBatch(cmd *cobra.Command, g *globals, b backend, file string) error {
+func runBatch(cmd *cobra.Command, g *globals, b *backend, file string) error {
 	var r io.Reader
 	if file == "-" {
 		r = cmd.InOrStdin()
@@ -225,7 +235,7 @@ func runBatch(cmd *cobra.Command, g *globals, b backend, file string) error {
 		defer f.Close()
 		r = f
 	}
-	var reqs []memory.RememberRequest
+	var reqs []api.RememberArgs
 	var lineErrs []error
 	var lineNos []int
 	sc := bufio.NewScanner(r)
@@ -240,10 +250,10 @@ func runBatch(cmd *cobra.Command, g *globals, b backend, file string) error {
 		var bl batchLine
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()
-		var req memory.RememberRequest
+		var req api.RememberArgs
 		err := dec.Decode(&bl)
 		if err == nil {
-			req = memory.RememberRequest{Text: bl.Text, Type: bl.Type, Title: bl.Title, Tags: bl.Tags, Symbol: bl.Symbol, Scope: bl.Scope}
+			req = api.RememberArgs{Text: bl.Text, Type: bl.Type, Title: bl.Title, Tags: bl.Tags, Symbol: bl.Symbol, Scope: bl.Scope}
 			if bl.At != "" {
 				var p string
 				var s, e int
@@ -251,7 +261,11 @@ func runBatch(cmd *cobra.Command, g *globals, b backend, file string) error {
 				if err == nil && s == 0 {
 					err = fmt.Errorf("\"at\" needs lines: PATH:START[-END]")
 				}
-				req.Path, req.StartLine, req.EndLine = g.resolvePath(p), s, e
+				if err == nil {
+					req.Location, err = g.location(p, s, e)
+				}
+			} else if bl.Symbol == "" {
+				err = errors.New("a memory needs a place: give \"at\" or \"symbol\"")
 			}
 		} else {
 			err = fmt.Errorf("line %d: invalid JSON: %w", n, err)
@@ -264,7 +278,7 @@ func runBatch(cmd *cobra.Command, g *globals, b backend, file string) error {
 		return err
 	}
 	// Only well-formed lines go to the engine; results keep input order.
-	var valid []memory.RememberRequest
+	var valid []api.RememberArgs
 	var pos []int
 	for i, err := range lineErrs {
 		if err == nil {
@@ -272,10 +286,17 @@ func runBatch(cmd *cobra.Command, g *globals, b backend, file string) error {
 			pos = append(pos, i)
 		}
 	}
-	ms, errs := b.RememberBatch(cmd.Context(), valid)
+	res, err := b.RememberBatch(cmd.Context(), api.RememberBatchArgs{Items: valid})
+	if err != nil {
+		return err
+	}
 	results := make([]memory.View, len(reqs))
 	for j, i := range pos {
-		results[i], lineErrs[i] = ms[j], errs[j]
+		if it := res.Items[j]; it.Error != "" {
+			lineErrs[i] = errors.New(it.Error)
+		} else if it.Memory != nil {
+			results[i] = *it.Memory
+		}
 	}
 	failed := 0
 	for i := range reqs {
@@ -316,7 +337,7 @@ func checkCmd(g *globals) *cobra.Command {
 				return err
 			}
 			defer b.Close()
-			res, err := b.Check(cmd.Context())
+			res, err := b.Check(cmd.Context(), api.NoArgs{})
 			if err != nil {
 				return err
 			}
@@ -364,10 +385,15 @@ func atCmd(g *globals) *cobra.Command {
 				return err
 			}
 			defer b.Close()
-			ms, err := b.At(cmd.Context(), g.resolvePath(p), s, e)
+			loc, err := g.location(p, s, e)
 			if err != nil {
 				return err
 			}
+			res, err := b.MemoriesAt(cmd.Context(), loc)
+			if err != nil {
+				return err
+			}
+			ms := res.Memories
 			if g.json {
 				return printJSON(cmd.OutOrStdout(), struct {
 					Memories []memory.View `json:"memories"`
@@ -396,14 +422,17 @@ func showCmd(g *globals) *cobra.Command {
 				return err
 			}
 			defer b.Close()
-			m, err := b.Show(cmd.Context(), args[0])
+			res, err := b.Show(cmd.Context(), api.ShowArgs{ID: args[0]})
 			if err != nil {
 				return err
 			}
 			if g.json {
-				return printJSON(cmd.OutOrStdout(), m)
+				return printJSON(cmd.OutOrStdout(), res)
 			}
-			printMemory(cmd.OutOrStdout(), m, true)
+			printMemory(cmd.OutOrStdout(), res.View, true)
+			if res.Diff != "" {
+				fmt.Fprintf(cmd.OutOrStdout(), "\nwhat changed:\n%s", res.Diff)
+			}
 			return nil
 		},
 	}
@@ -422,12 +451,12 @@ func listCmd(g *globals) *cobra.Command {
 				return err
 			}
 			defer b.Close()
-			all, err := b.List(cmd.Context())
+			all, err := b.List(cmd.Context(), api.NoArgs{})
 			if err != nil {
 				return err
 			}
 			ms := []memory.View{}
-			for _, m := range all {
+			for _, m := range all.Memories {
 				if (staleOnly && !m.Stale) || (typ != "" && m.Type != typ) {
 					continue
 				}
@@ -461,7 +490,7 @@ func verifyCmd(g *globals) *cobra.Command {
 				return err
 			}
 			defer b.Close()
-			m, err := b.Verify(cmd.Context(), args[0])
+			m, err := b.Verify(cmd.Context(), api.IDArgs{ID: args[0]})
 			if err != nil {
 				return err
 			}
@@ -488,7 +517,7 @@ func forgetCmd(g *globals) *cobra.Command {
 			defer b.Close()
 			var failed error
 			for _, id := range args {
-				m, err := b.Forget(cmd.Context(), id)
+				m, err := b.Forget(cmd.Context(), api.IDArgs{ID: id})
 				if err != nil {
 					fmt.Fprintf(cmd.ErrOrStderr(), "gloss: %v\n", err)
 					failed = exitError{code: 1}
@@ -498,9 +527,9 @@ func forgetCmd(g *globals) *cobra.Command {
 					continue
 				}
 				if g.json {
-					_ = printLine(cmd.OutOrStdout(), map[string]any{"id": m.ID, "forgotten": true})
+					_ = printLine(cmd.OutOrStdout(), map[string]any{"id": m.Forgotten, "forgotten": true})
 				} else {
-					fmt.Fprintf(cmd.OutOrStdout(), "Forgot %s %q\n", m.ID, m.Title)
+					fmt.Fprintf(cmd.OutOrStdout(), "Forgot %s %q\n", m.Forgotten, m.Title)
 				}
 			}
 			return failed
@@ -519,7 +548,11 @@ func statusCmd(g *globals) *cobra.Command {
 				return err
 			}
 			defer b.Close()
-			s, err := b.Status(cmd.Context())
+			all, err := b.Status(cmd.Context(), api.NoArgs{})
+			if err != nil {
+				return err
+			}
+			s, err := only(all.Workspaces, g.dir)
 			if err != nil {
 				return err
 			}
@@ -551,10 +584,11 @@ func searchCmd(g *globals) *cobra.Command {
 				return err
 			}
 			defer b.Close()
-			hits, scores, err := b.Search(cmd.Context(), strings.Join(args, " "), limit)
+			res, err := b.Search(cmd.Context(), api.SearchArgs{Query: strings.Join(args, " "), Limit: limit})
 			if err != nil {
 				return err
 			}
+			hits, scores := res.Memories, res.Scores
 			if g.json {
 				type hit struct {
 					memory.View

@@ -1,4 +1,4 @@
-package lsp
+package memory
 
 import (
 	"context"
@@ -6,57 +6,56 @@ import (
 	"fmt"
 	"sync"
 	"time"
-
-	"github.com/gloss-dev/gloss/memory"
 )
 
-// Workspaces are the engine workspaces (memory.Workspace, one Pebble store
+// Workspaces are the engine workspaces (Workspace, one Pebble store
 // each) open in one process, shared by every Server given them through
 // Options.Workspaces: the sessions of a daemon. A workspace is opened when
 // the first session adds its folder and closed when the last one leaves.
 //
-// It also carries store changes between sessions: when one session
-// remembers, updates, verifies or forgets a memory, or a check finds
-// changed anchors, every other session with that workspace open
-// republishes its diagnostics and asks its client to refresh code lenses.
+// It also carries store changes between sessions: a session subscribes
+// to a workspace with a callback; when another session remembers,
+// updates, verifies or forgets a memory, or a check finds changed anchors,
+// it calls Changed and every other subscriber's callback runs (the LSP
+// server republishes diagnostics and refreshes code lenses).
 //
 // A session only ever reaches the workspaces of its own folders: requests
 // name memories by id or documents by URI, and both are looked up in the
 // session's folders only (project isolation).
-type Workspaces struct {
-	opts memory.Options
+type Pool struct {
+	opts Options
 
 	mu       sync.Mutex
 	released *sync.Cond                  // signalled when a session releases a workspace
-	open     map[string]*sharedWorkspace // by memory.Workspace.Root
+	open     map[string]*sharedWorkspace // by Workspace.Root
 	closed   bool
 }
 
 type sharedWorkspace struct {
-	w        *memory.Workspace
-	sessions map[*Server]*folder
+	w        *Workspace
+	sessions map[any]func()
 	refs     int
 	own      bool // opened by Open: one reference is the set's own
 }
 
-// NewWorkspaces returns an empty set; opts is passed to memory.Open for
-// every workspace.
-func NewWorkspaces(opts memory.Options) *Workspaces {
-	p := &Workspaces{opts: opts, open: map[string]*sharedWorkspace{}}
+// NewPool returns an empty pool; opts is passed to Open for every
+// workspace.
+func NewPool(opts Options) *Pool {
+	p := &Pool{opts: opts, open: map[string]*sharedWorkspace{}}
 	p.released = sync.NewCond(&p.mu)
 	return p
 }
 
-// ErrWorkspacesClosed is returned by sessions that start after Close.
-var ErrWorkspacesClosed = errors.New("gloss: the workspaces are closed (the daemon is shutting down)")
+// ErrPoolClosed is returned by sessions that start after Close.
+var ErrPoolClosed = errors.New("gloss: the workspaces are closed (the daemon is shutting down)")
 
-// acquire returns the open workspace of root (absolute, symlinks
+// Acquire returns the open workspace of root (absolute, symlinks
 // resolved), opening it for the first session, and counts one reference.
-func (p *Workspaces) acquire(root string, warn func(error)) (*memory.Workspace, error) {
+func (p *Pool) Acquire(root string, warn func(error)) (*Workspace, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
-		return nil, ErrWorkspacesClosed
+		return nil, ErrPoolClosed
 	}
 	if sw := p.open[root]; sw != nil {
 		sw.refs++
@@ -68,7 +67,7 @@ func (p *Workspaces) acquire(root string, warn func(error)) (*memory.Workspace, 
 	}
 	// Opening holds p.mu: two sessions adding the same folder at once must
 	// not both open (and lock) the store.
-	w, err := memory.Open(root, opts)
+	w, err := Open(root, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -80,31 +79,33 @@ func (p *Workspaces) acquire(root string, warn func(error)) (*memory.Workspace, 
 			return sw.w, nil
 		}
 	}
-	p.open[w.Root] = &sharedWorkspace{w: w, sessions: map[*Server]*folder{}, refs: 1}
+	p.open[w.Root] = &sharedWorkspace{w: w, sessions: map[any]func(){}, refs: 1}
 	return w, nil
 }
 
-// subscribe registers session s's folder f for change notifications.
-func (p *Workspaces) subscribe(s *Server, f *folder) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if sw := p.open[f.root]; sw != nil {
-		sw.sessions[s] = f
-	}
-}
-
-// unsubscribe stops change notifications to s for root.
-func (p *Workspaces) unsubscribe(s *Server, root string) {
+// Subscribe registers fn to run when a session other than session
+// changes the store of the open workspace root (see Changed). fn runs on
+// the caller of Changed and must not block.
+func (p *Pool) Subscribe(session any, root string, fn func()) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if sw := p.open[root]; sw != nil {
-		delete(sw.sessions, s)
+		sw.sessions[session] = fn
 	}
 }
 
-// release drops one reference to root's workspace and closes it after the
+// Unsubscribe stops change notifications to session for root.
+func (p *Pool) Unsubscribe(session any, root string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if sw := p.open[root]; sw != nil {
+		delete(sw.sessions, session)
+	}
+}
+
+// Release drops one reference to root's workspace and closes it after the
 // last one.
-func (p *Workspaces) release(root string) error {
+func (p *Pool) Release(root string) error {
 	p.mu.Lock()
 	sw := p.open[root]
 	if sw == nil {
@@ -122,28 +123,26 @@ func (p *Workspaces) release(root string) error {
 	return sw.w.Close()
 }
 
-// changed tells every session other than from that has root open that the
-// store changed.
-func (p *Workspaces) changed(root string, from *Server) {
+// Changed tells every session subscribed to root other than from (nil:
+// all of them) that the store changed.
+func (p *Pool) Changed(root string, from any) {
 	p.mu.Lock()
-	var others []*Server
-	var folders []*folder
+	var fns []func()
 	if sw := p.open[root]; sw != nil {
-		for s, f := range sw.sessions {
+		for s, fn := range sw.sessions {
 			if s != from {
-				others = append(others, s)
-				folders = append(folders, f)
+				fns = append(fns, fn)
 			}
 		}
 	}
 	p.mu.Unlock()
-	for i, s := range others {
-		s.storeChangedElsewhere(folders[i])
+	for _, fn := range fns {
+		fn()
 	}
 }
 
 // Len returns the number of open workspaces.
-func (p *Workspaces) Len() int {
+func (p *Pool) Len() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return len(p.open)
@@ -157,8 +156,8 @@ const closeWait = 30 * time.Second
 // then on; sessions still running (whose connections the caller has
 // closed) are waited for, up to 30 s, to finish their background work and
 // release their workspaces. It returns the first error of
-// memory.Workspace.Close.
-func (p *Workspaces) Close() error {
+// Workspace.Close.
+func (p *Pool) Close() error {
 	p.mu.Lock()
 	p.closed = true
 	deadline := time.Now().Add(closeWait)
@@ -188,14 +187,14 @@ func (p *Workspaces) Close() error {
 // workspace. Its search index is opened (rebuilt from the store when
 // missing, corrupt or outdated) at once. It returns memory.Open's error or
 // the error of rebuilding the search index.
-func (p *Workspaces) Open(root string) error {
-	w, err := p.acquire(root, nil)
+func (p *Pool) Open(root string) error {
+	w, err := p.Acquire(root, nil)
 	if err != nil {
 		return err
 	}
 	// Derived indexes are rebuilt from Pebble now, not at the first search.
 	if err := w.OpenSearch(); err != nil {
-		_ = p.release(w.Root)
+		_ = p.Release(w.Root)
 		return fmt.Errorf("search index of %s: %w", w.Root, err)
 	}
 	p.mu.Lock()
@@ -209,10 +208,10 @@ func (p *Workspaces) Open(root string) error {
 	return nil
 }
 
-// Check runs memory.Workspace.Check on root's open workspace (indexing the
+// Check runs Workspace.Check on root's open workspace (indexing the
 // working tree and resolving anchors) and tells the sessions that have it
 // open when anchors changed. It fails when root is not open.
-func (p *Workspaces) Check(ctx context.Context, root string) error {
+func (p *Pool) Check(ctx context.Context, root string) error {
 	p.mu.Lock()
 	sw := p.open[root]
 	p.mu.Unlock()
@@ -224,13 +223,13 @@ func (p *Workspaces) Check(ctx context.Context, root string) error {
 		return err
 	}
 	if res.AnchorsChanged() {
-		p.changed(root, nil)
+		p.Changed(root, nil)
 	}
 	return nil
 }
 
 // inUse reports whether a session still holds a workspace; p.mu is held.
-func (p *Workspaces) inUse() bool {
+func (p *Pool) inUse() bool {
 	for _, sw := range p.open {
 		n := sw.refs
 		if sw.own {

@@ -1,0 +1,108 @@
+// Package api is gloss's command surface: one Go interface, Interface,
+// with a typed argument and result struct per command, served through
+// every door — LSP workspace/executeCommand (package lsp), the CLI
+// (cmd/gloss), the daemon socket (Client) and MCP.
+//
+// The design follows gopls' protocol/command package: Interface is
+// implemented once over the engine (Engine, over memory.Workspace) and once
+// as a client of a remote server (Client). One table, Commands, maps the
+// wire names ("gloss.remember") to the interface methods; Dispatch decodes
+// a JSON argument and calls the method, and Client encodes arguments and
+// decodes results through the same entries, so a command is declared in
+// one place. docs/commands.md documents every command's JSON.
+//
+// Lines: Location and Range are LSP's (0-based lines, end exclusive);
+// every memory.View in a result has 1-based inclusive lines.
+package api
+
+import (
+	"context"
+
+	"github.com/gloss-dev/gloss/memory"
+)
+
+// Interface is the command surface. Every method may return an *Error with
+// code CodeInvalidParams for bad arguments (unknown id, path outside the
+// workspace, malformed range); other errors are internal failures.
+type Interface interface {
+	// Remember stores a new memory anchored at args' symbol or lines.
+	Remember(ctx context.Context, args RememberArgs) (memory.View, error)
+	// RememberBatch stores several memories in one durable write; one
+	// invalid item does not keep the others from being stored.
+	RememberBatch(ctx context.Context, args RememberBatchArgs) (RememberBatchResult, error)
+	// MemoriesAt returns the memories with an anchor overlapping the
+	// location (the whole document when Range is nil), resolved against
+	// the open document's text, most confident and newest first.
+	MemoriesAt(ctx context.Context, args Location) (MemoriesResult, error)
+	// MemoriesForSymbol returns the memories anchored to a SCIP symbol.
+	MemoriesForSymbol(ctx context.Context, args SymbolArgs) (MemoriesResult, error)
+	// Search runs a full-text search over memories.
+	Search(ctx context.Context, args SearchArgs) (SearchResult, error)
+	// Show returns one memory with its anchors and diffs.
+	Show(ctx context.Context, args ShowArgs) (ShowResult, error)
+	// Update changes a memory's text, title, type, tags or place.
+	Update(ctx context.Context, args UpdateArgs) (memory.View, error)
+	// Verify accepts the current code as the memory's new truth.
+	Verify(ctx context.Context, args IDArgs) (memory.View, error)
+	// Forget deletes a memory.
+	Forget(ctx context.Context, args IDArgs) (ForgetResult, error)
+	// Check rescans the working trees and re-resolves anchors.
+	Check(ctx context.Context, args NoArgs) (CheckResult, error)
+	// List returns every memory with its last known statuses, ordered by
+	// place.
+	List(ctx context.Context, args NoArgs) (MemoriesResult, error)
+	// Status counts memories, stale memories, files and symbols.
+	Status(ctx context.Context, args NoArgs) (StatusResult, error)
+	// Index brings the symbol graphs up to date with the working trees.
+	Index(ctx context.Context, args NoArgs) (IndexResults, error)
+	// Impact returns the definitions that call or contain a symbol
+	// (transitively, up to a depth) and the memories anchored to them.
+	Impact(ctx context.Context, args ImpactArgs) (ImpactResult, error)
+}
+
+// The commands of Interface, by wire name. Writes marks commands that
+// change the store: a door runs them in the order received (the LSP
+// server on its read loop) so a later request sees their effect.
+var (
+	Remember          = def("gloss.remember", Interface.Remember, info{verb: "remember", writes: true})
+	RememberBatch     = def("gloss.rememberBatch", Interface.RememberBatch, info{writes: true})
+	MemoriesAt        = def("gloss.memoriesAt", Interface.MemoriesAt, info{verb: "at"})
+	ShowMemories      = def("gloss.showMemories", Interface.MemoriesAt, info{}) // the code lens command
+	MemoriesForSymbol = def("gloss.memoriesForSymbol", Interface.MemoriesForSymbol, info{verb: "memories-for-symbol"})
+	Search            = def("gloss.search", Interface.Search, info{verb: "search"})
+	Show              = def("gloss.show", Interface.Show, info{verb: "show"})
+	Update            = def("gloss.update", Interface.Update, info{writes: true})
+	Verify            = def("gloss.verify", Interface.Verify, info{verb: "verify", writes: true})
+	Forget            = def("gloss.forget", Interface.Forget, info{verb: "forget", writes: true})
+	Check             = def("gloss.check", Interface.Check, info{verb: "check", optional: true})
+	List              = def("gloss.list", Interface.List, info{verb: "list", optional: true})
+	Status            = def("gloss.status", Interface.Status, info{verb: "status", optional: true})
+	Index             = def("gloss.index", Interface.Index, info{verb: "index", optional: true})
+	Impact            = def("gloss.impact", Interface.Impact, info{verb: "impact", doc: "Definitions that call or contain a symbol, and their memories"})
+)
+
+// Commands lists every command in the order docs/commands.md does.
+var Commands = []Command{
+	Remember, RememberBatch, MemoriesAt, ShowMemories, MemoriesForSymbol, Search, Show,
+	Update, Verify, Forget, Check, List, Status, Index, Impact,
+}
+
+// Names returns the wire names of Commands (the LSP server's
+// executeCommandProvider.commands).
+func Names() []string {
+	out := make([]string, len(Commands))
+	for i, c := range Commands {
+		out[i] = c.Name()
+	}
+	return out
+}
+
+// Lookup returns the command with wire name name, or nil.
+func Lookup(name string) Command {
+	for _, c := range Commands {
+		if c.Name() == name {
+			return c
+		}
+	}
+	return nil
+}

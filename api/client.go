@@ -1,0 +1,79 @@
+package api
+
+import (
+	"context"
+
+	"github.com/gloss-dev/gloss/memory"
+)
+
+// The methods of Client: each is the table entry's remote call.
+
+// Remember implements Interface.
+func (c Client) Remember(ctx context.Context, a RememberArgs) (memory.View, error) {
+	return call(ctx, c, Remember, a)
+}
+
+// RememberBatch implements Interface.
+func (c Client) RememberBatch(ctx context.Context, a RememberBatchArgs) (RememberBatchResult, error) {
+	return call(ctx, c, RememberBatch, a)
+}
+
+// MemoriesAt implements Interface.
+func (c Client) MemoriesAt(ctx context.Context, a Location) (MemoriesResult, error) {
+	return call(ctx, c, MemoriesAt, a)
+}
+
+// MemoriesForSymbol implements Interface.
+func (c Client) MemoriesForSymbol(ctx context.Context, a SymbolArgs) (MemoriesResult, error) {
+	return call(ctx, c, MemoriesForSymbol, a)
+}
+
+// Search implements Interface.
+func (c Client) Search(ctx context.Context, a SearchArgs) (SearchResult, error) {
+	return call(ctx, c, Search, a)
+}
+
+// Show implements Interface.
+func (c Client) Show(ctx context.Context, a ShowArgs) (ShowResult, error) {
+	return call(ctx, c, Show, a)
+}
+
+// Update implements Interface.
+func (c Client) Update(ctx context.Context, a UpdateArgs) (memory.View, error) {
+	return call(ctx, c, Update, a)
+}
+
+// Verify implements Interface.
+func (c Client) Verify(ctx context.Context, a IDArgs) (memory.View, error) {
+	return call(ctx, c, Verify, a)
+}
+
+// Forget implements Interface.
+func (c Client) Forget(ctx context.Context, a IDArgs) (ForgetResult, error) {
+	return call(ctx, c, Forget, a)
+}
+
+// Check implements Interface.
+func (c Client) Check(ctx context.Context, a NoArgs) (CheckResult, error) {
+	return call(ctx, c, Check, a)
+}
+
+// List implements Interface.
+func (c Client) List(ctx context.Context, a NoArgs) (MemoriesResult, error) {
+	return call(ctx, c, List, a)
+}
+
+// Status implements Interface.
+func (c Client) Status(ctx context.Context, a NoArgs) (StatusResult, error) {
+	return call(ctx, c, Status, a)
+}
+
+// Index implements Interface.
+func (c Client) Index(ctx context.Context, a NoArgs) (IndexResults, error) {
+	return call(ctx, c, Index, a)
+}
+
+// Impact implements Interface.
+func (c Client) Impact(ctx context.Context, a ImpactArgs) (ImpactResult, error) {
+	return call(ctx, c, Impact, a)
+}

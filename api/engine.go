@@ -1,0 +1,298 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/gloss-dev/gloss/index"
+	"github.com/gloss-dev/gloss/memory"
+)
+
+// Host is what Engine needs of the door it serves: the workspace folders,
+// the text of open documents, and where to report effects. The LSP server
+// implements it per request (over the snapshot the request was given);
+// Single implements it for one workspace without documents (the CLI).
+type Host interface {
+	// Workspaces returns the session's workspaces, longest root first (so
+	// nested roots win).
+	Workspaces() []*memory.Workspace
+	// Document returns the unsaved text of the open document at the
+	// absolute path, ok false when it is not open.
+	Document(path string) (text []byte, ok bool)
+	// Changed is called after a command changed w's store: mems, when not
+	// nil, are all of w's memories as a check left them; anchorsChanged
+	// reports whether stored anchors changed (then other sessions must
+	// refresh).
+	Changed(w *memory.Workspace, mems []*memory.Memory, anchorsChanged bool)
+	// Indexed is called after gloss.index ran on w.
+	Indexed(w *memory.Workspace, st index.Stats)
+	// ShowDocument asks the client to open the file at the absolute path
+	// (a memory's Markdown file).
+	ShowDocument(path string)
+}
+
+// Engine implements Interface over memory.Workspace: the one
+// implementation every door calls.
+type Engine struct {
+	Host Host
+	// IndexFirst makes Remember, RememberBatch and Verify bring the index
+	// up to date first (the CLI, which has no file watcher).
+	IndexFirst bool
+}
+
+var _ Interface = (*Engine)(nil)
+
+// Single is a Host of one workspace with no open documents and no client
+// to notify (the CLI's direct backend).
+type Single struct{ W *memory.Workspace }
+
+// Workspaces implements Host.
+func (s Single) Workspaces() []*memory.Workspace { return []*memory.Workspace{s.W} }
+
+// Document implements Host.
+func (Single) Document(string) ([]byte, bool) { return nil, false }
+
+// Changed implements Host.
+func (Single) Changed(*memory.Workspace, []*memory.Memory, bool) {}
+
+// Indexed implements Host.
+func (Single) Indexed(*memory.Workspace, index.Stats) {}
+
+// ShowDocument implements Host.
+func (Single) ShowDocument(string) {}
+
+// place is a validated Location: the workspace, the workspace-relative
+// path, the document text and 1-based inclusive lines.
+type place struct {
+	w           *memory.Workspace
+	path, rel   string
+	src         []byte // the document's text (open or on disk)
+	open        bool
+	first, last int
+}
+
+// text returns the open document's text of path, else the file on disk.
+func (e *Engine) text(w *memory.Workspace, path string) ([]byte, bool, error) {
+	if src, ok := e.Host.Document(path); ok {
+		return src, true, nil
+	}
+	src, err := w.ReadFile(path)
+	return src, false, err
+}
+
+// workspaceOf returns the workspace containing the document uri and its
+// absolute path.
+func (e *Engine) workspaceOf(cmd, uri string) (*memory.Workspace, string, error) {
+	if uri == "" {
+		return nil, "", invalid("%s: missing \"uri\"", cmd)
+	}
+	path, err := URIToPath(uri)
+	if err != nil {
+		return nil, "", invalid("%s: %v", cmd, err)
+	}
+	w := memory.WorkspaceFor(e.Host.Workspaces(), path)
+	if w == nil {
+		return nil, "", invalid("%s: %s is outside the workspace folders", cmd, uri)
+	}
+	return w, path, nil
+}
+
+// place validates loc against its document; a nil range means the whole
+// document when whole is set.
+func (e *Engine) place(cmd string, loc Location, whole bool) (*place, error) {
+	w, path, err := e.workspaceOf(cmd, loc.URI)
+	if err != nil {
+		return nil, err
+	}
+	rel, err := w.RelPath(path)
+	if err != nil {
+		return nil, invalid("%s: %v", cmd, err)
+	}
+	src, open, err := e.text(w, path)
+	if err != nil {
+		return nil, invalid("%s: %v", cmd, err)
+	}
+	n := index.NewLines(src).Count()
+	r := loc.Range
+	if r == nil {
+		if !whole {
+			return nil, invalid("%s: missing \"range\"", cmd)
+		}
+		r = &Range{End: Position{Line: n}}
+	}
+	if r.Start.Line < 0 || r.Start.Character < 0 || r.End.Line < 0 || r.End.Character < 0 {
+		return nil, invalid("%s: malformed range: negative position", cmd)
+	}
+	if r.End.Line < r.Start.Line || (r.End.Line == r.Start.Line && r.End.Character < r.Start.Character) {
+		return nil, invalid("%s: malformed range: end %d:%d is before start %d:%d", cmd, r.End.Line, r.End.Character, r.Start.Line, r.Start.Character)
+	}
+	if r.Start.Line >= n || r.End.Line > n || (r.End.Line == n && r.End.Character > 0) {
+		return nil, invalid("%s: range %d:%d-%d:%d is out of bounds: %s has %d lines", cmd, r.Start.Line, r.Start.Character, r.End.Line, r.End.Character, rel, n)
+	}
+	last := r.End.Line
+	if r.End.Character == 0 && r.End.Line > r.Start.Line {
+		last-- // the range ends at the start of a line
+	}
+	return &place{w: w, path: path, rel: rel, src: src, open: open, first: r.Start.Line + 1, last: last + 1}, nil
+}
+
+// find returns the workspace holding memory id and the memory.
+func (e *Engine) find(cmd, id string) (*memory.Workspace, *memory.Memory, error) {
+	if strings.TrimSpace(id) == "" {
+		return nil, nil, invalid("%s: missing \"id\"", cmd)
+	}
+	var firstErr error
+	for _, w := range e.Host.Workspaces() {
+		m, err := w.Get(id)
+		if err == nil {
+			return w, m, nil
+		}
+		if !errors.Is(err, memory.ErrNotFound) && firstErr == nil {
+			firstErr = err
+		}
+	}
+	if firstErr != nil {
+		return nil, nil, invalid("%s: %v", cmd, firstErr)
+	}
+	return nil, nil, invalid("%s: no memory %q", cmd, id)
+}
+
+// request turns RememberArgs into the engine's request: the symbol, or
+// the validated place.
+func (e *Engine) request(a RememberArgs) (memory.RememberRequest, *place, error) {
+	req := memory.RememberRequest{Text: a.Text, Title: a.Title, Type: a.Type, Tags: a.Tags, Scope: a.Scope, Source: a.Source, Symbol: a.Symbol}
+	req.ApplyDraftDefaults()
+	if n := len([]rune(strings.TrimSpace(req.Title))); n > memory.MaxTitle {
+		req.Title = memory.DeriveTitle(req.Title)
+	}
+	if a.Symbol != "" {
+		return req, nil, nil
+	}
+	pl, err := e.place(Remember.name, a.Location, false)
+	if err != nil {
+		return req, nil, err
+	}
+	req.Path, req.StartLine, req.EndLine = pl.path, pl.first, pl.last
+	if pl.open {
+		req.Content = pl.src
+	}
+	return req, pl, nil
+}
+
+// indexFirst brings w's index up to date when the engine is asked to.
+func (e *Engine) indexFirst(ctx context.Context, w *memory.Workspace) error {
+	if !e.IndexFirst {
+		return nil
+	}
+	_, err := w.Index(ctx)
+	return err
+}
+
+// Remember implements Interface.
+func (e *Engine) Remember(ctx context.Context, a RememberArgs) (memory.View, error) {
+	res, err := e.RememberBatch(ctx, RememberBatchArgs{Items: []RememberArgs{a}})
+	if err != nil {
+		return memory.View{}, err
+	}
+	if it := res.Items[0]; it.Error != "" {
+		return memory.View{}, invalid("%s: %s", Remember.name, it.Error)
+	}
+	return *res.Items[0].Memory, nil
+}
+
+// RememberBatch implements Interface. Items placed by symbol go to the
+// first workspace that defines the symbol.
+func (e *Engine) RememberBatch(ctx context.Context, a RememberBatchArgs) (RememberBatchResult, error) {
+	out := RememberBatchResult{Items: make([]BatchItem, len(a.Items))}
+	type job struct {
+		i   int
+		req memory.RememberRequest
+	}
+	byW := map[*memory.Workspace][]job{}
+	var order []*memory.Workspace
+	var bySymbol []job
+	for i, it := range a.Items {
+		req, pl, err := e.request(it)
+		switch {
+		case err != nil:
+			out.Items[i].Error = err.Error()
+		case pl == nil:
+			bySymbol = append(bySymbol, job{i, req})
+		default:
+			if byW[pl.w] == nil {
+				order = append(order, pl.w)
+			}
+			byW[pl.w] = append(byW[pl.w], job{i, req})
+		}
+	}
+	set := func(w *memory.Workspace, i int, m *memory.Memory) {
+		v := memory.ViewOf(m)
+		out.Items[i] = BatchItem{Memory: &v}
+		if m.Body == memory.DraftText {
+			if f := w.MemoryFile(m); f != "" {
+				e.Host.ShowDocument(f)
+			}
+		}
+	}
+	for _, w := range order {
+		jobs := byW[w]
+		if err := e.indexFirst(ctx, w); err != nil {
+			return out, err
+		}
+		reqs := make([]memory.RememberRequest, len(jobs))
+		for k, j := range jobs {
+			reqs[k] = j.req
+		}
+		ms, errs := w.RememberBatch(ctx, reqs)
+		for k, j := range jobs {
+			if errs[k] != nil {
+				out.Items[j.i].Error = errs[k].Error()
+			} else {
+				set(w, j.i, ms[k])
+			}
+		}
+		e.Host.Changed(w, nil, true)
+	}
+	for _, j := range bySymbol {
+		w, m, err := e.rememberSymbol(ctx, j.req)
+		if err != nil {
+			out.Items[j.i].Error = err.Error()
+			continue
+		}
+		set(w, j.i, m)
+		e.Host.Changed(w, nil, true)
+	}
+	return out, nil
+}
+
+// rememberSymbol remembers req in the first workspace that defines its
+// symbol.
+func (e *Engine) rememberSymbol(ctx context.Context, req memory.RememberRequest) (*memory.Workspace, *memory.Memory, error) {
+	var firstErr error
+	for _, w := range e.Host.Workspaces() {
+		if err := e.indexFirst(ctx, w); err != nil {
+			return nil, nil, err
+		}
+		m, err := w.Remember(ctx, req)
+		if err == nil {
+			return w, m, nil
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	if firstErr == nil {
+		firstErr = errors.New("no workspace folder is open")
+	}
+	return nil, nil, fmt.Errorf("symbol %q: %w", req.Symbol, firstErr)
+}
+
+// readable reports whether path can be read as a document (used for
+// diffs of anchors whose files may be gone).
+func readable(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
+}

@@ -1,0 +1,289 @@
+package api
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+
+	"github.com/gloss-dev/gloss/memory"
+)
+
+// MemoriesAt implements Interface.
+func (e *Engine) MemoriesAt(_ context.Context, a Location) (MemoriesResult, error) {
+	pl, err := e.place(MemoriesAt.name, a, true)
+	if err != nil {
+		return MemoriesResult{}, err
+	}
+	mems, err := pl.w.ResolveDocument(pl.path, pl.src)
+	if err != nil {
+		return MemoriesResult{}, invalid("%s: %v", MemoriesAt.name, err)
+	}
+	var ms []*memory.Memory
+	for _, h := range memory.Covering(mems, pl.rel, pl.first-1, pl.last-1) {
+		ms = append(ms, h.Memory)
+	}
+	return MemoriesResult{memory.Views(ms)}, nil
+}
+
+// MemoriesForSymbol implements Interface.
+func (e *Engine) MemoriesForSymbol(_ context.Context, a SymbolArgs) (MemoriesResult, error) {
+	if strings.TrimSpace(a.Symbol) == "" {
+		return MemoriesResult{}, invalid("%s: missing \"symbol\"", MemoriesForSymbol.name)
+	}
+	var ms []*memory.Memory
+	for _, w := range e.Host.Workspaces() {
+		found, err := w.ForSymbol(a.Symbol)
+		if err != nil {
+			return MemoriesResult{}, err
+		}
+		ms = append(ms, found...)
+	}
+	return MemoriesResult{memory.Views(ms)}, nil
+}
+
+// Search implements Interface: each workspace's hits merged by score
+// (memory.MergeHits).
+func (e *Engine) Search(ctx context.Context, a SearchArgs) (SearchResult, error) {
+	if strings.TrimSpace(a.Query) == "" {
+		return SearchResult{}, invalid("%s: empty \"query\"", Search.name)
+	}
+	if a.Limit < 0 {
+		return SearchResult{}, invalid("%s: negative \"limit\"", Search.name)
+	}
+	if a.Limit == 0 {
+		a.Limit = 20
+	}
+	a.Limit = min(a.Limit, MaxLimit)
+	var lists [][]memory.SearchHit
+	for _, w := range e.Host.Workspaces() {
+		h, err := w.Search(ctx, a.Query, a.Limit)
+		if err != nil {
+			return SearchResult{}, err
+		}
+		lists = append(lists, h)
+	}
+	hits := memory.MergeHits(a.Limit, lists...)
+	out := SearchResult{Memories: make([]memory.View, len(hits)), Scores: make([]float64, len(hits))}
+	for i, h := range hits {
+		out.Memories[i], out.Scores[i] = memory.ViewOf(h.Memory), h.Score
+	}
+	return out, nil
+}
+
+// Show implements Interface.
+func (e *Engine) Show(_ context.Context, a ShowArgs) (ShowResult, error) {
+	w, m, err := e.find(Show.name, a.ID)
+	if err != nil {
+		return ShowResult{}, err
+	}
+	m = e.current(w, m)
+	res := ShowResult{View: memory.ViewOf(m)}
+	for _, an := range m.Anchors {
+		if memory.IsStale(an.Status) || a.Diff {
+			path := filepath.Join(w.Root, filepath.FromSlash(an.Path))
+			var src []byte
+			if readable(path) || e.open(path) {
+				src, _, _ = e.text(w, path)
+			}
+			res.Diff += memory.AnchorDiff(an, src, 0)
+		}
+	}
+	if file := w.MemoryFile(m); file != "" && readable(file) {
+		res.File = file
+		if a.Edit {
+			e.Host.ShowDocument(file)
+		}
+	}
+	return res, nil
+}
+
+func (e *Engine) open(path string) bool {
+	_, ok := e.Host.Document(path)
+	return ok
+}
+
+// current returns m with its anchors in open documents re-resolved
+// against their text.
+func (e *Engine) current(w *memory.Workspace, m *memory.Memory) *memory.Memory {
+	for i, a := range m.Anchors {
+		path := filepath.Join(w.Root, filepath.FromSlash(a.Path))
+		src, ok := e.Host.Document(path)
+		if !ok {
+			continue
+		}
+		mems, err := w.ResolveDocument(path, src)
+		if err != nil {
+			continue
+		}
+		for _, rm := range mems {
+			if rm.ID == m.ID && i < len(rm.Anchors) {
+				cp := *m
+				cp.Anchors = append([]memory.Anchor(nil), m.Anchors...)
+				cp.Anchors[i] = rm.Anchors[i]
+				m = &cp
+			}
+		}
+	}
+	return m
+}
+
+// Update implements Interface.
+func (e *Engine) Update(ctx context.Context, a UpdateArgs) (memory.View, error) {
+	w, m, err := e.find(Update.name, a.ID)
+	if err != nil {
+		return memory.View{}, err
+	}
+	req := memory.UpdateRequest{Text: a.Text, Title: a.Title, Type: a.Type, Tags: a.Tags}
+	if a.URI != "" || a.Range != nil {
+		pl, err := e.place(Update.name, Location{URI: a.URI, Range: a.Range}, false)
+		if err != nil {
+			return memory.View{}, err
+		}
+		if pl.w != w {
+			return memory.View{}, invalid("%s: %s is in another workspace folder than memory %s", Update.name, a.URI, m.ID)
+		}
+		req.Path, req.StartLine, req.EndLine = pl.path, pl.first, pl.last
+		if pl.open {
+			req.Content = pl.src
+		}
+	}
+	m, err = w.Update(ctx, m.ID, req)
+	if err != nil {
+		return memory.View{}, invalid("%s: %v", Update.name, err)
+	}
+	e.Host.Changed(w, nil, true)
+	return memory.ViewOf(m), nil
+}
+
+// Verify implements Interface.
+func (e *Engine) Verify(ctx context.Context, a IDArgs) (memory.View, error) {
+	w, m, err := e.find(Verify.name, a.ID)
+	if err != nil {
+		return memory.View{}, err
+	}
+	m, err = w.Verify(ctx, m.ID) // indexes first
+	if err != nil {
+		return memory.View{}, invalid("%s: %v", Verify.name, err)
+	}
+	e.Host.Changed(w, nil, true)
+	return memory.ViewOf(m), nil
+}
+
+// Forget implements Interface.
+func (e *Engine) Forget(_ context.Context, a IDArgs) (ForgetResult, error) {
+	w, m, err := e.find(Forget.name, a.ID)
+	if err != nil {
+		return ForgetResult{}, err
+	}
+	m, err = w.Forget(m.ID)
+	if err != nil {
+		return ForgetResult{}, invalid("%s: %v", Forget.name, err)
+	}
+	e.Host.Changed(w, nil, true)
+	return ForgetResult{Forgotten: m.ID, Title: m.Title}, nil
+}
+
+// Check implements Interface.
+func (e *Engine) Check(ctx context.Context, _ NoArgs) (CheckResult, error) {
+	var results []memory.CheckResult
+	for _, w := range e.Host.Workspaces() {
+		res, err := w.Check(ctx)
+		if err != nil {
+			return CheckResult{}, &Error{Code: CodeInternalError, Message: "check " + w.Root + ": " + err.Error()}
+		}
+		e.Host.Changed(w, res.Memories, res.AnchorsChanged())
+		results = append(results, res)
+	}
+	return CheckResultOf(results...), nil
+}
+
+// CheckResultOf returns the gloss.check result of the checks of one or
+// more workspaces: all their memories ordered by place
+// (memory.SortByPlace), the stale ones counted, re-resolved anchors and
+// changed files summed, and the elapsed times added.
+func CheckResultOf(results ...memory.CheckResult) CheckResult {
+	out := CheckResult{ChangedFiles: []string{}}
+	var all []*memory.Memory
+	for _, res := range results {
+		all = append(all, res.Memories...)
+		out.Resolved += res.Resolved
+		out.ChangedFiles = append(out.ChangedFiles, res.Index.Changed...)
+		out.ElapsedMS += float64(res.Elapsed.Microseconds()) / 1000
+	}
+	memory.SortByPlace(all)
+	for _, m := range all {
+		if m.Stale() {
+			out.Stale++
+		}
+	}
+	out.Memories = memory.Views(all)
+	return out
+}
+
+// List implements Interface.
+func (e *Engine) List(_ context.Context, _ NoArgs) (MemoriesResult, error) {
+	var all []*memory.Memory
+	for _, w := range e.Host.Workspaces() {
+		ms, err := w.List()
+		if err != nil {
+			return MemoriesResult{}, &Error{Code: CodeInternalError, Message: "list " + w.Root + ": " + err.Error()}
+		}
+		all = append(all, ms...)
+	}
+	memory.SortByPlace(all)
+	return MemoriesResult{memory.Views(all)}, nil
+}
+
+// Status implements Interface.
+func (e *Engine) Status(_ context.Context, _ NoArgs) (StatusResult, error) {
+	out := StatusResult{Workspaces: []memory.Status{}}
+	for _, w := range e.Host.Workspaces() {
+		st, err := w.Status()
+		if err != nil {
+			return out, &Error{Code: CodeInternalError, Message: "status " + w.Root + ": " + err.Error()}
+		}
+		out.Memories += st.Memories
+		out.Stale += st.Stale
+		out.Files += st.Files
+		out.Symbols += st.Symbols
+		out.Workspaces = append(out.Workspaces, st)
+	}
+	return out, nil
+}
+
+// Index implements Interface.
+func (e *Engine) Index(ctx context.Context, _ NoArgs) (IndexResults, error) {
+	out := IndexResults{Workspaces: []IndexResult{}}
+	for _, w := range e.Host.Workspaces() {
+		st, err := w.Index(ctx)
+		if err != nil {
+			return out, &Error{Code: CodeInternalError, Message: "index " + w.Root + ": " + err.Error()}
+		}
+		out.Workspaces = append(out.Workspaces, IndexResult{Root: w.Root, ProjectID: w.ID, Stats: st, ElapsedMS: float64(st.Elapsed.Microseconds()) / 1000})
+		e.Host.Indexed(w, st)
+	}
+	return out, nil
+}
+
+// Impact implements Interface: the first workspace that defines the
+// symbol answers.
+func (e *Engine) Impact(_ context.Context, a ImpactArgs) (ImpactResult, error) {
+	if strings.TrimSpace(a.Symbol) == "" {
+		return ImpactResult{}, invalid("%s: missing \"symbol\"", Impact.name)
+	}
+	if a.Depth < 0 || a.Depth > 5 {
+		return ImpactResult{}, invalid("%s: depth %d is out of range (1 to 5)", Impact.name, a.Depth)
+	}
+	var firstErr error
+	for _, w := range e.Host.Workspaces() {
+		im, err := w.Impact(a.Symbol, max(a.Depth, 1))
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		return ImpactResult{Symbol: im.Symbol, Definitions: im.Definitions, Memories: memory.Views(im.Memories)}, nil
+	}
+	return ImpactResult{}, invalid("%s: %v", Impact.name, firstErr)
+}

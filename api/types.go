@@ -1,0 +1,222 @@
+package api
+
+import (
+	"github.com/gloss-dev/gloss/index"
+	"github.com/gloss-dev/gloss/memory"
+)
+
+// Position is a place in a document as LSP counts it (LSP 3.17,
+// "Position"): Line is 0-based; Character is a 0-based offset in the
+// line, in UTF-16 code units unless the session negotiated UTF-8.
+type Position struct {
+	Line      int `json:"line"`
+	Character int `json:"character"`
+}
+
+// Range is an LSP range: Start inclusive, End exclusive. A range whose End
+// is at character 0 of a later line does not include that line.
+type Range struct {
+	Start Position `json:"start"`
+	End   Position `json:"end"`
+}
+
+// Location names lines of a document: URI is a file:// URI inside a
+// workspace folder; Range is optional where a command says so (a missing
+// range means the whole document).
+type Location struct {
+	URI   string `json:"uri"`
+	Range *Range `json:"range,omitempty"`
+}
+
+// LinesRange returns the Range covering the 1-based inclusive lines
+// first..last, as the CLI turns PATH:START-END into a Location.
+func LinesRange(first, last int) *Range {
+	if last < first {
+		last = first
+	}
+	return &Range{Start: Position{Line: first - 1}, End: Position{Line: last}}
+}
+
+// RememberArgs are the arguments of gloss.remember. The memory is placed
+// by Symbol (a SCIP symbol or a unique definition name such as "Execute",
+// "Command.Execute") or by Location; not both. Empty Text makes a draft
+// (text and title "TODO: describe", scope project) whose Markdown file the
+// client is asked to open.
+type RememberArgs struct {
+	Location
+	// Text is the Markdown body.
+	Text string `json:"text"`
+	// Type is one of memory.Types; "" means note.
+	Type string `json:"type,omitempty"`
+	// Title is at most memory.MaxTitle (60) characters; longer titles are
+	// cut at a word; "" means the first line of Text.
+	Title string   `json:"title,omitempty"`
+	Tags  []string `json:"tags,omitempty"`
+	// Scope is personal (default) or project.
+	Scope  string `json:"scope,omitempty"`
+	Symbol string `json:"symbol,omitempty"`
+	// Source is user (default), agent, imported_git, imported_file or
+	// inferred.
+	Source string `json:"source,omitempty"`
+}
+
+// RememberBatchArgs are the arguments of gloss.rememberBatch: one
+// RememberArgs per memory, stored in one durable write.
+type RememberBatchArgs struct {
+	Items []RememberArgs `json:"items"`
+}
+
+// BatchItem is one entry of RememberBatchResult: the memory, or the error
+// that kept it from being stored.
+type BatchItem struct {
+	Memory *memory.View `json:"memory,omitempty"`
+	Error  string       `json:"error,omitempty"`
+}
+
+// RememberBatchResult is the result of gloss.rememberBatch: Items[i]
+// answers RememberBatchArgs.Items[i].
+type RememberBatchResult struct {
+	Items []BatchItem `json:"items"`
+}
+
+// MemoriesResult is the result of commands returning memories
+// (gloss.memoriesAt, gloss.memoriesForSymbol, gloss.list). Lines in it are
+// 1-based and inclusive (memory.View).
+type MemoriesResult struct {
+	Memories []memory.View `json:"memories"`
+}
+
+// SymbolArgs name a definition by SCIP symbol (or, where a command says
+// so, by unique name).
+type SymbolArgs struct {
+	Symbol string `json:"symbol"`
+}
+
+// SearchArgs are the arguments of gloss.search. Limit 0 means 20; it is
+// capped at MaxLimit.
+type SearchArgs struct {
+	Query string `json:"query"`
+	Limit int    `json:"limit,omitempty"`
+}
+
+// MaxLimit caps every result count a client may ask for.
+const MaxLimit = 10000
+
+// SearchResult is the result of gloss.search: Scores[i] is the score of
+// Memories[i] (memory.SearchHit: BM25, halved for stale memories), best
+// first.
+type SearchResult struct {
+	Memories []memory.View `json:"memories"`
+	Scores   []float64     `json:"scores"`
+}
+
+// IDArgs name one memory by id (a unique prefix of at least 6 characters
+// is accepted).
+type IDArgs struct {
+	ID string `json:"id"`
+}
+
+// ShowArgs are the arguments of gloss.show: Diff asks for the diff of every
+// anchor (stale ones always get one); Edit asks the client to open the
+// memory's Markdown file.
+type ShowArgs struct {
+	ID   string `json:"id"`
+	Diff bool   `json:"diff,omitempty"`
+	Edit bool   `json:"edit,omitempty"`
+}
+
+// ShowResult is the result of gloss.show: the memory with its anchors
+// re-resolved against open documents.
+type ShowResult struct {
+	memory.View
+	// Diff is a unified diff of each stale anchor's code as written
+	// against now (of every anchor when asked with "diff": true).
+	Diff string `json:"diff,omitempty"`
+	// File is the absolute path of the memory's Markdown file, when it has
+	// one.
+	File string `json:"file,omitempty"`
+}
+
+// UpdateArgs are the arguments of gloss.update: nil fields are left as
+// they are; URI with Range re-anchors the memory to those lines.
+type UpdateArgs struct {
+	ID    string    `json:"id"`
+	Text  *string   `json:"text,omitempty"`
+	Title *string   `json:"title,omitempty"`
+	Type  *string   `json:"type,omitempty"`
+	Tags  *[]string `json:"tags,omitempty"`
+	URI   string    `json:"uri,omitempty"`
+	Range *Range    `json:"range,omitempty"`
+}
+
+// ForgetResult is the result of gloss.forget.
+type ForgetResult struct {
+	Forgotten string `json:"forgotten"`
+	Title     string `json:"title"`
+}
+
+// NoArgs is the argument of commands that take none ({} or nothing).
+type NoArgs struct{}
+
+// CheckResult is the result of gloss.check.
+type CheckResult struct {
+	// Memories are all memories with their current statuses, ordered by
+	// place (memory.SortByPlace).
+	Memories []memory.View `json:"memories"`
+	// Stale counts stale memories; Resolved counts anchors re-resolved.
+	Stale    int `json:"stale"`
+	Resolved int `json:"resolved"`
+	// ChangedFiles lists the workspace-relative files indexing found
+	// added, modified or removed.
+	ChangedFiles []string `json:"changed_files"`
+	// ElapsedMS is the wall time in milliseconds.
+	ElapsedMS float64 `json:"elapsed_ms"`
+}
+
+// IndexResult is one workspace folder's entry in the result of
+// gloss.index: its root, project id and index.Stats (whose Elapsed travels
+// as elapsed_ns).
+type IndexResult struct {
+	Root      string `json:"root"`
+	ProjectID string `json:"project_id"`
+	index.Stats
+	// ElapsedMS is Stats.Elapsed in milliseconds.
+	ElapsedMS float64 `json:"elapsed_ms"`
+}
+
+// IndexResults is the result of gloss.index: one entry per workspace
+// folder.
+type IndexResults struct {
+	Workspaces []IndexResult `json:"workspaces"`
+}
+
+// StatusResult is the result of gloss.status: totals over the session's
+// workspace folders, and each folder's memory.Status.
+type StatusResult struct {
+	Memories   int             `json:"memories"`
+	Stale      int             `json:"stale"`
+	Files      int             `json:"files"`
+	Symbols    int             `json:"symbols"`
+	Workspaces []memory.Status `json:"workspaces"`
+}
+
+// ImpactArgs are the arguments of gloss.impact: Symbol is a SCIP symbol or
+// a unique definition name; Depth bounds how many call/containment edges
+// are followed (0 means 1; at most 5).
+type ImpactArgs struct {
+	Symbol string `json:"symbol"`
+	Depth  int    `json:"depth,omitempty"`
+}
+
+// ImpactResult is the result of gloss.impact: the definitions a change to
+// Symbol may affect, found through the stored syntactic edges, and the
+// memories anchored to Symbol or to any of them.
+type ImpactResult struct {
+	// Symbol is the SCIP symbol the name resolved to.
+	Symbol string `json:"symbol"`
+	// Definitions are the impacted definitions, nearest first.
+	Definitions []memory.Impacted `json:"definitions"`
+	// Memories are anchored to Symbol or to one of Definitions, those on
+	// Symbol first.
+	Memories []memory.View `json:"memories"`
+}

@@ -1,0 +1,228 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/gloss-dev/gloss/memory"
+)
+
+// addFolder opens the workspace of a folder URI (once per engine root).
+func (s *Server) addFolder(uri string) *folder {
+	dir, err := uriToPath(uri)
+	if err != nil {
+		s.log.Printf("workspace folder: %v", err)
+		return nil
+	}
+	root, err := memory.FindRoot(dir)
+	if err != nil {
+		s.log.Printf("workspace folder %s: %v", dir, err)
+		return nil
+	}
+	s.mu.Lock()
+	for _, f := range s.folders {
+		if f.root == root {
+			s.mu.Unlock()
+			return nil
+		}
+	}
+	s.mu.Unlock()
+	w, err := s.pool.Acquire(root, func(err error) { s.log.Printf("%v", err) })
+	if err != nil {
+		s.log.Printf("open workspace %s: %v", root, err)
+		s.showMessage(1, fmt.Sprintf("gloss: cannot open the memory store of %s: %v", root, err))
+		return nil
+	}
+	f := &folder{root: w.Root, w: w, ready: make(chan struct{})}
+	s.mu.Lock()
+	for _, g := range s.folders {
+		if g.root == f.root { // two URIs of one root added at once
+			s.mu.Unlock()
+			_ = s.pool.Release(f.root)
+			return nil
+		}
+	}
+	s.folders = append(s.folders, f)
+	// Longest root first, so nested roots win.
+	sort.SliceStable(s.folders, func(i, j int) bool { return len(s.folders[i].root) > len(s.folders[j].root) })
+	s.mu.Unlock()
+	s.pool.Subscribe(s, f.root, func() { s.storeChangedElsewhere(f) })
+	return f
+}
+
+func (s *Server) removeFolder(uri string) {
+	dir, err := uriToPath(uri)
+	if err != nil {
+		return
+	}
+	root, err := memory.FindRoot(dir)
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	var gone *folder
+	for i, f := range s.folders {
+		if f.root == root {
+			gone = f
+			s.folders = append(s.folders[:i:i], s.folders[i+1:]...)
+			break
+		}
+	}
+	s.mu.Unlock()
+	if gone != nil {
+		s.pool.Unsubscribe(s, gone.root)
+		s.goBG(func() {
+			gone.check.wait()
+			if err := s.pool.Release(gone.root); err != nil {
+				s.log.Printf("close %s: %v", gone.root, err)
+			}
+		})
+	}
+}
+
+// folderFor returns the folder containing the absolute path p (also
+// through symlinks), or nil.
+func (s *Server) folderFor(p string) *folder {
+	folders := s.allFolders()
+	ws := make([]*memory.Workspace, len(folders))
+	for i, f := range folders {
+		ws[i] = f.w
+	}
+	w := memory.WorkspaceFor(ws, p)
+	for _, f := range folders {
+		if f.w == w {
+			return f
+		}
+	}
+	return nil
+}
+
+func (s *Server) allFolders() []*folder {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]*folder(nil), s.folders...)
+}
+
+// scheduleCheck runs Check for f in the background, coalescing bursts.
+func (s *Server) scheduleCheck(f *folder) {
+	s.bg.Add(1)
+	if !f.check.run(func() { s.runCheck(f) }, s.bg.Done) {
+		s.bg.Done()
+	}
+}
+
+// runCheck runs Check on f and republishes its diagnostics.
+func (s *Server) runCheck(f *folder) {
+	if s.closing() {
+		return
+	}
+	res, err := f.w.Check(context.Background())
+	f.once.Do(func() { close(f.ready) })
+	if err != nil {
+		s.log.Printf("check %s: %v", f.root, err)
+		return
+	}
+	s.changed(f, res.Memories, res.AnchorsChanged())
+	if res.AnchorsChanged() {
+		s.pool.Changed(f.root, s)
+	}
+}
+
+// storeChangedElsewhere is called when another session changed the store
+// of f: requests see the change at once, diagnostics and code lenses are
+// refreshed in the background.
+func (s *Server) storeChangedElsewhere(f *folder) {
+	if s.closing() {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state == stateShutdown {
+		return
+	}
+	s.gen.Add(1)
+	s.goBG(func() { s.changed(f, nil, true) })
+}
+
+// changed is called after the store of f changed: it republishes all
+// diagnostics of f (mems is the full list, nil to read it) and refreshes
+// code lenses.
+func (s *Server) changed(f *folder, mems []*memory.Memory, refresh bool) {
+	s.gen.Add(1)
+	if mems == nil {
+		var err error
+		if mems, err = f.w.List(); err != nil {
+			s.log.Printf("list %s: %v", f.root, err)
+			return
+		}
+	}
+	s.publishFolder(f, mems)
+	if refresh {
+		s.refreshLenses()
+	}
+}
+
+// didChangeWatchedFiles applies changed memory files and checks the
+// folders whose files changed (git checkout, pull, merge outside the
+// editor).
+func (s *Server) didChangeWatchedFiles(p didChangeWatchedFilesParams) error {
+	touched := map[*folder]bool{}
+	for _, e := range p.Changes {
+		path, err := uriToPath(e.URI)
+		if err != nil {
+			continue
+		}
+		if f := s.folderFor(path); f != nil {
+			s.memoryFileChanged(f, path, e.Type == fileDeleted)
+			touched[f] = true
+		}
+	}
+	for f := range touched {
+		s.scheduleCheck(f)
+	}
+	return nil
+}
+
+// didChangeWorkspaceFoldersParams are the params of
+// workspace/didChangeWorkspaceFolders.
+type didChangeWorkspaceFoldersParams struct {
+	Event struct {
+		Added   []WorkspaceFolder `json:"added"`
+		Removed []WorkspaceFolder `json:"removed"`
+	} `json:"event"`
+}
+
+func (s *Server) didChangeWorkspaceFolders(p didChangeWorkspaceFoldersParams) error {
+	for _, wf := range p.Event.Removed {
+		s.removeFolder(wf.URI)
+	}
+	var added []*folder
+	for _, wf := range p.Event.Added {
+		if f := s.addFolder(wf.URI); f != nil {
+			added = append(added, f)
+		}
+	}
+	for _, f := range added {
+		s.scheduleCheck(f)
+	}
+	return nil
+}
+
+// memoryFileChanged hands a changed file to the engine
+// (memory.Workspace.MemoryFileChanged) and republishes when the store
+// changed.
+func (s *Server) memoryFileChanged(f *folder, path string, deleted bool) {
+	changed, err := f.w.MemoryFileChanged(context.Background(), path, deleted)
+	if err != nil {
+		s.log.Printf("memory file %s: %v", path, err)
+		if !deleted {
+			s.showMessage(2, "gloss: "+err.Error())
+		}
+	}
+	if changed {
+		s.gen.Add(1)
+		s.goBG(func() { s.changed(f, nil, true) })
+		s.pool.Changed(f.root, s)
+	}
+}

@@ -1,0 +1,174 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/gloss-dev/gloss/api"
+	"github.com/gloss-dev/gloss/internal/syncx"
+)
+
+// Serve runs the server on rwc (LSP Content-Length framing) until the
+// client sends exit or closes the connection, then closes the workspaces.
+func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
+	s.conn = jsonrpc2.NewConn(newTolerantStream(rwc), jsonrpc2.WithCodec(stdCodec{}))
+	s.conn.Go(ctx, s.handle)
+	var err error
+	select {
+	case <-s.conn.Done():
+		err = s.conn.Err()
+	case <-s.exited:
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	s.mu.Lock()
+	s.state = stateShutdown
+	s.mu.Unlock()
+	// Close waits for the read loop, which a blocking stdin read can hold
+	// after exit: do not wait for it for long.
+	closed := make(chan struct{})
+	go func() {
+		_ = s.conn.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(time.Second):
+	}
+	// Other sessions stop sending changes here before background work is
+	// waited for.
+	for _, f := range s.allFolders() {
+		s.pool.Unsubscribe(s, f.root)
+	}
+	// Background work (checks, calls to the client) ends quickly once the
+	// connection is closed; a client that never answers a call must not
+	// keep the process alive, though.
+	if !syncx.WaitTimeout(&s.bg, 5*time.Second) {
+		s.log.Printf("exiting with background work still running")
+		return err
+	}
+	s.mu.Lock()
+	folders := s.folders
+	s.folders = nil
+	s.mu.Unlock()
+	for _, f := range folders {
+		if cerr := s.pool.Release(f.root); cerr != nil {
+			s.log.Printf("close %s: %v", f.root, cerr)
+		}
+	}
+	if s.opts.Pool == nil {
+		if cerr := s.pool.Close(); cerr != nil {
+			s.log.Printf("%v", cerr)
+		}
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, jsonrpc2.ErrClientClosing) {
+		err = nil
+	}
+	return err
+}
+
+// initialize opens one workspace per folder and negotiates capabilities.
+func (s *Server) initialize(_ context.Context, req *jsonrpc2.Request) (any, error) {
+	var p initializeParams
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.caps = p.Capabilities
+	if o := initOptions(p.InitializationOptions); o.InitialCheck != nil && !*o.InitialCheck {
+		s.noInitialCheck = true
+	}
+	for _, e := range p.Capabilities.General.PositionEncodings {
+		if e == encUTF8 {
+			s.enc = encUTF8
+		}
+	}
+	enc := s.enc
+	s.state = stateRunning
+	s.mu.Unlock()
+	uris := []string{}
+	for _, wf := range p.WorkspaceFolders {
+		uris = append(uris, wf.URI)
+	}
+	if len(uris) == 0 && p.RootURI != "" {
+		uris = append(uris, p.RootURI)
+	}
+	if len(uris) == 0 && p.RootPath != "" {
+		uris = append(uris, pathToURI(p.RootPath))
+	}
+	for _, u := range uris {
+		s.addFolder(u)
+	}
+	version := s.opts.Version
+	if version == "" {
+		version = "dev"
+	}
+	return map[string]any{
+		"capabilities": map[string]any{
+			"positionEncoding": enc,
+			"textDocumentSync": map[string]any{
+				"openClose": true, "change": 2, "save": map[string]any{"includeText": false},
+			},
+			"hoverProvider":           true,
+			"codeLensProvider":        map[string]any{"resolveProvider": false},
+			"codeActionProvider":      map[string]any{"codeActionKinds": []string{"quickfix", "refactor"}},
+			"executeCommandProvider":  map[string]any{"commands": api.Names()},
+			"workspaceSymbolProvider": true,
+			"workspace": map[string]any{
+				"workspaceFolders": map[string]any{"supported": true, "changeNotifications": true},
+			},
+		},
+		"serverInfo": map[string]any{"name": "gloss", "version": version},
+	}, nil
+}
+
+// initialized starts the first check of every folder with work-done
+// progress and registers the file watcher.
+func (s *Server) initialized() {
+	s.mu.Lock()
+	caps := s.caps
+	folders := append([]*folder(nil), s.folders...)
+	skip := s.noInitialCheck
+	s.mu.Unlock()
+	if caps.Workspace.DidChangeWatchedFiles.DynamicRegistration {
+		s.goBG(func() {
+			params := map[string]any{"registrations": []registration{{
+				ID: "gloss-watch", Method: "workspace/didChangeWatchedFiles",
+				RegisterOptions: map[string]any{"watchers": []map[string]any{{"globPattern": "**/*"}}},
+			}}}
+			if _, err := s.conn.Call(context.Background(), "client/registerCapability", params, nil); err != nil && !s.closing() {
+				s.log.Printf("register file watcher: %v", err)
+			}
+		})
+	}
+	if skip {
+		return
+	}
+	s.goBG(func() {
+		token := "gloss-index"
+		progress := false
+		if caps.Window.WorkDoneProgress {
+			_, err := s.conn.Call(context.Background(), "window/workDoneProgress/create", map[string]any{"token": token}, nil)
+			progress = err == nil
+		}
+		if progress {
+			s.notify("$/progress", progressParams{Token: token, Value: workDoneProgress{Kind: "begin", Title: "gloss: indexing", Message: fmt.Sprintf("%d folder(s)", len(folders))}})
+		}
+		for i, f := range folders {
+			if progress {
+				pct := i * 100 / max(1, len(folders))
+				s.notify("$/progress", progressParams{Token: token, Value: workDoneProgress{Kind: "report", Message: filepath.Base(f.root), Percentage: &pct}})
+			}
+			s.runCheck(f)
+		}
+		if progress {
+			s.notify("$/progress", progressParams{Token: token, Value: workDoneProgress{Kind: "end", Message: "memories checked"}})
+		}
+	})
+}
