@@ -303,21 +303,20 @@ func symbolName(sym string) string {
 	if d == "" {
 		return sym
 	}
-	// Drop namespace descriptors ("`example.com/x`/", "app/").
+	// Drop the leading namespace descriptors ("`example.com/x`/", "app/").
 	for {
-		i := strings.Index(d, "/")
-		if i < 0 || strings.ContainsAny(d[:i], "#.(") && !strings.HasPrefix(d, "`") {
+		var ns string
+		if strings.HasPrefix(d, "`") {
+			if j := strings.Index(d[1:], "`/"); j >= 0 {
+				ns = d[:j+3]
+			}
+		} else if i := strings.Index(d, "/"); i >= 0 && !strings.ContainsAny(d[:i], "#.(`") {
+			ns = d[:i+1]
+		}
+		if ns == "" || ns == d {
 			break
 		}
-		if strings.HasPrefix(d, "`") {
-			j := strings.Index(d[1:], "`")
-			if j < 0 || j+2 >= len(d) || d[j+2] != '/' {
-				break
-			}
-			d = d[j+3:]
-			continue
-		}
-		d = d[i+1:]
+		d = d[len(ns):]
 	}
 	return d
 }
