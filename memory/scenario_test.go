@@ -24,7 +24,8 @@ package memory_test
 //	edit path=P             input is OLD, a line "~~~", then NEW: the one
 //	                        occurrence of OLD in P is replaced by NEW. Both
 //	                        are trimmed of surrounding white space, so the
-//	                        indentation before OLD's first line is kept.
+//	                        indentation before OLD's first line is kept;
+//	                        an empty NEW deletes OLD.
 //	rm path=P               removes P from the work tree.
 //	mv from=P to=Q          renames a work-tree file (not git mv).
 //	git                     each input line is one git command line (words
@@ -49,6 +50,9 @@ package memory_test
 //	forget name=N           Workspace.Forget; prints "forgot N".
 //	at path=P line=L        Workspace.At; the names of the memories with an
 //	                        anchor covering line L, or "none".
+//
+// In all output, memory IDs are replaced by their names and the
+// repository's directory by $REPO.
 //
 // Regenerate expected outputs after an intended engine change with
 //
@@ -80,7 +84,9 @@ func TestScenarios(t *testing.T) {
 			t.Skip("not a scenario file")
 		}
 		s := newScenario(t)
-		datadriven.RunTest(t, path, s.run)
+		datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
+			return s.redact(s.run(t, td))
+		})
 	})
 }
 
@@ -112,7 +118,7 @@ func (s *scenario) run(t *testing.T, td *datadriven.TestData) string {
 		return ""
 	case "edit":
 		p := arg(t, td, "path")
-		old, repl, ok := strings.Cut(td.Input, "\n~~~\n")
+		old, repl, ok := strings.Cut(td.Input+"\n", "\n~~~\n")
 		if !ok {
 			td.Fatalf(t, "edit: input needs OLD, a line ~~~, then NEW")
 		}
@@ -319,6 +325,15 @@ func symbolName(sym string) string {
 		d = d[len(ns):]
 	}
 	return d
+}
+
+// redact makes output independent of the run: memory IDs become their
+// scenario names and the repository's directory becomes $REPO.
+func (s *scenario) redact(out string) string {
+	for name, id := range s.ids {
+		out = strings.ReplaceAll(out, id, name)
+	}
+	return strings.ReplaceAll(out, s.repo, "$REPO")
 }
 
 func (s *scenario) names() []string {
