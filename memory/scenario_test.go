@@ -1,11 +1,28 @@
 package memory_test
 
-// Scenario tests: anchoring and re-resolution driven by text files.
-//
-// TestScenarios runs every file in testdata/scenarios (datadriven.Walk),
-// each in a fresh hermetic git repository (testutil.Hermetic, InitRepo)
-// with its own gloss data home. A file is a sequence of directives in the
-// github.com/cockroachdb/datadriven format:
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/gloss-dev/gloss/internal/testutil"
+	"github.com/gloss-dev/gloss/memory"
+	"github.com/gloss-dev/gloss/scip"
+)
+
+// TestScenarios tests anchoring and re-resolution from text files (see
+// testdata/scenarios/README.md). It runs every file of testdata/scenarios
+// (datadriven.Walk), each in a fresh hermetic git repository
+// (testutil.Hermetic, InitRepo) with its own gloss data home. A file is a
+// sequence of directives in the github.com/cockroachdb/datadriven format:
 //
 //	<command> [key=value ...]
 //	<input>
@@ -59,25 +76,6 @@ package memory_test
 //	go test ./memory -run TestScenarios -rewrite
 //
 // and review the diff of testdata/scenarios.
-
-import (
-	"context"
-	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
-	"strconv"
-	"strings"
-	"testing"
-	"time"
-
-	"github.com/cockroachdb/datadriven"
-
-	"github.com/gloss-dev/gloss/internal/testutil"
-	"github.com/gloss-dev/gloss/memory"
-	"github.com/gloss-dev/gloss/scip"
-)
-
 func TestScenarios(t *testing.T) {
 	datadriven.Walk(t, filepath.Join("testdata", "scenarios"), func(t *testing.T, path string) {
 		if !strings.HasSuffix(path, ".txt") {
