@@ -145,6 +145,11 @@ type Memory struct {
 	GitCommit      string     `json:"git_commit,omitempty"`
 	GitBranch      string     `json:"git_branch,omitempty"`
 	EmbeddingModel string     `json:"embedding_model,omitempty"`
+	// FileSum is, for a project memory, the SHA-256 of its Markdown file's
+	// bytes as gloss last wrote or loaded them; "" when the memory has not
+	// been synchronized with a file (personal memories, stores written
+	// before memory files were the source of truth). See SyncMemoryFiles.
+	FileSum string `json:"file_sum,omitempty"`
 }
 
 // Stale reports whether any anchor is changed, signature_changed or

@@ -99,7 +99,9 @@ func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) (
 				a.GitBlob = blob
 			}
 		}
+		w.stampFile(m) // the file first: a crash before the commit reloads it
 		if err := putMemory(b, nil, m); err != nil {
+			_ = w.RemoveMemoryFile(m)
 			errs[i] = err
 			continue
 		}
@@ -113,15 +115,13 @@ func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) (
 	if err := commit(b); err != nil {
 		for i := range out {
 			if out[i] != nil {
+				_ = w.RemoveMemoryFile(out[i])
 				out[i], errs[i] = nil, err
 			}
 		}
 		return out, errs
 	}
 	w.indexSearch(created, nil)
-	for _, m := range created {
-		w.mirrorFile(m)
-	}
 	return out, errs
 }
 
@@ -314,12 +314,17 @@ type CheckResult struct {
 	Resolved int
 	Updated  int
 	Elapsed  time.Duration
+	// Files is what synchronizing the memory files found (SyncMemoryFiles).
+	Files SyncResult
 }
 
 // AnchorsChanged reports whether the check stored new anchor places or
-// statuses (anchors re-resolved or memories written back), which is when
-// diagnostics and code lenses shown elsewhere are out of date.
-func (r CheckResult) AnchorsChanged() bool { return r.Updated > 0 || r.Resolved > 0 }
+// statuses (anchors re-resolved or memories written back) or loaded or
+// hid memories from their files, which is when diagnostics and code lenses
+// shown elsewhere are out of date.
+func (r CheckResult) AnchorsChanged() bool {
+	return r.Updated > 0 || r.Resolved > 0 || r.Files.Changed()
+}
 
 // Check rescans the working tree (catching edits, git checkout, pull and
 // rebase), re-resolves every anchor whose file or index changed since its
@@ -336,6 +341,9 @@ func (w *Workspace) Check(ctx context.Context) (CheckResult, error) {
 	}
 	w.writeMu.Lock()
 	defer w.writeMu.Unlock()
+	if res.Files, err = w.syncFiles(ctx, ""); err != nil {
+		return res, err
+	}
 	mems, err := w.List()
 	if err != nil {
 		return res, err
@@ -496,20 +504,32 @@ func (w *Workspace) Forget(id string) (*Memory, error) {
 	return m, nil
 }
 
-// save durably replaces old (as stored) by m, then updates the derived
-// search index and the memory's Markdown file. The store is unchanged when
-// it returns an error.
+// save writes the memory's Markdown file (stampFile), durably replaces
+// old (as stored) by m, then updates the derived search index. The store
+// and the file are unchanged when it returns an error.
 func (w *Workspace) save(old, m *Memory) error {
+	w.stampFile(m)
 	b := w.Store.DB().NewBatch()
-	if err := putMemory(b, old, m); err != nil {
+	err := putMemory(b, old, m)
+	if err == nil {
+		err = commit(b)
+	} else {
 		b.Close()
+	}
+	if err != nil {
+		if old.Scope == ScopeProject {
+			w.stampFile(old.clone())
+		} else {
+			_ = w.RemoveMemoryFile(m)
+		}
 		return err
 	}
-	if err := commit(b); err != nil {
-		return err
+	if old.Scope == ScopeProject && m.Scope != ScopeProject {
+		if err := w.RemoveMemoryFile(old); err != nil {
+			w.warn(fmt.Errorf("remove memory file of %s: %w", m.ID, err))
+		}
 	}
 	w.indexSearch([]*Memory{m}, nil)
-	w.mirrorFile(m)
 	return nil
 }
 
@@ -520,14 +540,6 @@ func (w *Workspace) stampGit(a *Anchor) {
 	a.GitBlob = ""
 	if a.GitCommit != "" {
 		a.GitBlob, _ = git(w.Root, "rev-parse", "--verify", "-q", "HEAD:"+a.Path)
-	}
-}
-
-// mirrorFile writes a project-scope memory's Markdown file after a durable
-// store write; failures are warnings, the store holds the truth.
-func (w *Workspace) mirrorFile(m *Memory) {
-	if err := w.WriteMemoryFile(m); err != nil {
-		w.warn(fmt.Errorf("write memory file of %s: %w", m.ID, err))
 	}
 }
 

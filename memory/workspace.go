@@ -69,6 +69,10 @@ type Workspace struct {
 	// parses share syntax trees, which are not safe for concurrent walks).
 	docMu sync.Mutex
 	docs  map[string]*index.File
+
+	// fileStamps caches parsed memory files by id (team.go); guarded by
+	// writeMu.
+	fileStamps map[string]fileStamp
 }
 
 // DataHome returns $GLOSS_HOME, else $XDG_DATA_HOME/gloss, else
@@ -112,10 +116,24 @@ func FindRoot(dir string) (string, error) {
 	return abs, nil
 }
 
-// ProjectID returns the first 16 hex digits of the SHA-256 of the
-// normalized origin remote URL of root (NormalizeRemote), else of the git
-// top-level path, else of the absolute root.
+// ProjectID returns the project id of the workspace at root: the first 16
+// hex digits of the SHA-256 of its absolute, symlink-free root (the git
+// top-level directory, see FindRoot). Every clone and git worktree of a
+// repository is its own project, with its own store and daemon: each
+// checkout's anchors resolve against its own files. What clones share
+// travels in the committed memory files (SyncMemoryFiles).
 func ProjectID(root string) string {
+	if r, err := FindRoot(root); err == nil {
+		root = r
+	}
+	sum := sha256.Sum256([]byte(root))
+	return hex.EncodeToString(sum[:])[:16]
+}
+
+// legacyProjectID is the project id of gloss versions that keyed stores
+// by the normalized origin remote URL (NormalizeRemote), else by the git
+// top-level path, else by the root: clones shared one store.
+func legacyProjectID(root string) string {
 	key := root
 	if u, err := git(root, "config", "--get", "remote.origin.url"); err == nil && u != "" {
 		key = NormalizeRemote(u)
@@ -124,6 +142,32 @@ func ProjectID(root string) string {
 	}
 	sum := sha256.Sum256([]byte(key))
 	return hex.EncodeToString(sum[:])[:16]
+}
+
+// migrateStore moves the store of an older gloss (legacyProjectID) to the
+// project id of root when root has no store yet and the old store was
+// last opened from root (its "root" file). A store another checkout
+// opened last stays where it is for that checkout to migrate; this one
+// then starts empty and loads the project memories from their files, so
+// no memory is lost.
+func migrateStore(home, root, id string) error {
+	pdir := filepath.Join(home, "projects", id)
+	if _, err := os.Lstat(pdir); !errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	old := legacyProjectID(root)
+	if old == id {
+		return nil
+	}
+	odir := filepath.Join(home, "projects", old)
+	owner, err := os.ReadFile(filepath.Join(odir, "root"))
+	if err != nil || strings.TrimSpace(string(owner)) != root {
+		return nil
+	}
+	if err := os.Rename(odir, pdir); err != nil {
+		return fmt.Errorf("move the store of %s from %s to %s: %w", root, odir, pdir, err)
+	}
+	return nil
 }
 
 var scpLike = regexp.MustCompile(`^(?:[^@/]+@)?([^:/]+):(.+)$`)
@@ -161,6 +205,9 @@ func Open(dir string, opts Options) (*Workspace, error) {
 		}
 	}
 	id := ProjectID(root)
+	if err := migrateStore(home, root, id); err != nil {
+		return nil, err
+	}
 	pdir := filepath.Join(home, "projects", id)
 	if err := os.MkdirAll(pdir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)

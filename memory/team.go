@@ -1,0 +1,612 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/gloss-dev/gloss/index"
+)
+
+// Team memories (DESIGN.md "Storage"): the Markdown files under
+// MemoryFilesDir are the source of truth for project scope. The store
+// holds a copy of each, tagged with the SHA-256 of the file it came from
+// (Memory.FileSum), and SyncMemoryFiles brings the copies in line with the
+// files:
+//
+//   - a new file, or a file whose bytes differ from the copy, is loaded
+//     (text, type, tags, provenance; anchors when their definition — kind,
+//     hashes, origin, snapshot — differs from the copy's, so a checkout
+//     keeps its own resolution state otherwise) and its new anchors are
+//     resolved against this checkout's code;
+//   - a project memory whose file is gone is hidden: moved to a separate
+//     keyspace that List, Get, search and the editor never see, so a later
+//     checkout, stash pop or merge that brings the file back restores it
+//     (with its local state, such as access counts, when the file is the
+//     same);
+//   - a file that cannot be loaded (broken front matter, merge-conflict
+//     markers, an id that is not its name, a path outside the workspace, a
+//     symbolic link) is reported as a FileProblem and changes nothing: the
+//     copy, if any, stays as it was;
+//   - personal memories are never touched by files: a file named with a
+//     personal memory's id is reported and ignored.
+//
+// A project memory whose copy was never synchronized with a file (FileSum
+// "", a store from before files were the truth) gets its file written
+// instead of being hidden, so upgrading loses nothing.
+
+// prefixHidden keys project memories whose file is gone: h\0<id> →
+// Memory JSON.
+const prefixHidden = "h"
+
+// maxMemoryFileSize caps the memory files SyncMemoryFiles reads, in bytes.
+const maxMemoryFileSize = 4 << 20
+
+// FileProblem is a memory file SyncMemoryFiles could not load.
+type FileProblem struct {
+	// Path is workspace-relative, slash-separated.
+	Path string `json:"path"`
+	// Line is 1-based, 0 when unknown.
+	Line    int    `json:"line,omitempty"`
+	Message string `json:"message"`
+}
+
+// String formats p as "path:line: message".
+func (p FileProblem) String() string {
+	if p.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", p.Path, p.Line, p.Message)
+	}
+	return fmt.Sprintf("%s: %s", p.Path, p.Message)
+}
+
+// SyncResult is what SyncMemoryFiles did. Lists hold memory ids.
+type SyncResult struct {
+	// Loaded memories were added, changed or restored from their files.
+	Loaded []string `json:"loaded,omitempty"`
+	// Hidden project memories lost their file.
+	Hidden []string `json:"hidden,omitempty"`
+	// Written files were (re)written from the store: memories never
+	// synchronized with a file, and files of an older format.
+	Written []string `json:"written,omitempty"`
+	// Problems are the files that were not loaded, and why.
+	Problems []FileProblem `json:"problems,omitempty"`
+}
+
+// Changed reports whether the store's memories changed.
+func (r SyncResult) Changed() bool { return len(r.Loaded)+len(r.Hidden) > 0 }
+
+// memFile is one memory file as read by a sync.
+type memFile struct {
+	rel  string
+	h    FileHeader
+	body string
+	sum  string
+	err  error // set when the file cannot be loaded
+}
+
+// fileStamp caches a parsed memory file by size and modification time, so
+// a sync does not re-read unchanged files.
+type fileStamp struct {
+	size int64
+	mod  time.Time
+	f    memFile
+}
+
+// SyncMemoryFiles loads new, changed and deleted memory files of
+// MemoryFilesDir into the store and the search index (see the policy
+// above). Check calls it, so `gloss check`, `gloss index`, the editor's
+// first check and every watched-file event apply git pull, checkout,
+// merge and stash. It fails only when the store cannot be read or
+// written; unloadable files are reported in the result.
+func (w *Workspace) SyncMemoryFiles(ctx context.Context) (SyncResult, error) {
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
+	return w.syncFiles(ctx, "")
+}
+
+// MemoryFileChanged applies a change to a file of the workspace seen by a
+// watcher or an editor save: when path is a memory file (MemoryFileID),
+// its memory is synchronized with the file as it is on disk now, whatever
+// the event said (deleted: the memory is hidden until the file returns).
+// Other files, files named with an id prefix and files of personal
+// memories change nothing. It reports whether the store changed; the
+// error describes a file that could not be loaded.
+func (w *Workspace) MemoryFileChanged(ctx context.Context, path string, deleted bool) (bool, error) {
+	_ = deleted // the file's state on disk decides: events can arrive late
+	id := w.MemoryFileID(path)
+	if id == "" {
+		return false, nil
+	}
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
+	res, err := w.syncFiles(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	if len(res.Problems) > 0 {
+		return res.Changed(), errors.New(res.Problems[0].String())
+	}
+	return res.Changed(), nil
+}
+
+// syncFiles implements SyncMemoryFiles for every file (only "") or for the
+// memory id only. w.writeMu is held.
+func (w *Workspace) syncFiles(ctx context.Context, only string) (SyncResult, error) {
+	var res SyncResult
+	dir, exists, err := w.memoryDir()
+	if err != nil {
+		// Refused or unreadable: nothing is hidden or loaded.
+		res.Problems = append(res.Problems, FileProblem{Path: ".gloss", Message: err.Error()})
+		return res, nil
+	}
+	files := map[string]*memFile{}
+	if exists {
+		if only != "" {
+			w.readMemFile(dir, only+".md", files, &res)
+		} else {
+			ents, err := os.ReadDir(dir)
+			if err != nil {
+				res.Problems = append(res.Problems, FileProblem{Path: MemoryFilesDir, Message: err.Error()})
+				return res, nil
+			}
+			for _, e := range ents {
+				w.readMemFile(dir, e.Name(), files, &res)
+			}
+		}
+	}
+	stored := map[string]*Memory{}
+	if only != "" {
+		m, err := w.get(only)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return res, err
+		}
+		if m != nil {
+			stored[only] = m
+		}
+	} else {
+		mems, err := w.List()
+		if err != nil {
+			return res, err
+		}
+		for _, m := range mems {
+			stored[m.ID] = m
+		}
+	}
+	ids := make([]string, 0, len(files)+len(stored))
+	for id := range files {
+		ids = append(ids, id)
+	}
+	for id := range stored {
+		if files[id] == nil {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+
+	var r *resolver
+	defer func() {
+		if r != nil {
+			r.release()
+		}
+	}()
+	b := w.Store.DB().NewBatch()
+	var put, rewrite []*Memory
+	for _, id := range ids {
+		if err := ctx.Err(); err != nil {
+			b.Close()
+			return res, err
+		}
+		f, m := files[id], stored[id]
+		switch {
+		case f == nil:
+			if m.Scope != ScopeProject {
+				continue
+			}
+			if m.FileSum == "" && only == "" {
+				rewrite = append(rewrite, m) // never synchronized: write its file
+				continue
+			}
+			if err := hideMemory(b, m); err != nil {
+				b.Close()
+				return res, err
+			}
+			res.Hidden = append(res.Hidden, id)
+		case f.err != nil:
+			// Reported by readMemFile; the copy stays as it was.
+		case m != nil && m.Scope != ScopeProject:
+			res.Problems = append(res.Problems, FileProblem{Path: f.rel, Message: fmt.Sprintf("memory %s is personal in this store: the file is ignored (gloss share %s makes it a project memory)", id, id)})
+		case m != nil && m.FileSum == f.sum:
+			// Unchanged.
+		default:
+			if r == nil {
+				if r, err = w.newResolver(); err != nil {
+					b.Close()
+					return res, err
+				}
+			}
+			nm, upgrade, err := w.fromFile(id, f, m, r)
+			if err != nil {
+				res.Problems = append(res.Problems, problemOf(f.rel, err))
+				continue
+			}
+			if m == nil {
+				if err := b.Delete(index.Key(prefixHidden, id), nil); err != nil {
+					b.Close()
+					return res, err
+				}
+			}
+			if err := putMemory(b, m, nm); err != nil {
+				b.Close()
+				return res, err
+			}
+			put = append(put, nm)
+			res.Loaded = append(res.Loaded, id)
+			if upgrade {
+				rewrite = append(rewrite, nm)
+			}
+		}
+	}
+	if len(put)+len(res.Hidden) > 0 {
+		if err := commit(b); err != nil {
+			return res, err
+		}
+		w.indexSearch(put, res.Hidden)
+	} else {
+		b.Close()
+	}
+	// Files the store must write: each is written first, then its sum is
+	// stored (a crash in between reloads the same content from the file).
+	for _, m := range rewrite {
+		old := m.clone()
+		w.stampFile(m)
+		if m.FileSum == "" {
+			continue
+		}
+		b := w.Store.DB().NewBatch()
+		if err := putMemory(b, old, m); err != nil {
+			b.Close()
+			return res, err
+		}
+		if err := commit(b); err != nil {
+			return res, err
+		}
+		res.Written = append(res.Written, m.ID)
+	}
+	return res, nil
+}
+
+// readMemFile reads the directory entry name of the memory files
+// directory dir into files (by id), reporting files that are not memory
+// files or cannot be loaded. Files not ending in .md are ignored.
+func (w *Workspace) readMemFile(dir, name string, files map[string]*memFile, res *SyncResult) {
+	if !strings.HasSuffix(name, ".md") {
+		return
+	}
+	rel := MemoryFilesDir + "/" + name
+	id := strings.TrimSuffix(name, ".md")
+	if !ValidID(id) {
+		res.Problems = append(res.Problems, FileProblem{Path: rel, Message: "not a memory file name (<ID>.md, the memory's full 26-character id): ignored"})
+		return
+	}
+	full := filepath.Join(dir, name)
+	st, err := os.Lstat(full)
+	if errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	f := &memFile{rel: rel}
+	files[id] = f
+	switch {
+	case err != nil:
+		f.err = err
+	case st.Mode()&fs.ModeSymlink != 0:
+		f.err = errors.New("is a symbolic link: gloss does not read memory files through links")
+	case !st.Mode().IsRegular():
+		f.err = errors.New("is not a regular file")
+	case st.Size() > maxMemoryFileSize:
+		f.err = fmt.Errorf("is %d bytes, over the %d-byte limit of memory files", st.Size(), maxMemoryFileSize)
+	}
+	if f.err == nil {
+		if c, ok := w.fileStamps[id]; ok && c.size == st.Size() && c.mod.Equal(st.ModTime()) {
+			*f = c.f
+		} else {
+			f.err = w.parseMemFile(f, full, id)
+			if w.fileStamps == nil {
+				w.fileStamps = map[string]fileStamp{}
+			}
+			w.fileStamps[id] = fileStamp{size: st.Size(), mod: st.ModTime(), f: *f}
+		}
+	}
+	if f.err != nil {
+		res.Problems = append(res.Problems, problemOf(rel, f.err))
+	}
+}
+
+// parseMemFile reads and parses the memory file full into f.
+func (w *Workspace) parseMemFile(f *memFile, full, id string) error {
+	data, err := os.ReadFile(full)
+	if err != nil {
+		return err
+	}
+	f.sum = index.HashBytes(data)
+	if f.h, f.body, err = ParseMemoryFile(data); err != nil {
+		return err
+	}
+	if f.h.ID != id {
+		return fmt.Errorf("front matter id %q is not the file's name %s.md (a copy of another memory's file?): ignored", f.h.ID, id)
+	}
+	if f.h.Scope != "" && f.h.Scope != ScopeProject {
+		return fmt.Errorf("scope %q: memory files are project memories (remove the scope line)", f.h.Scope)
+	}
+	return nil
+}
+
+var yamlLine = regexp.MustCompile(`yaml: line (\d+):`)
+var fileLine = regexp.MustCompile(`^line (\d+): `)
+
+// problemOf turns a load error of the memory file rel into a FileProblem,
+// with the file's line when the error names one.
+func problemOf(rel string, err error) FileProblem {
+	msg := err.Error()
+	p := FileProblem{Path: rel, Message: msg}
+	if m := fileLine.FindStringSubmatch(msg); m != nil {
+		p.Line, _ = strconv.Atoi(m[1])
+		p.Message = strings.TrimPrefix(msg, m[0])
+	} else if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		p.Line = n + 1 // the front matter starts on line 2
+	}
+	return p
+}
+
+// hideMemory moves m to the hidden keyspace in b.
+func hideMemory(b *pebble.Batch, m *Memory) error {
+	if err := deleteMemory(b, m); err != nil {
+		return err
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	return b.Set(index.Key(prefixHidden, m.ID), data, nil)
+}
+
+// hidden returns the hidden project memory id, or nil.
+func (w *Workspace) hidden(id string) (*Memory, error) {
+	val, closer, err := w.Store.DB().Get(index.Key(prefixHidden, id))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer closer.Close()
+	var m Memory
+	if err := json.Unmarshal(val, &m); err != nil {
+		return nil, fmt.Errorf("corrupt hidden memory %s: %w", id, err)
+	}
+	return &m, nil
+}
+
+// fromFile returns the memory id as its file f describes it, merged with
+// its copy (stored, else the hidden one): local state is kept, anchors are
+// kept when their definition is the file's, new anchors are resolved with
+// r. upgrade reports a file of an older format whose copy has the full
+// anchors (the file is then rewritten).
+func (w *Workspace) fromFile(id string, f *memFile, stored *Memory, r *resolver) (*Memory, bool, error) {
+	prev := stored
+	if prev == nil {
+		h, err := w.hidden(id)
+		if err != nil {
+			return nil, false, err
+		}
+		if h != nil && h.FileSum == f.sum {
+			return h, false, nil // the same file is back: restore as it was
+		}
+		prev = h
+	}
+	m, legacy, err := w.memoryFromHeader(id, f.h, f.body, prev)
+	if err != nil {
+		return nil, false, err
+	}
+	m.FileSum = f.sum
+	for i := range m.Anchors {
+		if m.Anchors[i].FileHash == "" && m.Anchors[i].Status == "" {
+			m.Anchors[i] = r.resolve(m.Anchors[i])
+		}
+	}
+	return m, legacy && prev != nil, nil
+}
+
+// memoryFromHeader builds memory id from a file's front matter and body
+// over prev (its previous copy, may be nil). legacy reports a file of an
+// older format (no anchor hashes or provenance).
+func (w *Workspace) memoryFromHeader(id string, h FileHeader, body string, prev *Memory) (*Memory, bool, error) {
+	now := w.now().UTC()
+	m := &Memory{V: SchemaVersion, ID: id, Source: "user", Confidence: 1}
+	if prev != nil {
+		m = prev.clone()
+	}
+	m.Scope = ScopeProject
+	legacy := h.Source == ""
+	typ := h.Type
+	if typ == "" {
+		typ = "note"
+	}
+	if err := ValidateType(typ); err != nil {
+		return nil, false, err
+	}
+	body = strings.TrimSpace(body)
+	if body == "" {
+		return nil, false, errors.New("the memory text below the front matter is empty")
+	}
+	title := strings.TrimSpace(h.Title)
+	if title == "" {
+		title = DeriveTitle(body)
+	}
+	if n := len([]rune(title)); n > MaxTitle {
+		return nil, false, fmt.Errorf("title is %d characters, the limit is %d", n, MaxTitle)
+	}
+	if err := CheckSecrets(body + "\n" + title); err != nil {
+		return nil, false, err
+	}
+	var tags []string
+	for _, t := range h.Tags {
+		if t = strings.TrimSpace(t); t != "" {
+			tags = append(tags, t)
+		}
+	}
+	edited := prev == nil || body != prev.Body || title != prev.Title || typ != prev.Type || !slices.Equal(tags, prev.Tags)
+	if prev == nil || typ != prev.Type {
+		m.HalfLifeDays = halfLives[typ]
+	}
+	m.Type, m.Title, m.Body, m.Tags = typ, title, body, tags
+	if h.Author != "" {
+		m.Author = h.Author
+	}
+	if !h.CreatedAt.IsZero() {
+		m.CreatedAt = h.CreatedAt
+	}
+	if !h.UpdatedAt.IsZero() {
+		m.UpdatedAt = h.UpdatedAt
+	}
+	if prev != nil && edited && !h.UpdatedAt.After(prev.UpdatedAt) {
+		m.UpdatedAt = now // edited by hand
+	}
+	if !h.VerifiedAt.IsZero() {
+		m.VerifiedAt = h.VerifiedAt
+	}
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = now
+	}
+	if m.UpdatedAt.IsZero() {
+		m.UpdatedAt = m.CreatedAt
+	}
+	if m.VerifiedAt.IsZero() {
+		m.VerifiedAt = m.CreatedAt
+	}
+	if !legacy {
+		switch h.Source {
+		case "user", "agent", "imported_git", "imported_file", "inferred":
+		default:
+			return nil, false, fmt.Errorf("unknown source %q", h.Source)
+		}
+		m.Source, m.Pinned, m.NeedsReview, m.Relations = h.Source, h.Pinned, h.NeedsReview, h.Relations
+		m.GitCommit, m.GitBranch = h.GitCommit, h.GitBranch
+	}
+	oldAnchors := len(h.Anchors) > 0 && slices.ContainsFunc(h.Anchors, FileAnchor.Legacy)
+	switch {
+	case oldAnchors && prev != nil:
+		// The copy's anchors are the full ones.
+	case oldAnchors:
+		m.Anchors = nil
+		for _, fa := range h.Anchors {
+			a, err := w.legacyAnchor(fa)
+			if err != nil {
+				return nil, false, err
+			}
+			m.Anchors = append(m.Anchors, a)
+		}
+	default:
+		as := make([]Anchor, 0, len(h.Anchors))
+		for _, fa := range h.Anchors {
+			a, err := fa.anchor()
+			if err != nil {
+				return nil, false, err
+			}
+			as = append(as, a)
+		}
+		if prev == nil || !sameAnchors(prev.Anchors, as) {
+			m.Anchors = as
+		}
+	}
+	return m, legacy || oldAnchors, nil
+}
+
+// sameAnchors reports whether two anchor lists make the same claims about
+// the code (kind, hashes, origin, snapshot), whatever their last known
+// places and statuses.
+func sameAnchors(a, b []Anchor) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if x.Kind != y.Kind || x.ContentHash != y.ContentHash || x.SignatureHash != y.SignatureHash || x.BodyHash != y.BodyHash ||
+			x.OriginPath != y.OriginPath || x.OriginRange.StartLine != y.OriginRange.StartLine ||
+			x.OriginRange.LastLine() != y.OriginRange.LastLine() || x.Snapshot != y.Snapshot {
+			return false
+		}
+	}
+	return true
+}
+
+// legacyAnchor anchors a file anchor of the older format (path, symbol,
+// lines) to the code as it is now: the symbol in its file, else the lines.
+// When neither can be found the anchor is kept at its lines, deleted.
+func (w *Workspace) legacyAnchor(fa FileAnchor) (Anchor, error) {
+	if err := checkRelPath(fa.Path); err != nil {
+		return Anchor{}, err
+	}
+	first, last, err := parseLines(fa.Lines)
+	if err != nil {
+		return Anchor{}, err
+	}
+	if f, err := w.parseFile(fa.Path); err == nil {
+		defer f.Release()
+		var a Anchor
+		found := false
+		if fa.Symbol != "" {
+			for _, d := range f.Defs {
+				if d.Symbol == fa.Symbol {
+					a, found = w.symbolAnchor(f, d), true
+					break
+				}
+			}
+		}
+		if !found && last < f.Lines.Count() {
+			if a, err = w.anchorAt(f, first, last); err == nil {
+				found = true
+			}
+		}
+		if found {
+			w.stampGit(&a)
+			return a, nil
+		}
+	}
+	kind := KindSpan
+	if fa.Symbol != "" {
+		kind = KindSymbol
+	}
+	r := index.Range{StartLine: first, EndLine: last + 1}
+	return Anchor{Path: fa.Path, Symbol: fa.Symbol, Kind: kind, Range: r, Status: StatusDeleted, OriginPath: fa.Path, OriginRange: r,
+		ResolvedAt: w.now().UTC()}, nil
+}
+
+// stampFile writes m's Markdown file when m is a project memory and sets
+// m.FileSum to the SHA-256 of what was written; on failure it warns and
+// leaves FileSum "" (the next full sync writes the file again, and never
+// hides a memory whose file was not written). Personal memories get
+// FileSum "". Callers store m afterwards.
+func (w *Workspace) stampFile(m *Memory) {
+	m.FileSum = ""
+	if m.Scope != ScopeProject {
+		return
+	}
+	if err := w.WriteMemoryFile(m); err != nil {
+		w.warn(fmt.Errorf("write memory file of %s: %w", m.ID, err))
+		return
+	}
+	m.FileSum = index.HashBytes(FormatMemoryFile(m))
+}
