@@ -209,6 +209,7 @@ func CheckResultOf(results ...memory.CheckResult) CheckResult {
 		out.Resolved += res.Resolved
 		out.ChangedFiles = append(out.ChangedFiles, res.Index.Changed...)
 		out.ElapsedMS += float64(res.Elapsed.Microseconds()) / 1000
+		out.Problems = append(out.Problems, res.Files.Problems...)
 	}
 	memory.SortByPlace(all)
 	for _, m := range all {
@@ -259,8 +260,15 @@ func (e *Engine) Index(ctx context.Context, _ NoArgs) (IndexResults, error) {
 		if err != nil {
 			return out, &Error{Code: CodeInternalError, Message: "index " + w.Root + ": " + err.Error()}
 		}
-		out.Workspaces = append(out.Workspaces, IndexResult{Root: w.Root, ProjectID: w.ID, Stats: st, ElapsedMS: float64(st.Elapsed.Microseconds()) / 1000})
+		sync, err := w.SyncMemoryFiles(ctx)
+		if err != nil {
+			return out, &Error{Code: CodeInternalError, Message: "memory files of " + w.Root + ": " + err.Error()}
+		}
+		out.Workspaces = append(out.Workspaces, IndexResult{Root: w.Root, ProjectID: w.ID, Stats: st, ElapsedMS: float64(st.Elapsed.Microseconds()) / 1000, MemoryFiles: sync})
 		e.Host.Indexed(w, st)
+		if sync.Changed() {
+			e.Host.Changed(w, nil, true)
+		}
 	}
 	return out, nil
 }

@@ -171,6 +171,10 @@ type CheckResult struct {
 	ChangedFiles []string `json:"changed_files"`
 	// ElapsedMS is the wall time in milliseconds.
 	ElapsedMS float64 `json:"elapsed_ms"`
+	// Problems are memory files that could not be loaded
+	// (memory.SyncMemoryFiles): broken front matter, merge conflicts, ids
+	// that are not their file's name, symbolic links.
+	Problems []memory.FileProblem `json:"problems,omitempty"`
 }
 
 // IndexResult is one workspace folder's entry in the result of
@@ -182,6 +186,9 @@ type IndexResult struct {
 	index.Stats
 	// ElapsedMS is Stats.Elapsed in milliseconds.
 	ElapsedMS float64 `json:"elapsed_ms"`
+	// MemoryFiles is what loading the memory files after indexing did
+	// (memory.SyncMemoryFiles).
+	MemoryFiles memory.SyncResult `json:"memory_files"`
 }
 
 // IndexResults is the result of gloss.index: one entry per workspace

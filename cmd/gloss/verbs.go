@@ -82,6 +82,7 @@ func indexCmd(g *globals) *cobra.Command {
 			if st.ParseErrors > 0 {
 				fmt.Fprintf(out, "  %d files have syntax errors (definitions outside the errors were still indexed)\n", st.ParseErrors)
 			}
+			printSync(out, res.MemoryFiles)
 			return nil
 		},
 	}
@@ -354,6 +355,7 @@ func checkCmd(g *globals) *cobra.Command {
 					}
 					printMemory(out, m, false)
 				}
+				printProblems(out, res.Problems)
 				elapsed := time.Duration(res.ElapsedMS * float64(time.Millisecond))
 				fmt.Fprintf(out, "%s, %d stale · %s changed, %s re-resolved in %s\n",
 					plural(len(res.Memories), "memory", "memories"), stale, plural(len(res.ChangedFiles), "file", "files"),

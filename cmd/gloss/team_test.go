@@ -1,0 +1,126 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gloss-dev/gloss/internal/testutil"
+)
+
+// checkJSON runs `gloss check --json` in dir and returns each memory's
+// anchor statuses and lines by id.
+func checkJSON(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out, _, err := run(t, dir, "", "check", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Memories []struct {
+			ID      string `json:"id"`
+			Scope   string `json:"scope"`
+			Anchors []struct {
+				Status    string `json:"status"`
+				StartLine int    `json:"start_line"`
+				EndLine   int    `json:"end_line"`
+			} `json:"anchors"`
+		} `json:"memories"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	got := map[string]string{}
+	for _, m := range res.Memories {
+		var parts []string
+		for _, a := range m.Anchors {
+			parts = append(parts, a.Status+"@"+itoa(a.StartLine)+"-"+itoa(a.EndLine))
+		}
+		got[m.ID] = m.Scope + " " + strings.Join(parts, ",")
+	}
+	return got
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+// TestTeamMemoriesTwoClones: A remembers a project memory, commits and
+// pushes; B (another clone, another GLOSS_HOME) pulls and sees it with the
+// same statuses; B changes the code and pushes; A pulls and sees it stale.
+func TestTeamMemoriesTwoClones(t *testing.T) {
+	homeA := testutil.Hermetic(t)
+	homeB := filepath.Join(t.TempDir(), "gloss-home-b")
+	bare := filepath.Join(t.TempDir(), "remote.git")
+	testutil.Git(t, filepath.Dir(bare), "init", "-q", "--bare", bare)
+	a := testutil.InitRepo(t)
+	testutil.WriteFiles(t, a, map[string]string{"go.mod": "module example.com/cli\n", "main.go": cliGo})
+	testutil.Commit(t, a, "code")
+	testutil.Git(t, a, "remote", "add", "origin", bare)
+	testutil.Git(t, a, "push", "-q", "-u", "origin", "main")
+
+	if _, _, err := run(t, a, "", "index"); err != nil {
+		t.Fatal(err)
+	}
+	batch := `{"text":"Capped at 3: upstream rate-limits bursts","at":"main.go:4-12","scope":"project"}
+{"text":"the loop bound","at":"main.go:6-6","scope":"project"}
+{"text":"personal note","at":"main.go:14-17"}`
+	out, _, err := run(t, a, batch, "remember", "--batch", "-", "--json")
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	testutil.Commit(t, a, "memories")
+	testutil.Git(t, a, "push", "-q")
+	wantA := checkJSON(t, a)
+
+	// B clones with its own data home.
+	t.Setenv("GLOSS_HOME", homeB)
+	parent := t.TempDir()
+	testutil.Git(t, parent, "clone", "-q", bare, "b")
+	b, _ := filepath.EvalSymlinks(filepath.Join(parent, "b"))
+	gotB := checkJSON(t, b)
+	if len(gotB) != 2 {
+		t.Fatalf("B sees %v, want the 2 project memories of %v", gotB, wantA)
+	}
+	for id, st := range gotB {
+		if wantA[id] != st {
+			t.Errorf("memory %s: A %q, B %q", id, wantA[id], st)
+		}
+	}
+	out, _, err = run(t, b, "", "list")
+	if err != nil || strings.Count(out, "ok   ") != 2 {
+		t.Errorf("B list: %v\n%s", err, out)
+	}
+
+	// B changes Retry's body, commits and pushes.
+	testutil.WriteFiles(t, b, map[string]string{"main.go": strings.Replace(cliGo, "i < 3", "i < 5", 1)})
+	testutil.Commit(t, b, "retry 5")
+	testutil.Git(t, b, "push", "-q")
+	gotB = checkJSON(t, b)
+
+	// A pulls: its check says stale, as B's does.
+	t.Setenv("GLOSS_HOME", homeA)
+	testutil.Git(t, a, "pull", "-q", "--ff-only")
+	gotA := checkJSON(t, a)
+	stale := 0
+	for id, st := range gotB {
+		if gotA[id] != st {
+			t.Errorf("after pull, memory %s: A %q, B %q", id, gotA[id], st)
+		}
+		if strings.Contains(st, "changed") {
+			stale++
+		}
+	}
+	if stale != 2 || len(gotA) != 3 {
+		t.Errorf("A after pull: %v (B: %v)", gotA, gotB)
+	}
+	if _, _, err := run(t, a, "", "check", "--exit-code"); err == nil {
+		t.Errorf("check --exit-code: want exit 3")
+	}
+	if _, err := os.Stat(homeB); err != nil {
+		t.Errorf("B's data home: %v", err)
+	}
+}
