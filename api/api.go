@@ -58,6 +58,16 @@ type Interface interface {
 	// Impact returns the definitions that call or contain a symbol
 	// (transitively, up to a depth) and the memories anchored to them.
 	Impact(ctx context.Context, args ImpactArgs) (ImpactResult, error)
+	// Share makes a memory a project memory (its Markdown file is written).
+	Share(ctx context.Context, args IDArgs) (memory.View, error)
+	// Unshare makes a project memory personal (its file is removed).
+	Unshare(ctx context.Context, args IDArgs) (memory.View, error)
+	// Export renders memories as JSON lines, memory files or a briefing.
+	Export(ctx context.Context, args ExportArgs) (ExportResult, error)
+	// Import adds the memories of a file or directory, skipping known ids.
+	Import(ctx context.Context, args ImportArgs) (ImportResult, error)
+	// ForgetAll deletes every memory (of a scope).
+	ForgetAll(ctx context.Context, args ForgetAllArgs) (ForgetAllResult, error)
 }
 
 // The commands of Interface, by wire name. Writes marks commands that
@@ -79,12 +89,18 @@ var (
 	Status            = def("gloss.status", Interface.Status, info{verb: "status", optional: true})
 	Index             = def("gloss.index", Interface.Index, info{verb: "index", optional: true})
 	Impact            = def("gloss.impact", Interface.Impact, info{verb: "impact", doc: "Definitions that call or contain a symbol, and their memories"})
+	Share             = def("gloss.share", Interface.Share, info{verb: "share", writes: true, doc: "Make a memory a project memory (writes .gloss/memories/ID.md to commit)"})
+	Unshare           = def("gloss.unshare", Interface.Unshare, info{verb: "unshare", writes: true, doc: "Make a project memory personal (removes its file)"})
+	Export            = def("gloss.export", Interface.Export, info{verb: "export", optional: true})
+	Import            = def("gloss.import", Interface.Import, info{verb: "import", writes: true})
+	ForgetAll         = def("gloss.forgetAll", Interface.ForgetAll, info{writes: true})
 )
 
 // Commands lists every command in the order docs/commands.md does.
 var Commands = []Command{
 	Remember, RememberBatch, MemoriesAt, ShowMemories, MemoriesForSymbol, Search, Show,
 	Update, Verify, Forget, Check, List, Status, Index, Impact,
+	Share, Unshare, Export, Import, ForgetAll,
 }
 
 // Names returns the wire names of Commands (the LSP server's

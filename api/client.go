@@ -77,3 +77,28 @@ func (c Client) Index(ctx context.Context, a NoArgs) (IndexResults, error) {
 func (c Client) Impact(ctx context.Context, a ImpactArgs) (ImpactResult, error) {
 	return call(ctx, c, Impact, a)
 }
+
+// Share implements Interface.
+func (c Client) Share(ctx context.Context, a IDArgs) (memory.View, error) {
+	return call(ctx, c, Share, a)
+}
+
+// Unshare implements Interface.
+func (c Client) Unshare(ctx context.Context, a IDArgs) (memory.View, error) {
+	return call(ctx, c, Unshare, a)
+}
+
+// Export implements Interface.
+func (c Client) Export(ctx context.Context, a ExportArgs) (ExportResult, error) {
+	return call(ctx, c, Export, a)
+}
+
+// Import implements Interface.
+func (c Client) Import(ctx context.Context, a ImportArgs) (ImportResult, error) {
+	return call(ctx, c, Import, a)
+}
+
+// ForgetAll implements Interface.
+func (c Client) ForgetAll(ctx context.Context, a ForgetAllArgs) (ForgetAllResult, error) {
+	return call(ctx, c, ForgetAll, a)
+}

@@ -61,6 +61,7 @@ func newRoot() *cobra.Command {
 		indexCmd(g), rememberCmd(g), checkCmd(g), atCmd(g), showCmd(g), listCmd(g),
 		verifyCmd(g), forgetCmd(g), statusCmd(g), searchCmd(g), lspCmd(g), daemonCmd(g),
 	)
+	root.AddCommand(teamCmds(g)...)
 	root.AddCommand(genericVerbs(g, root)...)
 	return root
 }

@@ -124,3 +124,96 @@ func TestTeamMemoriesTwoClones(t *testing.T) {
 		t.Errorf("B's data home: %v", err)
 	}
 }
+
+// TestShareExportImport: share and unshare move a memory between scopes
+// (its file follows); export in each format; forget --all needs --yes;
+// import restores the export and is idempotent by id.
+func TestShareExportImport(t *testing.T) {
+	testutil.Hermetic(t)
+	repo := testutil.InitRepo(t)
+	testutil.WriteFiles(t, repo, map[string]string{"go.mod": "module example.com/cli\n", "main.go": cliGo})
+	testutil.Commit(t, repo, "init")
+	remember := func(args ...string) string {
+		out, _, err := run(t, repo, "", append([]string{"remember", "--json"}, args...)...)
+		if err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		var v struct{ ID string }
+		json.Unmarshal([]byte(out), &v)
+		return v.ID
+	}
+	p := remember("Capped at 3", "--at", "main.go:4-12", "--type", "gotcha")
+	q := remember("counted twice", "--at", "main.go:15-15", "--scope", "project")
+	file := func(id string) string { return filepath.Join(repo, ".gloss", "memories", id+".md") }
+	exists := func(id string) bool { _, err := os.Stat(file(id)); return err == nil }
+	if exists(p) || !exists(q) {
+		t.Fatalf("files before share: %v %v", exists(p), exists(q))
+	}
+	if out, _, err := run(t, repo, "", "share", p); err != nil || !strings.Contains(out, "Shared "+p) {
+		t.Fatalf("share: %v %s", err, out)
+	}
+	if out, _, err := run(t, repo, "", "unshare", q); err != nil || !strings.Contains(out, "scope personal") {
+		t.Fatalf("unshare: %v %s", err, out)
+	}
+	if !exists(p) || exists(q) {
+		t.Fatalf("files after share/unshare: %v %v", exists(p), exists(q))
+	}
+	scopes := func() map[string]string {
+		got := checkJSON(t, repo)
+		for id, s := range got {
+			got[id] = strings.Fields(s)[0]
+		}
+		return got
+	}
+	if got := scopes(); got[p] != "project" || got[q] != "personal" || len(got) != 2 {
+		t.Fatalf("scopes after share/unshare: %v", got)
+	}
+
+	dir := t.TempDir()
+	for _, f := range []string{"json", "markdown", "claude-md"} {
+		if _, _, err := run(t, repo, "", "export", "--format", f, "-o", filepath.Join(dir, "out."+f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "out.claude-md"))
+	if !strings.Contains(string(md), "## main.go") || !strings.Contains(string(md), "[gloss:"+p+"]") || !strings.Contains(string(md), "Capped at 3") {
+		t.Errorf("claude-md export:\n%s", md)
+	}
+	if _, _, err := run(t, repo, "", "export", "--format", "yaml"); err == nil {
+		t.Errorf("unknown export format: want an error")
+	}
+
+	if _, _, err := run(t, repo, "", "forget", "--all"); err == nil || len(checkJSON(t, repo)) != 2 {
+		t.Fatalf("forget --all without --yes: %v", err)
+	}
+	for _, f := range []string{"json", "markdown"} {
+		if out, _, err := run(t, repo, "", "forget", "--all", "--yes"); err != nil || !strings.Contains(out, "Forgot 2 memories") {
+			t.Fatalf("forget --all --yes: %v %s", err, out)
+		}
+		if len(checkJSON(t, repo)) != 0 || exists(p) {
+			t.Fatalf("memories left after forget --all")
+		}
+		out, _, err := run(t, repo, "", "import", filepath.Join(dir, "out."+f))
+		if err != nil || !strings.Contains(out, "2 imported, 0 already known") {
+			t.Fatalf("import %s: %v %s", f, err, out)
+		}
+		out, _, err = run(t, repo, "", "import", filepath.Join(dir, "out."+f))
+		if err != nil || !strings.Contains(out, "0 imported, 2 already known") {
+			t.Fatalf("import %s again: %v %s", f, err, out)
+		}
+		got := checkJSON(t, repo)
+		if got[p] != "project fresh@4-12" || got[q] != "personal fresh@15-15" || !exists(p) || exists(q) {
+			t.Fatalf("after import %s: %v", f, got)
+		}
+	}
+	// A directory of memory files.
+	mdDir := filepath.Join(dir, "md")
+	os.Mkdir(mdDir, 0o755)
+	data, _ := os.ReadFile(file(p))
+	os.WriteFile(filepath.Join(mdDir, p+".md"), data, 0o644)
+	os.WriteFile(filepath.Join(mdDir, "bad.md"), []byte("---\ntype: [\n---\nx\n"), 0o644)
+	out, _, err := run(t, repo, "", "import", mdDir)
+	if err == nil || !strings.Contains(out, "0 imported, 1 already known, 1 failed") {
+		t.Errorf("import dir: %v %s", err, out)
+	}
+}

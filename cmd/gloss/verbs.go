@@ -507,11 +507,18 @@ func verifyCmd(g *globals) *cobra.Command {
 }
 
 func forgetCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "forget ID...",
+	var all, yes bool
+	var scope string
+	cmd := &cobra.Command{
+		Use:   "forget ID... | --all --yes",
 		Short: "Delete memories",
-		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if all != (len(args) == 0) {
+				return errors.New("give memory ids, or --all (with --yes) and no ids")
+			}
+			if all {
+				return forgetAll(cmd, g, yes, scope)
+			}
 			b, err := g.connect(cmd.Context())
 			if err != nil {
 				return err
@@ -537,6 +544,10 @@ func forgetCmd(g *globals) *cobra.Command {
 			return failed
 		},
 	}
+	cmd.Flags().BoolVar(&all, "all", false, "forget every memory (of --scope), with the files of project memories")
+	cmd.Flags().BoolVar(&yes, "yes", false, "confirm --all")
+	cmd.Flags().StringVar(&scope, "scope", "", "with --all: only personal or project memories")
+	return cmd
 }
 
 func statusCmd(g *globals) *cobra.Command {
