@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/oklog/ulid/v2"
+
 	"github.com/gloss-dev/gloss/internal/testutil"
 	"github.com/gloss-dev/gloss/memory"
 )
@@ -289,7 +291,13 @@ func TestBadMemoryFiles(t *testing.T) {
 	tr := newTeamRepo(t)
 	data, _ := os.ReadFile(tr.file(tr.project.ID))
 	good := string(data)
-	newID := func(c byte) string { return tr.project.ID[:25] + string(c) }
+	fresh := map[byte]string{}
+	newID := func(c byte) string {
+		if fresh[c] == "" {
+			fresh[c] = ulid.Make().String()
+		}
+		return fresh[c]
+	}
 	dir := filepath.Join(tr.repo, ".gloss", "memories")
 	write := func(id, s string) { os.WriteFile(filepath.Join(dir, id+".md"), []byte(s), 0o644) }
 	// The project memory's own file gets a merge conflict.

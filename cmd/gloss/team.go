@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -169,4 +170,50 @@ func forgetAll(cmd *cobra.Command, g *globals, yes bool, scope string) error {
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "Forgot %s\n", plural(res.Forgotten, "memory", "memories"))
 	return nil
+}
+
+// printGitHub prints a check result as GitHub Actions workflow commands:
+// one ::warning annotation per stale anchor (on the code, lines 1-based)
+// and per memory file that could not be loaded, then a summary line.
+func printGitHub(w io.Writer, res api.CheckResult) {
+	for _, m := range res.Memories {
+		if !m.Stale {
+			continue
+		}
+		for _, a := range m.Anchors {
+			if !memory.IsStale(a.Status) {
+				continue
+			}
+			msg := fmt.Sprintf("%s [gloss:%s]: the code this memory describes is %s. %s\nRun `gloss show %s` for what changed, then `gloss verify %s` or update the memory.",
+				m.Title, m.ID, strings.ReplaceAll(a.Status, "_", " "), firstLine(m.Body), m.ID, m.ID)
+			fmt.Fprintf(w, "::warning file=%s,line=%d,endLine=%d,title=%s::%s\n",
+				ghProp(a.Path), a.StartLine, a.EndLine, ghProp("gloss: stale memory ("+a.Status+")"), ghData(msg))
+		}
+	}
+	for _, p := range res.Problems {
+		line := p.Line
+		if line == 0 {
+			line = 1
+		}
+		fmt.Fprintf(w, "::warning file=%s,line=%d,title=%s::%s\n", ghProp(p.Path), line, ghProp("gloss: memory file not loaded"), ghData(p.Message))
+	}
+	fmt.Fprintf(w, "gloss: %s, %d stale, %d memory file problems\n", plural(len(res.Memories), "memory", "memories"), res.Stale, len(res.Problems))
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// ghData escapes the message of a workflow command.
+func ghData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// ghProp escapes a property value of a workflow command.
+func ghProp(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
 }

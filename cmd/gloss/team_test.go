@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -215,5 +216,46 @@ func TestShareExportImport(t *testing.T) {
 	out, _, err := run(t, repo, "", "import", mdDir)
 	if err == nil || !strings.Contains(out, "0 imported, 1 already known, 1 failed") {
 		t.Errorf("import dir: %v %s", err, out)
+	}
+}
+
+// TestCheckGitHubFormat: `check --format github` prints one ::warning
+// annotation per stale anchor and per unloadable memory file, and
+// --exit-code fails on either.
+func TestCheckGitHubFormat(t *testing.T) {
+	testutil.Hermetic(t)
+	repo := testutil.InitRepo(t)
+	testutil.WriteFiles(t, repo, map[string]string{"go.mod": "module example.com/cli\n", "main.go": cliGo})
+	testutil.Commit(t, repo, "init")
+	out, _, err := run(t, repo, "", "remember", "Capped at 3, see: incident", "--at", "main.go:4-12", "--scope", "project", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct{ ID string }
+	json.Unmarshal([]byte(out), &v)
+	bad := v.ID[:25] + "Z"
+	if bad == v.ID {
+		bad = v.ID[:25] + "Y"
+	}
+	if out, _, err := run(t, repo, "", "check", "--format", "github", "--exit-code"); err != nil || !strings.Contains(out, "0 stale, 0 memory file problems") {
+		t.Fatalf("clean check: %v\n%s", err, out)
+	}
+	testutil.WriteFiles(t, repo, map[string]string{
+		"main.go":                        strings.Replace(cliGo, "i < 3", "i < 5", 1),
+		".gloss/memories/" + bad + ".md": "---\nid: x\n<<<<<<< HEAD\n",
+	})
+	out, _, err = run(t, repo, "", "check", "--format", "github", "--exit-code")
+	var ee exitError
+	if !errors.As(err, &ee) || ee.code != 3 {
+		t.Errorf("exit = %v, want 3", err)
+	}
+	for _, want := range []string{
+		"::warning file=main.go,line=4,endLine=12,title=gloss%3A stale memory (changed)::Capped at 3, see: incident [gloss:" + v.ID + "]: the code this memory describes is changed.",
+		"%0ARun `gloss show " + v.ID + "`",
+		"::warning file=.gloss/memories/" + bad + ".md,line=3,title=gloss%3A memory file not loaded::unresolved merge conflict",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
 	}
 }

@@ -328,6 +328,7 @@ func runBatch(cmd *cobra.Command, g *globals, b *backend, file string) error {
 func checkCmd(g *globals) *cobra.Command {
 	var exitCode bool
 	var staleOnly bool
+	var format string
 	cmd := &cobra.Command{
 		Use:   "check",
 		Short: "Rescan the working tree and report which memories describe changed code",
@@ -343,7 +344,12 @@ func checkCmd(g *globals) *cobra.Command {
 				return err
 			}
 			stale := res.Stale
-			if g.json {
+			if format != "text" && format != "github" {
+				return fmt.Errorf("unknown --format %q (want text or github)", format)
+			}
+			if format == "github" && !g.json {
+				printGitHub(cmd.OutOrStdout(), res)
+			} else if g.json {
 				if err := printJSON(cmd.OutOrStdout(), res); err != nil {
 					return err
 				}
@@ -361,13 +367,14 @@ func checkCmd(g *globals) *cobra.Command {
 					plural(len(res.Memories), "memory", "memories"), stale, plural(len(res.ChangedFiles), "file", "files"),
 					plural(res.Resolved, "anchor", "anchors"), elapsed.Round(1e5))
 			}
-			if exitCode && stale > 0 {
+			if exitCode && (stale > 0 || len(res.Problems) > 0) {
 				return exitError{code: 3}
 			}
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit with status 3 when any memory is stale (for CI and hooks)")
+	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit with status 3 when any memory is stale or a memory file cannot be loaded (for CI and hooks)")
+	cmd.Flags().StringVar(&format, "format", "text", "text, or github (GitHub Actions ::warning annotations)")
 	cmd.Flags().BoolVar(&staleOnly, "stale", false, "list only stale memories")
 	return cmd
 }
