@@ -282,6 +282,47 @@ func TestSymlinkedGlossRefused(t *testing.T) {
 	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
 		t.Errorf("wrote through the symlink: %v", ents)
 	}
+	// Once .gloss is a directory again, the next check writes the file of
+	// the memory whose file could not be written (and hides nothing).
+	os.Remove(filepath.Join(tr.repo, ".gloss"))
+	testutil.Git(t, tr.repo, "checkout", "--", ".gloss")
+	res = check(t, w)
+	if len(res.Files.Written) != 1 || len(res.Files.Hidden) != 0 || len(ids(t, w)) != 3 {
+		t.Errorf("check after removing the link: %+v %v", res.Files, ids(t, w))
+	}
+}
+
+// TestLegacyMemoryFile: a file of the older format (path, symbol, lines
+// only) keeps the store's anchors and is rewritten in the new format; in a
+// store without the memory (a clone) it is anchored to the code as it is.
+func TestLegacyMemoryFile(t *testing.T) {
+	tr := newTeamRepo(t)
+	legacy := "---\nid: " + tr.project.ID + "\ntype: gotcha\ntitle: Retry cap\nanchors:\n  - path: team.go\n    symbol: " +
+		tr.project.Anchors[0].Symbol + "\n    lines: 4-12\nauthor: Ada\ncreated_at: 2026-01-01T00:00:00Z\nupdated_at: 2026-01-01T00:00:00Z\n---\n\nCapped at 3.\n"
+	os.WriteFile(tr.file(tr.project.ID), []byte(legacy), 0o644)
+	res := check(t, tr.w)
+	m, err := tr.w.Get(tr.project.ID)
+	if err != nil || len(res.Files.Written) != 1 || m.Body != "Capped at 3." || m.Type != "gotcha" || m.Anchors[0].BodyHash != tr.project.Anchors[0].BodyHash {
+		t.Fatalf("legacy file: %v %+v %+v", err, res.Files, m)
+	}
+	data, _ := os.ReadFile(tr.file(tr.project.ID))
+	if !strings.Contains(string(data), "body_hash: "+tr.project.Anchors[0].BodyHash) {
+		t.Errorf("legacy file not rewritten:\n%s", data)
+	}
+
+	// A store that never had the memory.
+	os.WriteFile(tr.file(tr.project.ID), []byte(legacy), 0o644)
+	testutil.Commit(t, tr.repo, "legacy")
+	clone := filepath.Join(t.TempDir(), "clone")
+	testutil.Git(t, tr.repo, "clone", "-q", tr.repo, clone)
+	w2 := openWS(t, clone)
+	check(t, w2)
+	if got := ids(t, w2); len(got) != 1 || got[tr.project.ID] != "fresh" {
+		t.Fatalf("clone with a legacy file: %v", got)
+	}
+	if m, _ := w2.Get(tr.project.ID); m.Anchors[0].Kind != "symbol" || m.Anchors[0].BodyHash != tr.project.Anchors[0].BodyHash {
+		t.Errorf("legacy anchor in the clone: %+v", m.Anchors[0])
+	}
 }
 
 // TestBadMemoryFiles: broken front matter, conflict markers, an id that
