@@ -244,8 +244,8 @@ func FormatMemoryFile(m *Memory) []byte {
 
 // ParseMemoryFile splits a memory file into its front matter and body.
 // It fails on a missing or unclosed front matter, malformed YAML and
-// unresolved merge-conflict markers (lines starting with <<<<<<< or
-// >>>>>>>); the error names the 1-based line when it can.
+// unresolved merge conflicts (conflictLine); the error names the 1-based
+// line when it can.
 func ParseMemoryFile(data []byte) (FileHeader, string, error) {
 	if n := conflictLine(data); n > 0 {
 		return FileHeader{}, "", fmt.Errorf("line %d: unresolved merge conflict (<<<<<<< … >>>>>>>): resolve it and save the file", n)
@@ -270,15 +270,28 @@ func ParseMemoryFile(data []byte) (FileHeader, string, error) {
 	return h, strings.TrimSpace(body), nil
 }
 
-// conflictLine returns the 1-based line of the first merge-conflict
-// marker in data, or 0.
+// conflictLine returns the 1-based line of the first merge-conflict block
+// in data — a "<<<<<<<" line, later a "=======" line, later a ">>>>>>>"
+// line, as git writes them — or 0. Single marker-like lines (a memory
+// about merge conflicts) are not conflicts.
 func conflictLine(data []byte) int {
+	start, stage := 0, 0
 	for i, l := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(l, "<<<<<<<") || strings.HasPrefix(l, ">>>>>>>") {
-			return i + 1
+		l = strings.TrimRight(l, "\r")
+		switch {
+		case isMarker(l, "<<<<<<<"):
+			start, stage = i+1, 1
+		case stage == 1 && l == "=======":
+			stage = 2
+		case stage == 2 && isMarker(l, ">>>>>>>"):
+			return start
 		}
 	}
 	return 0
+}
+
+func isMarker(l, m string) bool {
+	return l == m || strings.HasPrefix(l, m+" ")
 }
 
 // memoryDir returns the absolute memory files directory and whether it

@@ -424,3 +424,17 @@ func TestStoreMigration(t *testing.T) {
 		t.Errorf("old store left behind: %v", err)
 	}
 }
+
+// TestMemoryAboutConflictMarkers: a body quoting one conflict marker is
+// not a merge conflict; a whole conflict block is.
+func TestMemoryAboutConflictMarkers(t *testing.T) {
+	m := &memory.Memory{ID: "01ABCDEFGHJKMNPQRSTVWXYZ00", Type: "note", Title: "t", Scope: memory.ScopeProject,
+		Body: "Git writes\n<<<<<<< HEAD\nat the start of a conflict."}
+	if _, body, err := memory.ParseMemoryFile(memory.FormatMemoryFile(m)); err != nil || body != m.Body {
+		t.Fatalf("%q %v", body, err)
+	}
+	m.Body = "<<<<<<< HEAD\na\n=======\nb\n>>>>>>> x"
+	if _, _, err := memory.ParseMemoryFile(memory.FormatMemoryFile(m)); err == nil || !strings.Contains(err.Error(), "unresolved merge conflict") {
+		t.Fatalf("conflict block: %v", err)
+	}
+}

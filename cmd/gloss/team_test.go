@@ -242,12 +242,16 @@ func TestCheckGitHubFormat(t *testing.T) {
 	}
 	testutil.WriteFiles(t, repo, map[string]string{
 		"main.go":                        strings.Replace(cliGo, "i < 3", "i < 5", 1),
-		".gloss/memories/" + bad + ".md": "---\nid: x\n<<<<<<< HEAD\n",
+		".gloss/memories/" + bad + ".md": "---\nid: x\n<<<<<<< HEAD\ntype: note\n=======\ntype: gotcha\n>>>>>>> other\n---\nx\n",
 	})
 	out, _, err = run(t, repo, "", "check", "--format", "github", "--exit-code")
 	var ee exitError
 	if !errors.As(err, &ee) || ee.code != 3 {
 		t.Errorf("exit = %v, want 3", err)
+	}
+	text, _, _ := run(t, repo, "", "check")
+	if !strings.Contains(text, "warning: .gloss/memories/"+bad+".md:3: unresolved merge conflict") {
+		t.Errorf("text output lacks the problem:\n%s", text)
 	}
 	for _, want := range []string{
 		"::warning file=main.go,line=4,endLine=12,title=gloss%3A stale memory (changed)::Capped at 3, see: incident [gloss:" + v.ID + "]: the code this memory describes is changed.",
