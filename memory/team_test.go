@@ -342,7 +342,7 @@ func TestBadMemoryFiles(t *testing.T) {
 	dir := filepath.Join(tr.repo, ".gloss", "memories")
 	write := func(id, s string) { os.WriteFile(filepath.Join(dir, id+".md"), []byte(s), 0o644) }
 	// The project memory's own file gets a merge conflict.
-	conflicted := strings.Replace(good, "Capped at 3", "<<<<<<< HEAD\nCapped at 3\n=======\nCapped at 5\n>>>>>>> other", 1)
+	conflicted := strings.Replace(good, "\n\nCapped at 3", "\n\n<<<<<<< HEAD\nCapped at 3\n=======\nCapped at 5\n>>>>>>> other", 1)
 	write(tr.project.ID, conflicted)
 	write(newID('A'), "---\nid: "+newID('A')+"\ntype: [\n---\nbody\n")                       // broken YAML
 	write(newID('B'), strings.ReplaceAll(good, "id: "+tr.project.ID, "id: "+tr.personal.ID)) // id of another
