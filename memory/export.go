@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/oklog/ulid/v2"
+
+	"github.com/gloss-dev/gloss/index"
 )
 
 // Share makes the memory id a project memory: its Markdown file is written
@@ -57,8 +59,9 @@ func (w *Workspace) setScope(id, scope string) (*Memory, error) {
 }
 
 // ForgetAll deletes every memory of scope ("" for all scopes), with the
-// Markdown files of project memories, durably. It returns the number of
-// memories deleted.
+// Markdown files of project memories and the hidden project memories
+// (SyncMemoryFiles), durably. It returns the number of listed memories
+// deleted.
 func (w *Workspace) ForgetAll(scope string) (int, error) {
 	if scope != "" && scope != ScopePersonal && scope != ScopeProject {
 		return 0, fmt.Errorf("unknown scope %q (want personal or project)", scope)
@@ -82,7 +85,20 @@ func (w *Workspace) ForgetAll(scope string) (int, error) {
 		}
 		gone, ids = append(gone, m), append(ids, m.ID)
 	}
-	if len(gone) == 0 {
+	hidden := 0
+	if scope != ScopePersonal {
+		// Hidden project memories (file gone) go too: their local state
+		// would otherwise return with a file.
+		err := index.Scan(w.Store.DB(), func(rest []string, _ []byte) error {
+			hidden++
+			return b.Delete(index.Key(prefixHidden, rest[0]), nil)
+		}, prefixHidden)
+		if err != nil {
+			b.Close()
+			return 0, err
+		}
+	}
+	if len(gone)+hidden == 0 {
 		b.Close()
 		return 0, nil
 	}
