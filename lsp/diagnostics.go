@@ -43,7 +43,7 @@ func (s *Server) publishDoc(uri string) {
 	s.mu.Lock()
 	enc := s.enc
 	s.mu.Unlock()
-	diags := diagnostics(r.mems, sn.rel, sn.t, enc)
+	diags := s.withProblems(uri, diagnostics(r.mems, sn.rel, sn.t, enc))
 	s.pubMu.Lock()
 	defer s.pubMu.Unlock()
 	s.mu.Lock()
@@ -132,6 +132,7 @@ func (s *Server) publishFolder(f *folder, mems []*memory.Memory) {
 		src, _ := os.ReadFile(path)
 		s.publishLocked(uri, nil, diagnostics(dedupe(byFile[rel]), rel, newText(src), enc))
 	}
+	s.publishProblemsLocked(f, now)
 	for _, uri := range old {
 		if now[uri] {
 			continue
@@ -175,7 +176,7 @@ func (s *Server) publishStoredFile(f *folder, path string) {
 	_, open := s.docs[uri]
 	s.mu.Unlock()
 	if !open {
-		s.publishLocked(uri, nil, diagnostics(mems, rel, newText(src), enc))
+		s.publishLocked(uri, nil, s.withProblems(uri, diagnostics(mems, rel, newText(src), enc)))
 	}
 }
 

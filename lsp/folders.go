@@ -123,6 +123,7 @@ func (s *Server) runCheck(f *folder) {
 		s.log.Printf("check %s: %v", f.root, err)
 		return
 	}
+	s.setProblems(f, res.Files.Problems)
 	s.changed(f, res.Memories, res.AnchorsChanged())
 	if res.AnchorsChanged() {
 		s.pool.Changed(f.root, s)

@@ -88,6 +88,9 @@ type folder struct {
 	check coalescer
 	ready chan struct{} // closed after the first check
 	once  sync.Once
+	// problems are the memory-file problems of the last check, as
+	// diagnostics by URI (memfiles.go); guarded by Server.mu.
+	problems map[string][]Diagnostic
 }
 
 // NewServer returns a server; call Serve to run it.

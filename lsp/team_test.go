@@ -3,6 +3,7 @@ package lsp
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gloss-dev/gloss/api"
@@ -69,4 +70,23 @@ func TestTeamMemoryFiles(t *testing.T) {
 	if got := list(); len(got) != 1 || got[id] != "fresh" {
 		t.Fatalf("after events of a prefix-named file: %v", got)
 	}
+
+	// A merge conflict in the file: a diagnostic on it, the memory kept;
+	// resolving the conflict clears it. The same while the file is open.
+	conflict := strings.Replace(string(data), "\n\nCapped at n.", "\n\n<<<<<<< HEAD\nCapped at n.\n=======\nCapped at 5.\n>>>>>>> other", 1)
+	uri := pathToURI(file)
+	hasProblem := func(ds []Diagnostic) bool { return len(ds) == 1 && ds[0].Code == codeMemoryFile && ds[0].Range.Start.Line > 0 }
+	os.WriteFile(file, []byte(conflict), 0o644)
+	event(file, 2)
+	c2.waitDiags(uri, hasProblem)
+	if got := list(); got[id] != "fresh" {
+		t.Fatalf("conflicted file changed the memory: %v", got)
+	}
+	os.WriteFile(file, data, 0o644)
+	event(file, 2)
+	c2.waitDiags(uri, func(ds []Diagnostic) bool { return len(ds) == 0 })
+	c2.open(".gloss/memories/"+id+".md", conflict)
+	os.WriteFile(file, []byte(conflict), 0o644)
+	c2.notify("textDocument/didSave", map[string]any{"textDocument": TextDocumentIdentifier{URI: uri}})
+	c2.waitDiags(uri, hasProblem)
 }
