@@ -75,7 +75,9 @@ func TestTeamMemoryFiles(t *testing.T) {
 	// resolving the conflict clears it. The same while the file is open.
 	conflict := strings.Replace(string(data), "\n\nCapped at n.", "\n\n<<<<<<< HEAD\nCapped at n.\n=======\nCapped at 5.\n>>>>>>> other", 1)
 	uri := pathToURI(file)
-	hasProblem := func(ds []Diagnostic) bool { return len(ds) == 1 && ds[0].Code == codeMemoryFile && ds[0].Range.Start.Line > 0 }
+	hasProblem := func(ds []Diagnostic) bool {
+		return len(ds) == 1 && ds[0].Code == codeMemoryFile && ds[0].Range.Start.Line > 0
+	}
 	os.WriteFile(file, []byte(conflict), 0o644)
 	event(file, 2)
 	c2.waitDiags(uri, hasProblem)
