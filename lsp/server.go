@@ -28,6 +28,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/gloss-dev/gloss/internal/syncx"
 	"github.com/gloss-dev/gloss/memory"
 )
 
@@ -65,7 +66,7 @@ type Server struct {
 	// noInitialCheck: the client asked for no check after initialized.
 	noInitialCheck bool
 	published      map[string]bool // URIs with non-empty gloss diagnostics
-	docRuns        map[string]*coalescer
+	docRuns        map[string]*syncx.Coalescer
 	cache          map[string]*resolved // by URI
 	flights        map[flightKey]*flight
 	exited         chan struct{}
@@ -85,7 +86,7 @@ const (
 type folder struct {
 	root  string // memory.Workspace.Root: absolute, symlinks resolved
 	w     *memory.Workspace
-	check coalescer
+	check syncx.Coalescer
 	ready chan struct{} // closed after the first check
 	once  sync.Once
 }
@@ -103,7 +104,7 @@ func NewServer(opts Options) *Server {
 	return &Server{
 		opts: opts, log: log.New(out, "gloss lsp: ", log.LstdFlags), pool: pool,
 		docs: map[string]*document{}, enc: encUTF16, published: map[string]bool{},
-		docRuns: map[string]*coalescer{}, cache: map[string]*resolved{}, exited: make(chan struct{}),
+		docRuns: map[string]*syncx.Coalescer{}, cache: map[string]*resolved{}, exited: make(chan struct{}),
 		inflight: map[jsonrpc2.ID]context.CancelFunc{}, flights: map[flightKey]*flight{},
 	}
 }
