@@ -74,7 +74,7 @@ func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) (
 	commitSHA, _ := git(w.Root, "rev-parse", "--verify", "-q", "HEAD")
 	branch, _ := git(w.Root, "rev-parse", "--abbrev-ref", "HEAD")
 	blobs := map[string]string{}
-	b := w.Store.DB().NewBatch()
+	b := w.Store.NewMemoryBatch()
 	var created []*Memory
 	for i, req := range reqs {
 		if err := ctx.Err(); err != nil {
@@ -345,7 +345,7 @@ func (w *Workspace) Check(ctx context.Context) (CheckResult, error) {
 		return res, err
 	}
 	defer r.release()
-	b := w.Store.DB().NewBatch()
+	b := w.Store.NewMemoryBatch()
 	var updated []*Memory
 	for _, m := range mems {
 		if err := ctx.Err(); err != nil {
@@ -481,7 +481,7 @@ func (w *Workspace) Forget(id string) (*Memory, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := w.Store.DB().NewBatch()
+	b := w.Store.NewMemoryBatch()
 	if err := deleteMemory(b, m); err != nil {
 		b.Close()
 		return nil, err
@@ -500,7 +500,7 @@ func (w *Workspace) Forget(id string) (*Memory, error) {
 // search index and the memory's Markdown file. The store is unchanged when
 // it returns an error.
 func (w *Workspace) save(old, m *Memory) error {
-	b := w.Store.DB().NewBatch()
+	b := w.Store.NewMemoryBatch()
 	if err := putMemory(b, old, m); err != nil {
 		b.Close()
 		return err
