@@ -1,6 +1,10 @@
 package memory
 
 import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
 	"sync"
 	"testing"
 	"time"
@@ -14,9 +18,19 @@ import (
 func TestPoolOpenHoldsNoLock(t *testing.T) {
 	home := testutil.Hermetic(t)
 	a, b := testutil.InitRepo(t), testutil.InitRepo(t)
-	held, err := Open(a, Options{Home: home})
+	// Another process holds a's store.
+	holder := exec.Command(os.Args[0], "-test.run=^TestHelperHoldStore$")
+	holder.Env = append(os.Environ(), "GLOSS_TEST_HOLD="+a, "GLOSS_HOME="+home)
+	stdout, err := holder.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = holder.Process.Kill(); _ = holder.Wait() }()
+	if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
+		t.Fatalf("holder: %v", err)
 	}
 	old := index.LockWait
 	index.LockWait = 2 * time.Second
@@ -27,7 +41,10 @@ func TestPoolOpenHoldsNoLock(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		if _, err := p.Acquire(held.Root, nil); err == nil {
+		start := time.Now()
+		_, err := p.Acquire(mustRoot(t, a), nil)
+		t.Logf("locked acquire: %v after %s", err, time.Since(start))
+		if err == nil {
 			t.Error("acquire of a locked store: want an error")
 		}
 	}()
@@ -44,7 +61,23 @@ func TestPoolOpenHoldsNoLock(t *testing.T) {
 		t.Error(err)
 	}
 	wg.Wait()
-	held.Close()
+}
+
+// TestHelperHoldStore is not a test: run by TestPoolOpenHoldsNoLock as
+// another process, it opens the store of $GLOSS_TEST_HOLD, says so on
+// stdout and holds it until killed.
+func TestHelperHoldStore(t *testing.T) {
+	dir := os.Getenv("GLOSS_TEST_HOLD")
+	if dir == "" {
+		t.Skip("helper process only")
+	}
+	w, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	fmt.Println("holding")
+	time.Sleep(time.Minute)
 }
 
 func mustRoot(t *testing.T, dir string) string {
