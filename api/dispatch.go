@@ -129,7 +129,7 @@ func Dispatch(ctx context.Context, impl Interface, name string, raw json.RawMess
 }
 
 // Caller executes a command on a remote server: arg is encoded as the
-// command's one argument and the result decoded into result. lsp.Client
+// command's one argument and the result decoded into result. lspconn.Client
 // (workspace/executeCommand over the daemon socket) implements it.
 type Caller interface {
 	Execute(ctx context.Context, command string, arg, result any) error

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gloss-dev/gloss/api"
 	"github.com/gloss-dev/gloss/internal/testutil"
-	"github.com/gloss-dev/gloss/lsp"
 	"github.com/gloss-dev/gloss/memory"
 )
 
@@ -43,7 +43,7 @@ func BenchmarkSecondClient(b *testing.B) {
 		c.mu.Unlock()
 		start := time.Now()
 		var v memory.View
-		if err := a.exec("gloss.remember", map[string]any{"uri": lsp.PathToURI(path), "range": rangeOf(3, 6), "text": fmt.Sprintf("note %d", i)}, &v); err != nil {
+		if err := a.exec("gloss.remember", map[string]any{"uri": api.PathToURI(path), "range": rangeOf(3, 6), "text": fmt.Sprintf("note %d", i)}, &v); err != nil {
 			b.Fatal(err)
 		}
 		c.waitFor("refresh", func() bool { return c.refresh > before })

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gloss-dev/gloss/api"
+	"github.com/gloss-dev/gloss/internal/lspconn"
 	"github.com/gloss-dev/gloss/internal/testutil"
 	"github.com/gloss-dev/gloss/lsp"
 	"github.com/gloss-dev/gloss/memory"
@@ -122,7 +124,7 @@ func newEnv(t testing.TB, m mode) *env {
 type session struct {
 	t    testing.TB
 	root string
-	c    *lsp.Client
+	c    *lspconn.Client
 	raw  io.Writer // the connection, for writing malformed frames
 	proc *exec.Cmd // separate: the gloss lsp process
 
@@ -189,7 +191,7 @@ func (e *env) connect(root string) *session {
 		rwc = procRWC{out, in}
 	}
 	s.raw = rwc
-	s.c = lsp.NewClient(rwc, lsp.ClientOptions{
+	s.c = lspconn.NewClient(rwc, lspconn.ClientOptions{
 		OnNotification: s.notification,
 		OnRequest: func(method string, _ json.RawMessage) {
 			if method == "workspace/codeLens/refresh" {
@@ -283,7 +285,7 @@ func (s *session) call(method string, params, result any) error {
 func (s *session) open(path, text string) {
 	s.t.Helper()
 	err := s.c.Notify(context.Background(), "textDocument/didOpen", map[string]any{
-		"textDocument": map[string]any{"uri": lsp.PathToURI(path), "languageId": "go", "version": 1, "text": text},
+		"textDocument": map[string]any{"uri": api.PathToURI(path), "languageId": "go", "version": 1, "text": text},
 	})
 	if err != nil {
 		s.t.Fatal(err)
@@ -298,7 +300,7 @@ func (s *session) lenses(path string) []string {
 			Title string `json:"title"`
 		} `json:"command"`
 	}
-	if err := s.call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": lsp.PathToURI(path)}}, &ls); err != nil {
+	if err := s.call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": api.PathToURI(path)}}, &ls); err != nil {
 		s.t.Fatal(err)
 	}
 	var out []string

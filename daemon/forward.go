@@ -10,7 +10,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/gloss-dev/gloss/lsp"
+	"github.com/gloss-dev/gloss/api"
+	"github.com/gloss-dev/gloss/internal/lspconn"
 )
 
 // PeekInitialize reads the first LSP message of a session from in and
@@ -19,7 +20,7 @@ import (
 // rootUri, else rootPath, else "" when the message is not an initialize
 // request or names no folder. It fails on broken framing.
 func PeekInitialize(in *bufio.Reader) (body []byte, dir string, err error) {
-	body, err = lsp.ReadFrame(in)
+	body, err = lspconn.ReadFrame(in)
 	if err != nil {
 		return nil, "", err
 	}
@@ -41,7 +42,7 @@ func PeekInitialize(in *bufio.Reader) (body []byte, dir string, err error) {
 		uri = msg.Params.WorkspaceFolders[0].URI
 	}
 	if uri != "" {
-		if p, err := lsp.URIToPath(uri); err == nil {
+		if p, err := api.URIToPath(uri); err == nil {
 			return body, p, nil
 		}
 	}
@@ -56,7 +57,7 @@ func PeekInitialize(in *bufio.Reader) (body []byte, dir string, err error) {
 // the editor should restart the server.
 func Forward(in io.Reader, out io.Writer, c *Conn, first []byte) error {
 	if first != nil {
-		if _, err := c.Write(lsp.Frame(first)); err != nil {
+		if _, err := c.Write(lspconn.Frame(first)); err != nil {
 			return fmt.Errorf("forward to the daemon: %w", err)
 		}
 	}
@@ -97,8 +98,8 @@ func watchExit(r io.Reader, exit chan<- struct{}) {
 	defer io.Copy(io.Discard, r)
 	br := bufio.NewReader(r)
 	for {
-		body, err := lsp.ReadFrame(br)
-		if err != nil && !errors.Is(err, lsp.ErrMessageTooLarge) {
+		body, err := lspconn.ReadFrame(br)
+		if err != nil && !errors.Is(err, lspconn.ErrMessageTooLarge) {
 			return
 		}
 		var msg struct {

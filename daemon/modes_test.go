@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gloss-dev/gloss/lsp"
+	"github.com/gloss-dev/gloss/api"
+	"github.com/gloss-dev/gloss/internal/lspconn"
 	"github.com/gloss-dev/gloss/memory"
 )
 
@@ -33,7 +34,7 @@ func TestCrossClient(t *testing.T) {
 			b.mu.Unlock()
 
 			var v memory.View
-			if err := a.exec("gloss.remember", map[string]any{"uri": lsp.PathToURI(path), "range": rangeOf(3, 6), "text": "Add must not overflow"}, &v); err != nil {
+			if err := a.exec("gloss.remember", map[string]any{"uri": api.PathToURI(path), "range": rangeOf(3, 6), "text": "Add must not overflow"}, &v); err != nil {
 				t.Fatal(err)
 			}
 			acked := time.Now()
@@ -46,12 +47,12 @@ func TestCrossClient(t *testing.T) {
 			// An unsaved edit in a: a's diagnostic, not b's.
 			edited := strings.Replace(fixtureA, "return a + b", "return a + b + 1", 1)
 			if err := a.c.Notify(ctxT(t), "textDocument/didChange", map[string]any{
-				"textDocument":   map[string]any{"uri": lsp.PathToURI(path), "version": 2},
+				"textDocument":   map[string]any{"uri": api.PathToURI(path), "version": 2},
 				"contentChanges": []map[string]any{{"text": edited}},
 			}); err != nil {
 				t.Fatal(err)
 			}
-			uri := lsp.PathToURI(path)
+			uri := api.PathToURI(path)
 			a.waitFor("stale-memory diagnostic", func() bool {
 				ds := a.diags[uri]
 				return len(ds) == 1 && ds[0].Code == "stale-memory"
@@ -88,13 +89,13 @@ func TestBadInput(t *testing.T) {
 			path := filepath.Join(root, "calc.go")
 			a, b := e.connect(root), e.connect(root)
 			var kept memory.View
-			if err := b.exec("gloss.remember", map[string]any{"uri": lsp.PathToURI(path), "range": rangeOf(3, 6), "text": "kept"}, &kept); err != nil {
+			if err := b.exec("gloss.remember", map[string]any{"uri": api.PathToURI(path), "range": rangeOf(3, 6), "text": "kept"}, &kept); err != nil {
 				t.Fatal(err)
 			}
 
 			// Invalid JSON and a non-message in well-formed frames.
 			for _, body := range []string{"{not json", `[1,2]`, `"just a string"`} {
-				if _, err := a.raw.Write(lsp.Frame([]byte(body))); err != nil {
+				if _, err := a.raw.Write(lspconn.Frame([]byte(body))); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -108,11 +109,11 @@ func TestBadInput(t *testing.T) {
 			mustFail("unknown method", "gloss/noSuchMethod", map[string]any{}, "method not found")
 			mustFail("hover with string params", "textDocument/hover", "calc.go", "bad params")
 			mustFail("remember with a number for text", "workspace/executeCommand",
-				map[string]any{"command": "gloss.remember", "arguments": []any{map[string]any{"uri": lsp.PathToURI(path), "range": rangeOf(3, 6), "text": 42}}}, "bad argument")
+				map[string]any{"command": "gloss.remember", "arguments": []any{map[string]any{"uri": api.PathToURI(path), "range": rangeOf(3, 6), "text": 42}}}, "bad argument")
 			mustFail("remember outside the workspace", "workspace/executeCommand",
-				map[string]any{"command": "gloss.remember", "arguments": []any{map[string]any{"uri": lsp.PathToURI(filepath.Join(outside, "secret.go")), "range": rangeOf(3, 6), "text": "x"}}}, "outside")
+				map[string]any{"command": "gloss.remember", "arguments": []any{map[string]any{"uri": api.PathToURI(filepath.Join(outside, "secret.go")), "range": rangeOf(3, 6), "text": "x"}}}, "outside")
 			mustFail("remember through a symlink escape", "workspace/executeCommand",
-				map[string]any{"command": "gloss.remember", "arguments": []any{map[string]any{"uri": lsp.PathToURI(filepath.Join(root, "link.go")), "range": rangeOf(3, 6), "text": "x"}}}, "outside")
+				map[string]any{"command": "gloss.remember", "arguments": []any{map[string]any{"uri": api.PathToURI(filepath.Join(root, "link.go")), "range": rangeOf(3, 6), "text": "x"}}}, "outside")
 			mustFail("unknown command", "workspace/executeCommand", map[string]any{"command": "gloss.nope"}, "unknown command")
 
 			// Binary, non-UTF-8 and 10 MB documents: no crash, no lenses.
@@ -122,12 +123,12 @@ func TestBadInput(t *testing.T) {
 			a.open(big, "package big\n\n"+strings.Repeat("// filler line of a very large file\n", 10<<20/36))
 			for _, p := range []string{bin, big} {
 				var ls []json.RawMessage
-				if err := a.call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": lsp.PathToURI(p)}}, &ls); err != nil {
+				if err := a.call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": api.PathToURI(p)}}, &ls); err != nil {
 					t.Errorf("codeLens of %s: %v", filepath.Base(p), err)
 				}
 			}
 			mustFail("remember in a 10 MB document", "workspace/executeCommand",
-				map[string]any{"command": "gloss.remember", "arguments": []any{map[string]any{"uri": lsp.PathToURI(big), "range": rangeOf(3, 4), "text": "x"}}}, "over the")
+				map[string]any{"command": "gloss.remember", "arguments": []any{map[string]any{"uri": api.PathToURI(big), "range": rangeOf(3, 4), "text": "x"}}}, "over the")
 
 			// Both sessions still work and the memory is intact.
 			for _, s := range []*session{a, b} {
@@ -169,7 +170,7 @@ func TestIsolation(t *testing.T) {
 			r2 := newRepo(t, map[string]string{"calc.go": fixtureA})
 			s2 := e.connect(r2)
 			var v2 memory.View
-			if err := s2.exec("gloss.remember", map[string]any{"uri": lsp.PathToURI(filepath.Join(r2, "calc.go")), "range": rangeOf(3, 6), "text": "private to r2"}, &v2); err != nil {
+			if err := s2.exec("gloss.remember", map[string]any{"uri": api.PathToURI(filepath.Join(r2, "calc.go")), "range": rangeOf(3, 6), "text": "private to r2"}, &v2); err != nil {
 				t.Fatal(err)
 			}
 			s1 := e.connect(r1)
@@ -178,10 +179,10 @@ func TestIsolation(t *testing.T) {
 					t.Errorf("%s of another workspace's memory succeeded", c.cmd)
 				}
 			}
-			if err := s1.exec("gloss.memoriesAt", map[string]any{"uri": lsp.PathToURI(filepath.Join(r2, "calc.go")), "range": rangeOf(3, 6)}, nil); err == nil {
+			if err := s1.exec("gloss.memoriesAt", map[string]any{"uri": api.PathToURI(filepath.Join(r2, "calc.go")), "range": rangeOf(3, 6)}, nil); err == nil {
 				t.Errorf("memoriesAt in another workspace succeeded")
 			}
-			if err := s1.exec("gloss.remember", map[string]any{"uri": lsp.PathToURI(filepath.Join(r2, "calc.go")), "range": rangeOf(3, 6), "text": "x"}, nil); err == nil {
+			if err := s1.exec("gloss.remember", map[string]any{"uri": api.PathToURI(filepath.Join(r2, "calc.go")), "range": rangeOf(3, 6), "text": "x"}, nil); err == nil {
 				t.Errorf("remember in another workspace succeeded")
 			}
 			var list struct {

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/gloss-dev/gloss/lsp"
+	"github.com/gloss-dev/gloss/internal/lspconn"
 	"github.com/gloss-dev/gloss/memory"
 )
 
@@ -59,7 +59,7 @@ func TestStartRebuildsDerived(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cl := lsp.NewClient(c, lsp.ClientOptions{})
+	cl := lspconn.NewClient(c, lspconn.ClientOptions{})
 	if err := cl.Initialize(ctxT(t), root, false); err != nil {
 		t.Fatal(err)
 	}

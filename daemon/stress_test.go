@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/gloss-dev/gloss/lsp"
+	"github.com/gloss-dev/gloss/api"
 	"github.com/gloss-dev/gloss/memory"
 )
 
@@ -107,7 +107,7 @@ func TestStressSIGKILL(t *testing.T) {
 					fn := funcs[name][rng.Intn(10)]
 					text := fmt.Sprintf("client %d op %d: a note", c, i)
 					var v memory.View
-					err = s.exec("gloss.remember", map[string]any{"uri": lsp.PathToURI(filepath.Join(root, name)), "range": rangeOf(fn[0], fn[1]), "text": text}, &v)
+					err = s.exec("gloss.remember", map[string]any{"uri": api.PathToURI(filepath.Join(root, name)), "range": rangeOf(fn[0], fn[1]), "text": text}, &v)
 					if err == nil {
 						led.mu.Lock()
 						led.text[v.ID] = text

@@ -88,53 +88,9 @@ func (x *extractor) tsStatement(outer, decl *ts.Node, base []scip.Descriptor, pa
 		descs := with(scip.Descriptor{Name: x.text(name), Suffix: scip.Type})
 		body := x.field(decl, "body")
 		sym := x.add(defSpec{node: outer, name: name, kind: KindEnum, descs: descs, parent: parent, body: body, header: true})
-		for _, m := range x.children(body) {
-			mn := m
-			switch x.typ(m) {
-			case "enum_assignment":
-				mn = x.field(m, "name")
-			case "property_identifier", "identifier":
-			default:
-				continue
-			}
-			if mn == nil {
-				continue
-			}
-			x.add(defSpec{node: m, name: mn, kind: KindField, descs: append(append([]scip.Descriptor{}, descs...), scip.Descriptor{Name: x.text(mn), Suffix: scip.Term}), parent: sym})
-		}
+		x.tsEnumMembers(body, descs, sym)
 	case "lexical_declaration", "variable_declaration":
-		kind := KindVar
-		for _, c := range x.children(decl) {
-			if x.typ(c) == "const" {
-				kind = KindConst
-			}
-		}
-		var decls []*ts.Node
-		for _, c := range x.children(decl) {
-			if x.typ(c) == "variable_declarator" {
-				decls = append(decls, c)
-			}
-		}
-		for _, vd := range decls {
-			name := x.field(vd, "name")
-			if name == nil || x.typ(name) != "identifier" {
-				continue // destructuring patterns define locals only
-			}
-			node := vd
-			if len(decls) == 1 {
-				node = outer
-			}
-			spec := defSpec{node: node, anchor: outer, name: name, kind: kind, descs: with(scip.Descriptor{Name: x.text(name), Suffix: scip.Term}), parent: parent}
-			if v := x.field(vd, "value"); v != nil {
-				switch x.typ(v) {
-				case "arrow_function", "function_expression", "function", "generator_function":
-					spec.kind = KindFunction
-					spec.body = x.field(v, "body")
-					spec.header = true
-				}
-			}
-			x.add(spec)
-		}
+		x.tsVariables(outer, decl, base, parent)
 	case "internal_module", "module":
 		name := x.field(decl, "name")
 		if name == nil {
@@ -149,6 +105,61 @@ func (x *extractor) tsStatement(outer, decl *ts.Node, base []scip.Descriptor, pa
 	}
 }
 
+// tsEnumMembers records the members of an enum body.
+func (x *extractor) tsEnumMembers(body *ts.Node, descs []scip.Descriptor, sym string) {
+	for _, m := range x.children(body) {
+		mn := m
+		switch x.typ(m) {
+		case "enum_assignment":
+			mn = x.field(m, "name")
+		case "property_identifier", "identifier":
+		default:
+			continue
+		}
+		if mn == nil {
+			continue
+		}
+		x.add(defSpec{node: m, name: mn, kind: KindField, descs: append(append([]scip.Descriptor{}, descs...), scip.Descriptor{Name: x.text(mn), Suffix: scip.Term}), parent: sym})
+	}
+}
+
+// tsVariables records the variables (functions when initialized with a
+// function) of a const/let/var declaration; outer carries the doc comment.
+func (x *extractor) tsVariables(outer, decl *ts.Node, base []scip.Descriptor, parent string) {
+	kind := KindVar
+	var decls []*ts.Node
+	for _, c := range x.children(decl) {
+		switch x.typ(c) {
+		case "const":
+			kind = KindConst
+		case "variable_declarator":
+			decls = append(decls, c)
+		}
+	}
+	for _, vd := range decls {
+		name := x.field(vd, "name")
+		if name == nil || x.typ(name) != "identifier" {
+			continue // destructuring patterns define locals only
+		}
+		node := vd
+		if len(decls) == 1 {
+			node = outer
+		}
+		descs := append(append([]scip.Descriptor{}, base...), scip.Descriptor{Name: x.text(name), Suffix: scip.Term})
+		spec := defSpec{node: node, anchor: outer, name: name, kind: kind, descs: descs, parent: parent}
+		if v := x.field(vd, "value"); v != nil {
+			switch x.typ(v) {
+			case "arrow_function", "function_expression", "function", "generator_function":
+				spec.kind = KindFunction
+				spec.body = x.field(v, "body")
+				spec.header = true
+			}
+		}
+		x.add(spec)
+	}
+}
+
+// tsClassBody records the members of a class or interface body.
 func (x *extractor) tsClassBody(body *ts.Node, base []scip.Descriptor, parent string) {
 	if body == nil {
 		return

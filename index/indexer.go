@@ -77,18 +77,45 @@ type parseResult struct {
 func (ix *Indexer) Run(ctx context.Context) (Stats, error) {
 	start := time.Now()
 	st := Stats{FilesByLang: map[string]int{}, SymbolsByLang: map[string]int{}}
+	jobs, removed, err := ix.plan(&st)
+	if err != nil {
+		return st, err
+	}
+	w := &indexWriter{store: ix.Store, b: ix.Store.db.NewBatch()}
+	defer w.close()
+	if err := w.apply(ix.parseAll(ctx, jobs), &st); err != nil {
+		return st, err
+	}
+	if err := ctx.Err(); err != nil {
+		return st, err
+	}
+	if err := w.finish(removed, &st); err != nil {
+		return st, err
+	}
+	if st.Parsed > 0 {
+		ts.DrainArenaPools()
+	}
+	err = ix.count(&st)
+	sort.Strings(st.Changed)
+	st.Elapsed = time.Since(start)
+	return st, err
+}
+
+// plan walks the workspace and returns the files to parse (new, or changed
+// by size or mtime) and the stored paths that are gone.
+func (ix *Indexer) plan(st *Stats) ([]parseJob, []string, error) {
 	max := ix.MaxFileSize
 	if max == 0 {
 		max = DefaultMaxFileSize
 	}
 	walk, err := Walk(ix.Root, max)
 	if err != nil {
-		return st, fmt.Errorf("walk %s: %w", ix.Root, err)
+		return nil, nil, fmt.Errorf("walk %s: %w", ix.Root, err)
 	}
 	st.Skipped = walk.Skipped
 	metas, err := ix.Store.FileMetas()
 	if err != nil {
-		return st, err
+		return nil, nil, err
 	}
 	seen := map[string]bool{}
 	var jobs []parseJob
@@ -114,32 +141,44 @@ func (ix *Indexer) Run(ctx context.Context) (Stats, error) {
 			removed = append(removed, p)
 		}
 	}
+	return jobs, removed, nil
+}
 
-	results := ix.parseAll(ctx, jobs)
-	b := ix.Store.db.NewBatch()
-	flush := func(final bool) error {
-		if b.Empty() && !final {
-			return nil
-		}
-		opt := pebble.NoSync
-		if final {
-			opt = pebble.Sync
-		}
-		if err := b.Commit(opt); err != nil {
-			return fmt.Errorf("write index: %w", err)
-		}
-		b = ix.Store.db.NewBatch()
+// indexWriter writes parse results in batches of about 4 MiB (not
+// synced), and the last one synced.
+type indexWriter struct {
+	store *Store
+	b     *pebble.Batch
+}
+
+func (w *indexWriter) flush(final bool) error {
+	if w.b.Empty() && !final {
 		return nil
 	}
+	opt := pebble.NoSync
+	if final {
+		opt = pebble.Sync
+	}
+	if err := w.b.Commit(opt); err != nil {
+		return fmt.Errorf("write index: %w", err)
+	}
+	w.b = w.store.db.NewBatch()
+	return nil
+}
+
+func (w *indexWriter) close() { _ = w.b.Close() }
+
+// apply writes each parse result, counting it in st.
+func (w *indexWriter) apply(results <-chan parseResult, st *Stats) error {
 	for res := range results {
 		if res.err != nil {
-			return st, res.err
+			return res.err
 		}
 		if res.skip != "" {
 			st.Skipped[res.skip]++
 			if res.rec != nil { // previously indexed, now skipped
-				if old, _ := ix.Store.File(res.rec.Path); old != nil {
-					deleteFileKeys(b, old)
+				if old, _ := w.store.File(res.rec.Path); old != nil {
+					deleteFileKeys(w.b, old)
 					st.Changed = append(st.Changed, res.rec.Path)
 				}
 			}
@@ -158,55 +197,56 @@ func (ix *Indexer) Run(ctx context.Context) (Stats, error) {
 			st.ParsedBytes += res.rec.Size
 			st.Changed = append(st.Changed, res.rec.Path)
 		}
-		old, err := ix.Store.File(res.rec.Path)
+		old, err := w.store.File(res.rec.Path)
 		if err != nil {
-			return st, err
+			return err
 		}
 		if res.same && old != nil {
 			res.rec.Defs, res.rec.Calls, res.rec.HasError = old.Defs, old.Calls, old.HasError
 		}
-		if err := putFile(b, old, res.rec); err != nil {
-			return st, err
+		if err := putFile(w.b, old, res.rec); err != nil {
+			return err
 		}
-		if b.Len() > 4<<20 {
-			if err := flush(false); err != nil {
-				return st, err
+		if w.b.Len() > 4<<20 {
+			if err := w.flush(false); err != nil {
+				return err
 			}
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		b.Close()
-		return st, err
-	}
+	return nil
+}
+
+// finish removes the records of removed files, bumps the generation when
+// anything changed, and commits durably.
+func (w *indexWriter) finish(removed []string, st *Stats) error {
 	for _, p := range removed {
-		old, err := ix.Store.File(p)
+		old, err := w.store.File(p)
 		if err != nil {
-			return st, err
+			return err
 		}
 		if old != nil {
-			deleteFileKeys(b, old)
+			deleteFileKeys(w.b, old)
 			st.Removed++
 			st.Changed = append(st.Changed, p)
 		}
 	}
 	if len(st.Changed) > 0 {
-		gen, err := ix.Store.Generation()
+		gen, err := w.store.Generation()
 		if err != nil {
-			return st, err
+			return err
 		}
-		if err := b.Set(Key(prefixMeta, "gen"), []byte(strconv.FormatUint(gen+1, 10)), nil); err != nil {
-			return st, err
+		if err := w.b.Set(Key(prefixMeta, "gen"), []byte(strconv.FormatUint(gen+1, 10)), nil); err != nil {
+			return err
 		}
 	}
-	if err := flush(true); err != nil {
-		return st, err
-	}
-	if st.Parsed > 0 {
-		ts.DrainArenaPools()
-	}
-	metas, err = ix.Store.FileMetas()
+	return w.flush(true)
+}
+
+// count fills in st's totals from the stored file metadata.
+func (ix *Indexer) count(st *Stats) error {
+	metas, err := ix.Store.FileMetas()
 	if err != nil {
-		return st, err
+		return err
 	}
 	for _, m := range metas {
 		st.Files++
@@ -217,9 +257,7 @@ func (ix *Indexer) Run(ctx context.Context) (Stats, error) {
 			st.ParseErrors++
 		}
 	}
-	sort.Strings(st.Changed)
-	st.Elapsed = time.Since(start)
-	return st, err
+	return nil
 }
 
 // parseAll reads and parses jobs on Workers goroutines.

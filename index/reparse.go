@@ -31,8 +31,33 @@ func (ix *Indexer) Reparse(parsers map[*Language]*ts.Parser, old *File, newSrc [
 	if old.plain || old.HasError || len(old.segs) == 0 || len(old.segs) > 32 || len(old.tops) == 0 {
 		return full()
 	}
-	oldSrc := old.Src
-	p := 0
+	p, oldEnd := changed(old.Src, newSrc)
+	if p == len(old.Src) && p == len(newSrc) {
+		return old, nil
+	}
+	r, ok := touched(old, p, oldEnd)
+	if !ok {
+		return full()
+	}
+	r.delta = len(newSrc) - len(old.Src)
+	prefix, ok := regionPrefix(old, newSrc, r.rs, r.re+r.delta)
+	if !ok {
+		return full()
+	}
+	regionSrc := make([]byte, 0, len(prefix)+r.re+r.delta-r.rs)
+	regionSrc = append(regionSrc, prefix...)
+	regionSrc = append(regionSrc, newSrc[r.rs:r.re+r.delta]...)
+	sub, err := ix.ParseSource(parsers, old.Lang, old.Path, regionSrc)
+	if err != nil || sub.HasError || !covered(sub) {
+		return full()
+	}
+	r.shift = r.rs - len(prefix)
+	return splice(old, sub, newSrc, r, len(prefix)), nil
+}
+
+// changed returns the changed span of oldSrc: [p, oldEnd) lies between the
+// longest common prefix and suffix of oldSrc and newSrc.
+func changed(oldSrc, newSrc []byte) (p, oldEnd int) {
 	for p < len(oldSrc) && p < len(newSrc) && oldSrc[p] == newSrc[p] {
 		p++
 	}
@@ -40,12 +65,22 @@ func (ix *Indexer) Reparse(parsers map[*Language]*ts.Parser, old *File, newSrc [
 	for sfx < len(oldSrc)-p && sfx < len(newSrc)-p && oldSrc[len(oldSrc)-1-sfx] == newSrc[len(newSrc)-1-sfx] {
 		sfx++
 	}
-	oldEnd := len(oldSrc) - sfx
-	delta := len(newSrc) - len(oldSrc)
-	if p == len(oldSrc) && p == len(newSrc) {
-		return old, nil
-	}
-	// Region [i, j] of top-level nodes touched by the change [p, oldEnd].
+	return p, len(oldSrc) - sfx
+}
+
+// region is the re-parsed part of a Reparse: top-level nodes i..j of the
+// old parse, bytes [rs, re) of the old source; delta is the change in
+// length and shift maps offsets in the region's parse to the new source.
+type region struct {
+	i, j, rs, re int
+	delta, shift int
+}
+
+// touched returns the region of top-level nodes the change [p, oldEnd]
+// touches, widened to gaps, neighbours (TypeScript/JavaScript automatic
+// semicolon insertion) and doc comments; ok is false when it covers half
+// the file or more.
+func touched(old *File, p, oldEnd int) (region, bool) {
 	tops := old.tops
 	i := 0
 	for i < len(tops) && tops[i].end < p {
@@ -69,28 +104,26 @@ func (ix *Indexer) Reparse(parsers map[*Language]*ts.Parser, old *File, newSrc [
 	for j+1 < len(tops) && tops[j].comment {
 		j++
 	}
-	rs := 0
+	r := region{i: i, j: j, re: len(old.Src)}
 	if i > 0 {
-		rs = tops[i-1].end
+		r.rs = tops[i-1].end
 	}
-	re := len(oldSrc)
 	if j+1 < len(tops) {
-		re = tops[j+1].start
+		r.re = tops[j+1].start
 	}
-	if rs > p || re < oldEnd || re-rs > len(oldSrc)/2 {
-		return full()
-	}
-	newRe := re + delta
-	prefix := ""
-	if old.Lang.Name == "go" {
+	return r, !(r.rs > p || r.re < oldEnd || r.re-r.rs > len(old.Src)/2)
+}
+
+// regionPrefix returns the text a standalone parse of newSrc[rs:newRe]
+// needs before it (Go: a synthetic package clause), ok false when the
+// region cannot be parsed alone.
+func regionPrefix(old *File, newSrc []byte, rs, newRe int) (string, bool) {
+	switch {
+	case old.Lang.Name == "go":
 		// The region must not hold the package clause: it is replaced by a
 		// synthetic one naming the same package.
-		prefix = "package " + old.goPkg + "\n"
-		if old.goPkg == "" || rs == 0 {
-			return full()
-		}
-	}
-	if old.Lang.Name == "python" && rs > 0 {
+		return "package " + old.goPkg + "\n", old.goPkg != "" && rs != 0
+	case old.Lang.Name == "python" && rs > 0:
 		// A string statement first in the region would be taken for a
 		// module docstring (and left out of tokens) by a standalone parse.
 		k := rs
@@ -98,17 +131,17 @@ func (ix *Indexer) Reparse(parsers map[*Language]*ts.Parser, old *File, newSrc [
 			k++
 		}
 		if k < newRe && (newSrc[k] == '"' || newSrc[k] == '\'' || (newSrc[k] >= 'a' && newSrc[k] <= 'z' || newSrc[k] >= 'A' && newSrc[k] <= 'Z') && k+1 < newRe && (newSrc[k+1] == '"' || newSrc[k+1] == '\'')) {
-			return full()
+			return "", false
 		}
 	}
-	regionSrc := make([]byte, 0, len(prefix)+newRe-rs)
-	regionSrc = append(regionSrc, prefix...)
-	regionSrc = append(regionSrc, newSrc[rs:newRe]...)
-	sub, err := ix.ParseSource(parsers, old.Lang, old.Path, regionSrc)
-	if err != nil || sub.HasError || !covered(sub) {
-		return full()
-	}
-	shift := rs - len(prefix)
+	return "", true
+}
+
+// splice builds the new File from old outside the region and sub (the
+// region's parse, after a prefix of plen bytes) inside it.
+func splice(old, sub *File, newSrc []byte, r region, plen int) *File {
+	rs, re, delta, shift := r.rs, r.re, r.delta, r.shift
+	newRe := re + delta
 	nl := NewLines(newSrc)
 	f := &File{Path: old.Path, Lang: old.Lang, Src: newSrc, Lines: nl, lang: old.lang, goPkg: old.goPkg, owned: sub.owned}
 	// Segments: the old trees before the region, the region's tree, the
@@ -132,9 +165,24 @@ func (ix *Indexer) Reparse(parsers map[*Language]*ts.Parser, old *File, newSrc [
 			f.segs = append(f.segs, c)
 		}
 	}
-	// Definitions and calls.
-	olines := old.Lines
-	sublines := sub.Lines
+	spliceDefs(f, old, sub, r)
+	f.tops = append(f.tops, old.tops[:r.i]...)
+	for _, t := range sub.tops {
+		if t.start < plen {
+			continue // the synthetic package clause
+		}
+		f.tops = append(f.tops, topNode{start: t.start + shift, end: t.end + shift, comment: t.comment})
+	}
+	for _, t := range old.tops[r.j+1:] {
+		f.tops = append(f.tops, topNode{start: t.start + delta, end: t.end + delta, comment: t.comment})
+	}
+	return f
+}
+
+// spliceDefs fills f's definitions and calls: old's outside the region
+// (moved by delta after it), sub's inside (moved by shift).
+func spliceDefs(f, old, sub *File, r region) {
+	nl, olines, sublines := f.Lines, old.Lines, sub.Lines
 	move := func(d Definition, from *Lines, by int) Definition {
 		docOff := from.Start(d.DocLine)
 		d.Range = nl.RangeOf(d.Range.StartByte+by, d.Range.EndByte+by)
@@ -143,42 +191,31 @@ func (ix *Indexer) Reparse(parsers map[*Language]*ts.Parser, old *File, newSrc [
 		return d
 	}
 	for _, d := range old.Defs {
-		if d.Range.EndByte <= rs {
+		if d.Range.EndByte <= r.rs {
 			f.Defs = append(f.Defs, move(d, olines, 0))
 		}
 	}
 	for _, d := range sub.Defs {
-		f.Defs = append(f.Defs, move(d, sublines, shift))
+		f.Defs = append(f.Defs, move(d, sublines, r.shift))
 	}
 	for _, d := range old.Defs {
-		if d.Range.StartByte >= re {
-			f.Defs = append(f.Defs, move(d, olines, delta))
+		if d.Range.StartByte >= r.re {
+			f.Defs = append(f.Defs, move(d, olines, r.delta))
 		}
 	}
 	for _, c := range old.Calls {
 		off := olines.Start(c.Line)
-		if off < rs {
+		if off < r.rs {
 			f.Calls = append(f.Calls, c)
-		} else if off >= re {
-			c.Line = nl.LineOf(off + delta)
+		} else if off >= r.re {
+			c.Line = nl.LineOf(off + r.delta)
 			f.Calls = append(f.Calls, c)
 		}
 	}
 	for _, c := range sub.Calls {
-		c.Line = nl.LineOf(sublines.Start(c.Line) + shift)
+		c.Line = nl.LineOf(sublines.Start(c.Line) + r.shift)
 		f.Calls = append(f.Calls, c)
 	}
-	f.tops = append(f.tops, tops[:i]...)
-	for _, t := range sub.tops {
-		if t.start < len(prefix) {
-			continue // the synthetic package clause
-		}
-		f.tops = append(f.tops, topNode{start: t.start + shift, end: t.end + shift, comment: t.comment})
-	}
-	for _, t := range tops[j+1:] {
-		f.tops = append(f.tops, topNode{start: t.start + delta, end: t.end + delta, comment: t.comment})
-	}
-	return f, nil
 }
 
 // covered reports whether every non-blank byte of f lies inside one of its

@@ -24,7 +24,6 @@ func TestSnapshots(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, ws := range inputs {
-		ws := ws
 		t.Run(filepath.Base(ws), func(t *testing.T) {
 			abs, _ := filepath.Abs(ws)
 			pc := NewProject(abs)

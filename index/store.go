@@ -32,8 +32,9 @@ const (
 )
 
 // Store is the Pebble store of record of one workspace: the symbol graph
-// (files, definitions, containment and call edges) and, through the
-// memory package, the memories. It is safe for concurrent use.
+// (files, definitions, containment and call edges) and the memory records
+// of package memory (records.go). It owns every key; no other package
+// sees Pebble. It is safe for concurrent use.
 type Store struct {
 	db *pebble.DB
 }
@@ -121,10 +122,6 @@ func (s *Store) Generation() (uint64, error) {
 
 // Close closes the store.
 func (s *Store) Close() error { return s.db.Close() }
-
-// DB returns the underlying Pebble database, for the memory package's own
-// keyspace (prefix "m" and "a").
-func (s *Store) DB() *pebble.DB { return s.db }
 
 // Key joins a prefix and parts with NUL separators.
 func Key(prefix string, parts ...string) []byte {

@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"sync"
 )
 
 func (s *Server) refreshLenses() {
@@ -48,56 +47,4 @@ func (s *Server) showDocument(uri string) {
 			s.log.Printf("showDocument: %v", err)
 		}
 	})
-}
-
-// coalescer runs a function in the background at most once at a time; a
-// request while it runs makes it run once more afterwards.
-type coalescer struct {
-	mu      sync.Mutex
-	running bool
-	dirty   bool
-	idle    *sync.Cond
-}
-
-// run starts fn (then done) unless it is already running, in which case it
-// marks a rerun and returns false (done is not called).
-func (c *coalescer) run(fn func(), done func()) bool {
-	c.mu.Lock()
-	if c.running {
-		c.dirty = true
-		c.mu.Unlock()
-		return false
-	}
-	c.running = true
-	c.mu.Unlock()
-	go func() {
-		defer done()
-		for {
-			fn()
-			c.mu.Lock()
-			if !c.dirty {
-				c.running = false
-				if c.idle != nil {
-					c.idle.Broadcast()
-				}
-				c.mu.Unlock()
-				return
-			}
-			c.dirty = false
-			c.mu.Unlock()
-		}
-	}()
-	return true
-}
-
-// wait blocks until no run is in progress.
-func (c *coalescer) wait() {
-	c.mu.Lock()
-	if c.idle == nil {
-		c.idle = sync.NewCond(&c.mu)
-	}
-	for c.running {
-		c.idle.Wait()
-	}
-	c.mu.Unlock()
 }

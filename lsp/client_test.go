@@ -12,6 +12,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/gloss-dev/gloss/internal/lspconn"
 	"github.com/gloss-dev/gloss/internal/testutil"
 	"github.com/gloss-dev/gloss/memory"
 )
@@ -51,7 +52,7 @@ func start(t testing.TB, root string, o clientOpts) *client {
 	c := &client{t: t, srv: srv, root: root, done: make(chan error, 1), diags: map[string][]Diagnostic{}, nDiag: map[string]int{}, dver: map[string]int{}, opened: map[string]int{}}
 	c.cond = sync.NewCond(&c.mu)
 	go func() { c.done <- srv.Serve(context.Background(), sc) }()
-	c.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(cc), jsonrpc2.WithCodec(stdCodec{}))
+	c.conn = jsonrpc2.NewConn(jsonrpc2.NewStream(cc), jsonrpc2.WithCodec(lspconn.Codec{}))
 	c.conn.Go(context.Background(), c.handle)
 	caps := map[string]any{
 		"workspace": map[string]any{

@@ -6,15 +6,18 @@ import (
 	"strings"
 
 	"github.com/gloss-dev/gloss/memory"
+	"go.lsp.dev/jsonrpc2"
 )
 
 // codeActions offers the quick fixes of gloss diagnostics (re-verify,
 // edit, show what changed, forget, re-anchor) and "Remember this
 // selection".
-func (s *Server) codeActions(_ context.Context, sn *snap, p codeActionParams) []CodeAction {
+func (s *Server) codeActions(ctx context.Context, p codeActionParams) ([]CodeAction, error) {
+	sn := s.snapshot(p.TextDocument.URI)
+	jsonrpc2.Async(ctx)
 	out := []CodeAction{}
 	if sn.err != nil {
-		return out
+		return out, nil
 	}
 	wants := func(kind string) bool {
 		if len(p.Context.Only) == 0 {
@@ -75,5 +78,5 @@ func (s *Server) codeActions(_ context.Context, sn *snap, p codeActionParams) []
 		out = append(out, CodeAction{Title: "Remember this selection", Kind: "refactor",
 			Command: &Command{Title: "Remember this selection", Command: "gloss.remember", Arguments: []any{map[string]any{"uri": sn.uri, "range": p.Range}}}})
 	}
-	return out
+	return out, nil
 }

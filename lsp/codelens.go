@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/gloss-dev/gloss/memory"
+	"go.lsp.dev/jsonrpc2"
 )
 
 // lensCount formats "2 memories · 1 stale".
@@ -22,11 +23,13 @@ func lensCount(n, stale int) string {
 
 // codeLens shows one lens per definition (or span outside definitions)
 // with memories: "2 memories · 1 stale", opening gloss.showMemories.
-func (s *Server) codeLens(_ context.Context, sn *snap) []CodeLens {
+func (s *Server) codeLens(ctx context.Context, p codeLensParams) ([]CodeLens, error) {
+	sn := s.snapshot(p.TextDocument.URI)
+	jsonrpc2.Async(ctx)
 	out := []CodeLens{}
 	r := s.resolve(sn)
 	if r.err != nil {
-		return out
+		return out, nil
 	}
 	enc := s.encoding()
 	type group struct {
@@ -81,5 +84,5 @@ func (s *Server) codeLens(_ context.Context, sn *snap) []CodeLens {
 		}})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Range.Start.Line < out[j].Range.Start.Line })
-	return out
+	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gloss-dev/gloss/internal/syncx"
 	"github.com/gloss-dev/gloss/memory"
 )
 
@@ -17,12 +18,12 @@ func (s *Server) scheduleDoc(uri string) {
 	s.mu.Lock()
 	c := s.docRuns[uri]
 	if c == nil {
-		c = &coalescer{}
+		c = &syncx.Coalescer{}
 		s.docRuns[uri] = c
 	}
 	s.mu.Unlock()
 	s.bg.Add(1)
-	if !c.run(func() { s.publishDoc(uri) }, s.bg.Done) {
+	if !c.Run(func() { s.publishDoc(uri) }, s.bg.Done) {
 		s.bg.Done()
 	}
 }

@@ -73,7 +73,7 @@ func (s *Server) removeFolder(uri string) {
 	if gone != nil {
 		s.pool.Unsubscribe(s, gone.root)
 		s.goBG(func() {
-			gone.check.wait()
+			gone.check.Wait()
 			if err := s.pool.Release(gone.root); err != nil {
 				s.log.Printf("close %s: %v", gone.root, err)
 			}
@@ -107,7 +107,7 @@ func (s *Server) allFolders() []*folder {
 // scheduleCheck runs Check for f in the background, coalescing bursts.
 func (s *Server) scheduleCheck(f *folder) {
 	s.bg.Add(1)
-	if !f.check.run(func() { s.runCheck(f) }, s.bg.Done) {
+	if !f.check.Run(func() { s.runCheck(f) }, s.bg.Done) {
 		s.bg.Done()
 	}
 }

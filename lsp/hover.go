@@ -6,17 +6,20 @@ import (
 	"strings"
 
 	"github.com/gloss-dev/gloss/memory"
+	"go.lsp.dev/jsonrpc2"
 )
 
 // hover shows the memories covering the position, most confident first.
-func (s *Server) hover(_ context.Context, sn *snap, pos Position) *Hover {
+func (s *Server) hover(ctx context.Context, p textDocumentPositionParams) (*Hover, error) {
+	sn := s.snapshot(p.TextDocument.URI)
+	jsonrpc2.Async(ctx)
 	r := s.resolve(sn)
 	if r.err != nil {
-		return nil
+		return nil, nil
 	}
-	hs := memory.Covering(r.mems, sn.rel, pos.Line, pos.Line)
+	hs := memory.Covering(r.mems, sn.rel, p.Position.Line, p.Position.Line)
 	if len(hs) == 0 {
-		return nil
+		return nil, nil
 	}
 	var b strings.Builder
 	for i, h := range hs {
@@ -26,7 +29,7 @@ func (s *Server) hover(_ context.Context, sn *snap, pos Position) *Hover {
 		writeMemoryMarkdown(&b, h.Memory, h.Anchor, sn.t)
 	}
 	rng := sn.t.lineRange(hs[0].Anchor.Range.StartLine, hs[0].Anchor.Range.LastLine(), s.encoding())
-	return &Hover{Contents: MarkupContent{Kind: "markdown", Value: b.String()}, Range: &rng}
+	return &Hover{Contents: MarkupContent{Kind: "markdown", Value: b.String()}, Range: &rng}, nil
 }
 
 // statusLabel describes an anchor status for people.

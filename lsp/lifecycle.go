@@ -11,13 +11,14 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/gloss-dev/gloss/api"
+	"github.com/gloss-dev/gloss/internal/lspconn"
 	"github.com/gloss-dev/gloss/internal/syncx"
 )
 
 // Serve runs the server on rwc (LSP Content-Length framing) until the
 // client sends exit or closes the connection, then closes the workspaces.
 func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
-	s.conn = jsonrpc2.NewConn(newTolerantStream(rwc), jsonrpc2.WithCodec(stdCodec{}))
+	s.conn = lspconn.NewConn(rwc)
 	s.conn.Go(ctx, s.handle)
 	var err error
 	select {

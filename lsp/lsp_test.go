@@ -12,6 +12,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/gloss-dev/gloss/api"
+	"github.com/gloss-dev/gloss/internal/lspconn"
 	"github.com/gloss-dev/gloss/internal/testutil"
 	"github.com/gloss-dev/gloss/memory"
 )
@@ -463,7 +464,7 @@ func TestRequestBeforeInitialize(t *testing.T) {
 	srv := NewServer(Options{Log: testWriter{t}})
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(t.Context(), sc) }()
-	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(cc), jsonrpc2.WithCodec(stdCodec{}))
+	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(cc), jsonrpc2.WithCodec(lspconn.Codec{}))
 	conn.Go(t.Context(), jsonrpc2.MethodNotFoundHandler)
 	_, err := conn.Call(t.Context(), "textDocument/hover", map[string]any{}, nil)
 	var je *jsonrpc2.Error

@@ -28,6 +28,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/gloss-dev/gloss/internal/syncx"
 	"github.com/gloss-dev/gloss/memory"
 )
 
@@ -65,7 +66,7 @@ type Server struct {
 	// noInitialCheck: the client asked for no check after initialized.
 	noInitialCheck bool
 	published      map[string]bool // URIs with non-empty gloss diagnostics
-	docRuns        map[string]*coalescer
+	docRuns        map[string]*syncx.Coalescer
 	cache          map[string]*resolved // by URI
 	flights        map[flightKey]*flight
 	exited         chan struct{}
@@ -85,7 +86,7 @@ const (
 type folder struct {
 	root  string // memory.Workspace.Root: absolute, symlinks resolved
 	w     *memory.Workspace
-	check coalescer
+	check syncx.Coalescer
 	ready chan struct{} // closed after the first check
 	once  sync.Once
 	// problems are the memory-file problems of the last check, as
@@ -106,41 +107,9 @@ func NewServer(opts Options) *Server {
 	return &Server{
 		opts: opts, log: log.New(out, "gloss lsp: ", log.LstdFlags), pool: pool,
 		docs: map[string]*document{}, enc: encUTF16, published: map[string]bool{},
-		docRuns: map[string]*coalescer{}, cache: map[string]*resolved{}, exited: make(chan struct{}),
+		docRuns: map[string]*syncx.Coalescer{}, cache: map[string]*resolved{}, exited: make(chan struct{}),
 		inflight: map[jsonrpc2.ID]context.CancelFunc{}, flights: map[flightKey]*flight{},
 	}
-}
-
-// stdCodec encodes payloads with encoding/json, whose omitempty and nil
-// slice rules the LSP types here are written for.
-type stdCodec struct{}
-
-func (stdCodec) Marshal(v any) ([]byte, error) {
-	switch m := v.(type) {
-	case json.RawMessage:
-		if m == nil {
-			return []byte("null"), nil
-		}
-		return m, nil
-	case jsonrpc2.RawMessage:
-		if m == nil {
-			return []byte("null"), nil
-		}
-		return m, nil
-	}
-	return json.Marshal(v)
-}
-
-func (stdCodec) Unmarshal(data []byte, v any) error {
-	switch p := v.(type) {
-	case *json.RawMessage:
-		*p = append(json.RawMessage(nil), data...)
-		return nil
-	case *jsonrpc2.RawMessage:
-		*p = append(jsonrpc2.RawMessage(nil), data...)
-		return nil
-	}
-	return json.Unmarshal(data, v)
 }
 
 // goBG runs fn in a tracked background goroutine.
@@ -195,57 +164,25 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		s.exitOnce.Do(func() { close(s.exited) })
 		return nil, nil
 	case "$/cancelRequest":
-		var p cancelParams
-		if json.Unmarshal(req.Params(), &p) == nil {
-			var n int64
-			var str string
-			var id jsonrpc2.ID
-			if json.Unmarshal(p.ID, &n) == nil {
-				id = jsonrpc2.NewNumberID(n)
-			} else if json.Unmarshal(p.ID, &str) == nil {
-				id = jsonrpc2.NewStringID(str)
-			}
-			s.reqMu.Lock()
-			cancel := s.inflight[id]
-			s.reqMu.Unlock()
-			if cancel != nil {
-				cancel()
-			}
-		}
+		s.cancelRequest(req)
 		return nil, nil
 	}
-	if state == stateNew {
-		if req.IsCall() {
-			return nil, jsonrpc2.Errorf(jsonrpc2.ServerNotInitialized, "%s before initialize", method)
-		}
+	switch {
+	case state == stateNew && req.IsCall():
+		return nil, jsonrpc2.Errorf(jsonrpc2.ServerNotInitialized, "%s before initialize", method)
+	case state == stateNew:
 		return nil, nil
-	}
-	if state == stateShutdown && req.IsCall() {
+	case state == stateShutdown && req.IsCall():
 		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "%s after shutdown", method)
-	}
-	if !req.IsCall() {
+	case !req.IsCall():
 		// A notification error would close the connection: log instead.
 		if err := s.notification(ctx, req); err != nil {
 			s.log.Printf("%s: %v", method, err)
 		}
 		return nil, nil
 	}
-	// The request context of jsonrpc2 is pooled and must not be the parent
-	// of derived contexts (a cancel propagation goroutine would outlive
-	// it): requests get their own cancellable context, cancelled by
-	// $/cancelRequest, that still carries the request's Async token.
-	id := req.ID()
-	base, cancel := context.WithCancel(context.Background())
-	s.reqMu.Lock()
-	s.inflight[id] = cancel
-	s.reqMu.Unlock()
-	defer func() {
-		s.reqMu.Lock()
-		delete(s.inflight, id)
-		s.reqMu.Unlock()
-		cancel()
-	}()
-	ctx = reqCtx{Context: base, req: ctx}
+	ctx, done := s.track(ctx, req.ID())
+	defer done()
 	switch method {
 	case "shutdown":
 		s.mu.Lock()
@@ -253,48 +190,65 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		s.mu.Unlock()
 		return nil, nil
 	case "textDocument/hover":
-		var p textDocumentPositionParams
-		if err := decode(req, &p); err != nil {
-			return nil, err
-		}
-		snap := s.snapshot(p.TextDocument.URI)
-		jsonrpc2.Async(ctx)
-		h := s.hover(ctx, snap, p.Position)
-		if h == nil {
-			return nil, nil
-		}
-		return h, nil
+		return call(ctx, req, s.hover)
 	case "textDocument/codeLens":
-		var p codeLensParams
-		if err := decode(req, &p); err != nil {
-			return nil, err
-		}
-		snap := s.snapshot(p.TextDocument.URI)
-		jsonrpc2.Async(ctx)
-		return s.codeLens(ctx, snap), nil
+		return call(ctx, req, s.codeLens)
 	case "textDocument/codeAction":
-		var p codeActionParams
-		if err := decode(req, &p); err != nil {
-			return nil, err
-		}
-		snap := s.snapshot(p.TextDocument.URI)
-		jsonrpc2.Async(ctx)
-		return s.codeActions(ctx, snap, p), nil
+		return call(ctx, req, s.codeActions)
 	case "workspace/symbol":
-		var p workspaceSymbolParams
-		if err := decode(req, &p); err != nil {
-			return nil, err
-		}
-		jsonrpc2.Async(ctx)
-		return s.workspaceSymbol(ctx, p.Query), nil
+		return call(ctx, req, s.workspaceSymbol)
 	case "workspace/executeCommand":
-		var p executeCommandParams
-		if err := decode(req, &p); err != nil {
-			return nil, err
-		}
-		return s.executeCommand(ctx, p)
+		return call(ctx, req, s.executeCommand)
 	}
 	return nil, fmt.Errorf("%q: %w", method, jsonrpc2.ErrMethodNotFound)
+}
+
+// call decodes a request's params and runs its handler.
+func call[P, R any](ctx context.Context, req *jsonrpc2.Request, fn func(context.Context, P) (R, error)) (any, error) {
+	var p P
+	if err := decode(req, &p); err != nil {
+		return nil, err
+	}
+	return fn(ctx, p)
+}
+
+// track gives a request its own cancellable context, cancelled by
+// $/cancelRequest, that still carries the request's Async token: the
+// request context of jsonrpc2 is pooled and must not be the parent of
+// derived contexts (a cancel propagation goroutine would outlive it).
+func (s *Server) track(ctx context.Context, id jsonrpc2.ID) (context.Context, func()) {
+	base, cancel := context.WithCancel(context.Background())
+	s.reqMu.Lock()
+	s.inflight[id] = cancel
+	s.reqMu.Unlock()
+	return reqCtx{Context: base, req: ctx}, func() {
+		s.reqMu.Lock()
+		delete(s.inflight, id)
+		s.reqMu.Unlock()
+		cancel()
+	}
+}
+
+// cancelRequest cancels the context of the request $/cancelRequest names.
+func (s *Server) cancelRequest(req *jsonrpc2.Request) {
+	var p cancelParams
+	if json.Unmarshal(req.Params(), &p) != nil {
+		return
+	}
+	var n int64
+	var str string
+	var id jsonrpc2.ID
+	if json.Unmarshal(p.ID, &n) == nil {
+		id = jsonrpc2.NewNumberID(n)
+	} else if json.Unmarshal(p.ID, &str) == nil {
+		id = jsonrpc2.NewStringID(str)
+	}
+	s.reqMu.Lock()
+	cancel := s.inflight[id]
+	s.reqMu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
 }
 
 // reqCtx is a request's own context; Value falls back to the jsonrpc2

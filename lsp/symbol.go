@@ -6,14 +6,17 @@ import (
 	"strings"
 
 	"github.com/gloss-dev/gloss/memory"
+	"go.lsp.dev/jsonrpc2"
 )
 
 // workspaceSymbol finds memories by full-text search over every folder,
 // best first (memory.MergeHits); each is a symbol at its first anchor.
-func (s *Server) workspaceSymbol(ctx context.Context, query string) []SymbolInformation {
+func (s *Server) workspaceSymbol(ctx context.Context, p workspaceSymbolParams) ([]SymbolInformation, error) {
+	jsonrpc2.Async(ctx)
+	query := p.Query
 	out := []SymbolInformation{}
 	if strings.TrimSpace(query) == "" {
-		return out
+		return out, nil
 	}
 	var lists [][]memory.SearchHit
 	roots := map[*memory.Memory]string{}
@@ -38,7 +41,7 @@ func (s *Server) workspaceSymbol(ctx context.Context, query string) []SymbolInfo
 		}
 		out = append(out, si)
 	}
-	return out
+	return out, nil
 }
 
 // symbolKindEvent is SymbolKind Event (LSP 3.17), the kind memories are

@@ -426,44 +426,9 @@ func (r *resolver) resolveSpan(a Anchor) Anchor {
 			}
 		}
 	}
-	type match struct{ start, end int } // byte offsets
-	var matches []match
-	if len(a.Tokens) > 0 {
-		toks := r.tokens(f)
-		for _, i := range findSeq(toks, a.Tokens) {
-			matches = append(matches, match{toks[i].Start, toks[i+len(a.Tokens)-1].End})
-		}
-	} else if strings.TrimSpace(a.Snapshot) != "" && len(a.Snapshot) < SnapshotCap {
-		snap := []byte(a.Snapshot)
-		for off := 0; ; {
-			i := bytes.Index(f.Src[off:], snap)
-			if i < 0 {
-				break
-			}
-			matches = append(matches, match{off + i, off + i + len(snap)})
-			off += i + 1
-		}
-	}
-	if len(matches) > 0 {
-		best := matches[0]
-		score := func(m match) int {
-			s := 0
-			if enc != nil && m.start >= enc.Range.StartByte && m.end <= enc.Range.EndByte {
-				s += 1 << 24
-			}
-			dist := f.Lines.LineOf(m.start) - a.Range.StartLine
-			if dist < 0 {
-				dist = -dist
-			}
-			return s - min(dist, 1<<22)
-		}
-		for _, m := range matches[1:] {
-			if score(m) > score(best) {
-				best = m
-			}
-		}
+	if m, ok := bestSpanMatch(a, f, enc, spanMatches(a, f, r.tokens)); ok {
 		a.Path = f.Path
-		a.Range = f.Lines.LineRange(f.Lines.LineOf(best.start), f.Lines.LineOf(max(best.end-1, best.start)))
+		a.Range = f.Lines.LineRange(f.Lines.LineOf(m.start), f.Lines.LineOf(max(m.end-1, m.start)))
 		a.Status = placeStatus(a)
 		return a
 	}
@@ -484,6 +449,59 @@ func (r *resolver) resolveSpan(a Anchor) Anchor {
 	a.Range = f.Lines.LineRange(first, last)
 	a.Status = StatusChanged
 	return a
+}
+
+// spanMatch is a place of a span's code: byte offsets [start, end).
+type spanMatch struct{ start, end int }
+
+// spanMatches returns every place of the span's normalized tokens in f (by
+// its snapshot text when it has no tokens).
+func spanMatches(a Anchor, f *index.File, tokens func(*index.File) []index.Token) []spanMatch {
+	var matches []spanMatch
+	if len(a.Tokens) > 0 {
+		toks := tokens(f)
+		for _, i := range findSeq(toks, a.Tokens) {
+			matches = append(matches, spanMatch{toks[i].Start, toks[i+len(a.Tokens)-1].End})
+		}
+	} else if strings.TrimSpace(a.Snapshot) != "" && len(a.Snapshot) < SnapshotCap {
+		snap := []byte(a.Snapshot)
+		for off := 0; ; {
+			i := bytes.Index(f.Src[off:], snap)
+			if i < 0 {
+				break
+			}
+			matches = append(matches, spanMatch{off + i, off + i + len(snap)})
+			off += i + 1
+		}
+	}
+	return matches
+}
+
+// bestSpanMatch picks the match inside the enclosing definition enc (if
+// any), then the nearest to the span's last known line; ok is false
+// without matches.
+func bestSpanMatch(a Anchor, f *index.File, enc *index.Definition, matches []spanMatch) (spanMatch, bool) {
+	if len(matches) == 0 {
+		return spanMatch{}, false
+	}
+	score := func(m spanMatch) int {
+		s := 0
+		if enc != nil && m.start >= enc.Range.StartByte && m.end <= enc.Range.EndByte {
+			s += 1 << 24
+		}
+		dist := f.Lines.LineOf(m.start) - a.Range.StartLine
+		if dist < 0 {
+			dist = -dist
+		}
+		return s - min(dist, 1<<22)
+	}
+	best := matches[0]
+	for _, m := range matches[1:] {
+		if score(m) > score(best) {
+			best = m
+		}
+	}
+	return best, true
 }
 
 // locateLines maps the anchor's snapshot, with its context lines, onto

@@ -7,8 +7,7 @@ import (
 )
 
 // ResolveDocumentDefs is ResolveDocument that also returns the definitions
-// of content, parsing it once (ResolveDocument followed by
-// DocumentDefinitions parses it twice, which dominates the cost of a
+// of content, parsing it once (a second parse would dominate the cost of a
 // language server's per-keystroke update on large files). The definitions
 // are nil when content is of a language gloss does not parse.
 func (w *Workspace) ResolveDocumentDefs(path string, content []byte) ([]*Memory, []index.Definition, error) {

@@ -13,8 +13,6 @@ import (
 	"strings"
 
 	"github.com/oklog/ulid/v2"
-
-	"github.com/gloss-dev/gloss/index"
 )
 
 // Share makes the memory id a project memory: its Markdown file is written
@@ -72,7 +70,7 @@ func (w *Workspace) ForgetAll(scope string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	b := w.Store.DB().NewBatch()
+	b := w.Store.NewMemoryBatch()
 	var gone []*Memory
 	var ids []string
 	for _, m := range mems {
@@ -89,10 +87,10 @@ func (w *Workspace) ForgetAll(scope string) (int, error) {
 	if scope != ScopePersonal {
 		// Hidden project memories (file gone) go too: their local state
 		// would otherwise return with a file.
-		err := index.Scan(w.Store.DB(), func(rest []string, _ []byte) error {
+		err := w.Store.HiddenMemories(func(id string) error {
 			hidden++
-			return b.Delete(index.Key(prefixHidden, rest[0]), nil)
-		}, prefixHidden)
+			return b.Unhide(id)
+		})
 		if err != nil {
 			b.Close()
 			return 0, err
@@ -296,7 +294,7 @@ func (w *Workspace) Import(ctx context.Context, path string) (ImportResult, erro
 		return res, err
 	}
 	defer r.release()
-	b := w.Store.DB().NewBatch()
+	b := w.Store.NewMemoryBatch()
 	var put []*Memory
 	seen := map[string]bool{}
 	for _, rc := range recs {

@@ -74,7 +74,7 @@ func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) (
 	commitSHA, _ := git(w.Root, "rev-parse", "--verify", "-q", "HEAD")
 	branch, _ := git(w.Root, "rev-parse", "--abbrev-ref", "HEAD")
 	blobs := map[string]string{}
-	b := w.Store.DB().NewBatch()
+	b := w.Store.NewMemoryBatch()
 	var created []*Memory
 	for i, req := range reqs {
 		if err := ctx.Err(); err != nil {
@@ -353,7 +353,7 @@ func (w *Workspace) Check(ctx context.Context) (CheckResult, error) {
 		return res, err
 	}
 	defer r.release()
-	b := w.Store.DB().NewBatch()
+	b := w.Store.NewMemoryBatch()
 	var updated []*Memory
 	for _, m := range mems {
 		if err := ctx.Err(); err != nil {
@@ -489,7 +489,7 @@ func (w *Workspace) Forget(id string) (*Memory, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := w.Store.DB().NewBatch()
+	b := w.Store.NewMemoryBatch()
 	if err := deleteMemory(b, m); err != nil {
 		b.Close()
 		return nil, err
@@ -509,7 +509,7 @@ func (w *Workspace) Forget(id string) (*Memory, error) {
 // and the file are unchanged when it returns an error.
 func (w *Workspace) save(old, m *Memory) error {
 	w.stampFile(m)
-	b := w.Store.DB().NewBatch()
+	b := w.Store.NewMemoryBatch()
 	err := putMemory(b, old, m)
 	if err == nil {
 		err = commit(b)

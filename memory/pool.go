@@ -28,6 +28,7 @@ type Pool struct {
 	mu       sync.Mutex
 	released *sync.Cond                  // signalled when a session releases a workspace
 	open     map[string]*sharedWorkspace // by Workspace.Root
+	opening  map[string]chan struct{}    // roots being opened; closed when done
 	closed   bool
 }
 
@@ -41,7 +42,7 @@ type sharedWorkspace struct {
 // NewPool returns an empty pool; opts is passed to Open for every
 // workspace.
 func NewPool(opts Options) *Pool {
-	p := &Pool{opts: opts, open: map[string]*sharedWorkspace{}}
+	p := &Pool{opts: opts, open: map[string]*sharedWorkspace{}, opening: map[string]chan struct{}{}}
 	p.released = sync.NewCond(&p.mu)
 	return p
 }
@@ -51,33 +52,54 @@ var ErrPoolClosed = errors.New("gloss: the workspaces are closed (the daemon is 
 
 // Acquire returns the open workspace of root (absolute, symlinks
 // resolved), opening it for the first session, and counts one reference.
+// No lock is held while the store opens (which may wait for another
+// process's store lock, index.LockWait): sessions of other workspaces go
+// on meanwhile, and a second session of the same root waits for that open
+// and shares its workspace.
 func (p *Pool) Acquire(root string, warn func(error)) (*Workspace, error) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return nil, ErrPoolClosed
+	for {
+		if p.closed {
+			p.mu.Unlock()
+			return nil, ErrPoolClosed
+		}
+		if sw := p.open[root]; sw != nil {
+			sw.refs++
+			p.mu.Unlock()
+			return sw.w, nil
+		}
+		c := p.opening[root]
+		if c == nil {
+			break
+		}
+		p.mu.Unlock()
+		<-c // the other open finished (or failed): look again
+		p.mu.Lock()
 	}
-	if sw := p.open[root]; sw != nil {
-		sw.refs++
-		return sw.w, nil
-	}
+	done := make(chan struct{})
+	p.opening[root] = done
 	opts := p.opts
+	p.mu.Unlock()
 	if opts.Warn == nil {
 		opts.Warn = warn
 	}
-	// Opening holds p.mu: two sessions adding the same folder at once must
-	// not both open (and lock) the store.
 	w, err := Open(root, opts)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.opening, root)
+	close(done)
 	if err != nil {
 		return nil, err
 	}
-	if w.Root != root {
+	if p.closed {
+		_ = w.Close()
+		return nil, ErrPoolClosed
+	}
+	if sw := p.open[w.Root]; sw != nil {
 		// root was not canonical: keep one entry per real root.
-		if sw := p.open[w.Root]; sw != nil {
-			_ = w.Close()
-			sw.refs++
-			return sw.w, nil
-		}
+		_ = w.Close()
+		sw.refs++
+		return sw.w, nil
 	}
 	p.open[w.Root] = &sharedWorkspace{w: w, sessions: map[any]func(){}, refs: 1}
 	return w, nil

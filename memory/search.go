@@ -3,111 +3,81 @@ package memory
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"unicode"
 
-	"github.com/blugelabs/bluge"
-
+	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/scip"
 )
 
-// searchSchema versions the Bluge document layout. A directory written
-// with another version, or one that cannot be opened, is rebuilt from
-// Pebble (the store of record).
+// searchSchema versions the full-text document layout (searchDoc). A
+// directory written with another version, or one that cannot be opened, is
+// rebuilt from Pebble (the store of record).
 const searchSchema = "1"
 
-// searchIndex is the derived full-text (BM25) index of memories.
-type searchIndex struct {
-	dir    string
-	writer *bluge.Writer
+// searchFields are the full-text fields of a memory and their boosts.
+var searchFields = map[string]float64{"title": 3, "tags": 2, "symbols": 2, "body": 1, "paths": 1, "type": 1}
+
+// searchDoc is the full-text document of m: title, body, tags, type, the
+// names of its anchored symbols (as written and split into words) and its
+// anchor paths.
+func searchDoc(m *Memory) index.Doc {
+	var syms, paths []string
+	for _, a := range m.Anchors {
+		if a.Symbol != "" {
+			if p, err := scip.Parse(a.Symbol); err == nil {
+				for _, d := range p.Descriptors {
+					syms = append(syms, d.Name, SplitIdentifier(d.Name))
+				}
+			}
+		}
+		paths = append(paths, a.Path, SplitIdentifier(a.Path))
+	}
+	return index.Doc{ID: m.ID, Fields: map[string]string{
+		"title": m.Title, "body": m.Body, "tags": strings.Join(m.Tags, " "), "type": m.Type,
+		"symbols": strings.Join(syms, " "), "paths": strings.Join(paths, " "),
+	}}
 }
 
-// openSearch opens the Bluge index, rebuilding it from Pebble when it is
-// missing, of another schema, unreadable, or out of step with the store
+func searchDocs(mems []*Memory) []index.Doc {
+	out := make([]index.Doc, len(mems))
+	for i, m := range mems {
+		out[i] = searchDoc(m)
+	}
+	return out
+}
+
+// openSearch opens the full-text index, rebuilding it from Pebble when it
+// is missing, of another schema, unreadable, or out of step with the store
 // (document count differs, e.g. after a crash between the two writes).
-func (w *Workspace) openSearch() (*searchIndex, error) {
+// The caller holds searchMu.
+func (w *Workspace) openSearch() (index.Derived, error) {
 	if w.search != nil {
 		return w.search, nil
 	}
-	dir := filepath.Join(w.Dir, "bluge")
 	mems, err := w.List()
 	if err != nil {
 		return nil, err
 	}
-	schema, _ := os.ReadFile(filepath.Join(dir, "gloss-schema"))
-	var s *searchIndex
-	if strings.TrimSpace(string(schema)) == searchSchema {
-		if wr, err := bluge.OpenWriter(bluge.DefaultConfig(dir)); err == nil {
-			s = &searchIndex{dir: dir, writer: wr}
-			if n, err := s.count(); err != nil || n != uint64(len(mems)) {
-				_ = wr.Close()
-				s = nil
-			}
-		}
-	}
-	if s == nil {
-		if err := os.RemoveAll(dir); err != nil {
-			return nil, fmt.Errorf("reset search index: %w", err)
-		}
-		wr, err := bluge.OpenWriter(bluge.DefaultConfig(dir))
-		if err != nil {
-			return nil, fmt.Errorf("open search index: %w", err)
-		}
-		s = &searchIndex{dir: dir, writer: wr}
-		if err := s.update(mems, nil); err != nil {
-			_ = wr.Close()
-			return nil, err
-		}
-		if err := os.WriteFile(filepath.Join(dir, "gloss-schema"), []byte(searchSchema+"\n"), 0o600); err != nil {
-			_ = wr.Close()
-			return nil, err
-		}
-	}
-	w.search = s
-	return s, nil
-}
-
-func (s *searchIndex) count() (uint64, error) {
-	r, err := s.writer.Reader()
+	ft, ok, err := index.OpenFullText(filepath.Join(w.Dir, "bluge"), searchSchema)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	defer r.Close()
-	return r.Count()
-}
-
-func (s *searchIndex) close() error { return s.writer.Close() }
-
-func (s *searchIndex) update(mems []*Memory, deleted []string) error {
-	b := bluge.NewBatch()
-	for _, m := range mems {
-		doc := bluge.NewDocument(m.ID).
-			AddField(bluge.NewTextField("title", m.Title)).
-			AddField(bluge.NewTextField("body", m.Body)).
-			AddField(bluge.NewTextField("tags", strings.Join(m.Tags, " "))).
-			AddField(bluge.NewTextField("type", m.Type))
-		var syms, paths []string
-		for _, a := range m.Anchors {
-			if a.Symbol != "" {
-				p, err := scip.Parse(a.Symbol)
-				if err == nil {
-					for _, d := range p.Descriptors {
-						syms = append(syms, d.Name, SplitIdentifier(d.Name))
-					}
-				}
-			}
-			paths = append(paths, a.Path, SplitIdentifier(a.Path))
+	if ok {
+		if n, err := ft.Count(); err != nil || n != uint64(len(mems)) {
+			ok = false
 		}
-		doc.AddField(bluge.NewTextField("symbols", strings.Join(syms, " ")))
-		doc.AddField(bluge.NewTextField("paths", strings.Join(paths, " ")))
-		b.Update(doc.ID(), doc)
 	}
-	for _, id := range deleted {
-		b.Delete(bluge.Identifier(id))
+	if !ok {
+		if err := ft.Rebuild(searchDocs(mems)); err != nil {
+			_ = ft.Close()
+			return nil, err
+		}
 	}
-	return s.writer.Batch(b)
+	w.search = ft
+	return ft, nil
 }
 
 // indexSearch applies memory changes to the derived search index. Failures
@@ -116,12 +86,12 @@ func (s *searchIndex) update(mems []*Memory, deleted []string) error {
 func (w *Workspace) indexSearch(mems []*Memory, deleted []string) {
 	w.searchMu.Lock()
 	defer w.searchMu.Unlock()
-	s, err := w.openSearch()
-	if err == nil {
-		err = s.update(mems, deleted)
-	}
+	ft, err := w.openSearch()
 	if err != nil {
-		_ = os.Remove(filepath.Join(w.Dir, "bluge", "gloss-schema"))
+		return
+	}
+	if err := ft.Update(searchDocs(mems), deleted); err != nil {
+		ft.Invalidate()
 	}
 }
 
@@ -136,7 +106,8 @@ type SearchHit struct {
 // Search runs a BM25 query over memory titles (boost 3), tags and anchor
 // symbol names (boost 2), bodies and paths (boost 1). Identifiers are
 // split into words on the index side, so "file upload" finds
-// createFileUploads. It returns at most limit hits, best first.
+// createFileUploads. It returns at most limit hits (0: 20), best first,
+// ties by id.
 func (w *Workspace) Search(ctx context.Context, query string, limit int) ([]SearchHit, error) {
 	query = strings.TrimSpace(query)
 	if query == "" {
@@ -145,69 +116,45 @@ func (w *Workspace) Search(ctx context.Context, query string, limit int) ([]Sear
 	if limit <= 0 {
 		limit = 20
 	}
+	limit = min(limit, maxSearchLimit)
 	w.searchMu.Lock()
-	s, err := w.openSearch()
-	if err != nil {
-		w.searchMu.Unlock()
-		return nil, err
-	}
-	r, err := s.writer.Reader()
+	ft, err := w.openSearch()
 	w.searchMu.Unlock()
 	if err != nil {
 		return nil, err
 	}
-	defer r.Close()
-	q := bluge.NewBooleanQuery()
-	for field, boost := range map[string]float64{"title": 3, "tags": 2, "symbols": 2, "body": 1, "paths": 1, "type": 1} {
-		q.AddShould(bluge.NewMatchQuery(query).SetField(field).SetBoost(boost))
-		q.AddShould(bluge.NewMatchQuery(SplitIdentifier(query)).SetField(field).SetBoost(boost / 2))
-	}
-	req := bluge.NewTopNSearch(limit*2, q)
-	it, err := r.Search(ctx, req)
+	q := index.Query{Texts: []index.Text{{Text: query, Weight: 1}, {Text: SplitIdentifier(query), Weight: 0.5}}, Fields: searchFields, Limit: limit * 2}
+	scored, err := ft.Search(ctx, q)
 	if err != nil {
 		return nil, err
 	}
 	var hits []SearchHit
-	for {
-		dm, err := it.Next()
-		if err != nil {
-			return nil, err
-		}
-		if dm == nil {
-			break
-		}
-		var id string
-		_ = dm.VisitStoredFields(func(field string, value []byte) bool {
-			if field == "_id" {
-				id = string(value)
-				return false
-			}
-			return true
-		})
-		m, err := w.get(id)
+	for _, sc := range scored {
+		m, err := w.get(sc.ID)
 		if err != nil {
 			continue
 		}
-		score := dm.Score
+		score := sc.Score
 		if m.Stale() {
 			score /= 2
 		}
 		hits = append(hits, SearchHit{Memory: m, Score: score})
 	}
-	sortHits(hits)
+	sort.SliceStable(hits, func(i, j int) bool {
+		if hits[i].Score != hits[j].Score {
+			return hits[i].Score > hits[j].Score
+		}
+		return hits[i].Memory.ID < hits[j].Memory.ID
+	})
 	if len(hits) > limit {
 		hits = hits[:limit]
 	}
 	return hits, nil
 }
 
-func sortHits(h []SearchHit) {
-	for i := 1; i < len(h); i++ {
-		for j := i; j > 0 && h[j].Score > h[j-1].Score; j-- {
-			h[j], h[j-1] = h[j-1], h[j]
-		}
-	}
-}
+// maxSearchLimit caps a search's result count (so limit*2 cannot
+// overflow).
+const maxSearchLimit = 10000
 
 // SplitIdentifier splits camelCase, PascalCase, snake_case, kebab-case and
 // path-like identifiers into lower-case words: "createFileUploads" →

@@ -6,17 +6,12 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/cockroachdb/pebble/v2"
-
 	"github.com/gloss-dev/gloss/index"
 )
 
-// Memory keys: m\0<id> → Memory JSON; a\0<path>\0<id> → "" (anchor path
-// index for reverse lookup).
-const (
-	prefixMemory = "m"
-	prefixAnchor = "a"
-)
+// Memories are stored as JSON records through index.Store's memory
+// keyspace (index.MemoryBatch), with an anchor path index for reverse
+// lookup.
 
 // ErrNotFound is returned (wrapped) for an unknown memory id.
 var ErrNotFound = errors.New("memory not found")
@@ -33,8 +28,8 @@ func (w *Workspace) Get(id string) (*Memory, error) {
 		return m, err
 	}
 	var found []*Memory
-	err = index.Scan(w.Store.DB(), func(rest []string, val []byte) error {
-		if strings.HasPrefix(rest[0], strings.ToUpper(id)) {
+	err = w.Store.Memories(func(mid string, val []byte) error {
+		if strings.HasPrefix(mid, strings.ToUpper(id)) {
 			var mm Memory
 			if err := json.Unmarshal(val, &mm); err != nil {
 				return err
@@ -42,7 +37,7 @@ func (w *Workspace) Get(id string) (*Memory, error) {
 			found = append(found, &mm)
 		}
 		return nil
-	}, prefixMemory)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -56,14 +51,13 @@ func (w *Workspace) Get(id string) (*Memory, error) {
 }
 
 func (w *Workspace) get(id string) (*Memory, error) {
-	val, closer, err := w.Store.DB().Get(index.Key(prefixMemory, id))
-	if errors.Is(err, pebble.ErrNotFound) {
+	val, err := w.Store.Memory(id)
+	if errors.Is(err, index.ErrNotFound) {
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read memory %s: %w", id, err)
+		return nil, err
 	}
-	defer closer.Close()
 	var m Memory
 	if err := json.Unmarshal(val, &m); err != nil {
 		return nil, fmt.Errorf("corrupt memory record %s: %w", id, err)
@@ -74,68 +68,48 @@ func (w *Workspace) get(id string) (*Memory, error) {
 // List returns every memory in id (creation) order.
 func (w *Workspace) List() ([]*Memory, error) {
 	var out []*Memory
-	err := index.Scan(w.Store.DB(), func(rest []string, val []byte) error {
+	err := w.Store.Memories(func(id string, val []byte) error {
 		var m Memory
 		if err := json.Unmarshal(val, &m); err != nil {
-			return fmt.Errorf("corrupt memory record %s: %w", rest[0], err)
+			return fmt.Errorf("corrupt memory record %s: %w", id, err)
 		}
 		out = append(out, &m)
 		return nil
-	}, prefixMemory)
+	})
 	return out, err
 }
 
-// putMemory adds m and its anchor path index entries to b, replacing those
-// of old (may be nil).
-func putMemory(b *pebble.Batch, old, m *Memory) error {
-	if old != nil {
-		for _, a := range old.Anchors {
-			if err := b.Delete(index.Key(prefixAnchor, a.Path, old.ID), nil); err != nil {
-				return err
-			}
-		}
+// anchorPaths returns the paths of m's anchors (nil for a nil m).
+func anchorPaths(m *Memory) []string {
+	if m == nil {
+		return nil
 	}
+	out := make([]string, len(m.Anchors))
+	for i, a := range m.Anchors {
+		out[i] = a.Path
+	}
+	return out
+}
+
+// putMemory adds m to b, replacing old (the stored version; may be nil).
+func putMemory(b *index.MemoryBatch, old, m *Memory) error {
 	m.V = SchemaVersion
 	data, err := json.Marshal(m)
 	if err != nil {
 		return fmt.Errorf("encode memory %s: %w", m.ID, err)
 	}
-	if err := b.Set(index.Key(prefixMemory, m.ID), data, nil); err != nil {
-		return err
-	}
-	for _, a := range m.Anchors {
-		if err := b.Set(index.Key(prefixAnchor, a.Path, m.ID), nil, nil); err != nil {
-			return err
-		}
-	}
-	return nil
+	return b.Put(m.ID, data, anchorPaths(m), anchorPaths(old))
 }
 
-func deleteMemory(b *pebble.Batch, m *Memory) error {
-	for _, a := range m.Anchors {
-		if err := b.Delete(index.Key(prefixAnchor, a.Path, m.ID), nil); err != nil {
-			return err
-		}
-	}
-	return b.Delete(index.Key(prefixMemory, m.ID), nil)
+// deleteMemory removes m from b.
+func deleteMemory(b *index.MemoryBatch, m *Memory) error {
+	return b.Delete(m.ID, anchorPaths(m))
 }
 
-// commit writes b durably (fsync of the WAL) before returning: an
-// acknowledged memory survives a crash. On error nothing of b is applied.
-func commit(b *pebble.Batch) error {
-	defer b.Close()
-	if err := b.Commit(pebble.Sync); err != nil {
-		return fmt.Errorf("write store: %w", err)
-	}
-	return nil
-}
+// commit writes b durably (index.MemoryBatch.Commit).
+func commit(b *index.MemoryBatch) error { return b.Commit() }
 
 // idsAtPath returns the ids of memories with an anchor in path.
 func (w *Workspace) idsAtPath(path string) ([]string, error) {
-	var ids []string
-	err := index.Scan(w.Store.DB(), func(rest []string, _ []byte) error {
-		ids = append(ids, rest[0])
-		return nil
-	}, prefixAnchor, path)
-	return ids, err
+	return w.Store.MemoryIDsAt(path)
 }

@@ -15,8 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cockroachdb/pebble/v2"
-
 	"github.com/gloss-dev/gloss/index"
 )
 
@@ -46,10 +44,6 @@ import (
 // A project memory whose copy was never synchronized with a file (FileSum
 // "", a store from before files were the truth) gets its file written
 // instead of being hidden, so upgrading loses nothing.
-
-// prefixHidden keys project memories whose file is gone: h\0<id> →
-// Memory JSON.
-const prefixHidden = "h"
 
 // maxMemoryFileSize caps the memory files SyncMemoryFiles reads, in bytes.
 const maxMemoryFileSize = 4 << 20
@@ -201,7 +195,7 @@ func (w *Workspace) syncFiles(ctx context.Context, only string) (SyncResult, err
 			r.release()
 		}
 	}()
-	b := w.Store.DB().NewBatch()
+	b := w.Store.NewMemoryBatch()
 	var put, rewrite []*Memory
 	for _, id := range ids {
 		if err := ctx.Err(); err != nil {
@@ -242,7 +236,7 @@ func (w *Workspace) syncFiles(ctx context.Context, only string) (SyncResult, err
 				continue
 			}
 			if m == nil {
-				if err := b.Delete(index.Key(prefixHidden, id), nil); err != nil {
+				if err := b.Unhide(id); err != nil {
 					b.Close()
 					return res, err
 				}
@@ -274,7 +268,7 @@ func (w *Workspace) syncFiles(ctx context.Context, only string) (SyncResult, err
 		if m.FileSum == "" {
 			continue
 		}
-		b := w.Store.DB().NewBatch()
+		b := w.Store.NewMemoryBatch()
 		if err := putMemory(b, old, m); err != nil {
 			b.Close()
 			return res, err
@@ -370,28 +364,24 @@ func problemOf(rel string, err error) FileProblem {
 	return p
 }
 
-// hideMemory moves m to the hidden keyspace in b.
-func hideMemory(b *pebble.Batch, m *Memory) error {
-	if err := deleteMemory(b, m); err != nil {
-		return err
-	}
+// hideMemory moves m to the hidden keyspace in b (index.MemoryBatch.Hide).
+func hideMemory(b *index.MemoryBatch, m *Memory) error {
 	data, err := json.Marshal(m)
 	if err != nil {
 		return err
 	}
-	return b.Set(index.Key(prefixHidden, m.ID), data, nil)
+	return b.Hide(m.ID, data, anchorPaths(m))
 }
 
 // hidden returns the hidden project memory id, or nil.
 func (w *Workspace) hidden(id string) (*Memory, error) {
-	val, closer, err := w.Store.DB().Get(index.Key(prefixHidden, id))
-	if errors.Is(err, pebble.ErrNotFound) {
+	val, err := w.Store.HiddenMemory(id)
+	if errors.Is(err, index.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	defer closer.Close()
 	var m Memory
 	if err := json.Unmarshal(val, &m); err != nil {
 		return nil, fmt.Errorf("corrupt hidden memory %s: %w", id, err)

@@ -62,7 +62,7 @@ type Workspace struct {
 	parsers  []map[*index.Language]*ts.Parser
 
 	searchMu sync.Mutex
-	search   *searchIndex
+	search   index.Derived // the full-text index (index.FullText), opened on first use
 
 	// docMu serializes resolutions against unsaved documents and guards
 	// docs, the last parse of each document, which Reparse builds on (the
@@ -240,7 +240,7 @@ func (w *Workspace) Close() error {
 	w.searchMu.Lock()
 	var serr error
 	if w.search != nil {
-		serr = w.search.close()
+		serr = w.search.Close()
 		w.search = nil
 	}
 	w.searchMu.Unlock()

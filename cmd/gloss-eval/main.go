@@ -143,10 +143,27 @@ func run(ctx context.Context, o options) error {
 		r.GlossVersion = gl.Version(ctx)
 	}
 
+	evalPairs(ctx, o, g, blobs, gl, r, pairs)
+	if gl != nil {
+		r.GlossSeconds = map[string]float64{}
+		for k, d := range gl.Timings {
+			r.GlossSeconds[k] = d.Seconds()
+		}
+	}
+	r.Seconds = time.Since(start).Seconds()
+	r.Finish(gl != nil)
+	fmt.Fprintln(o.stdout)
+	r.PrintSummary(o.stdout)
+	return writeReport(o, r)
+}
+
+// evalPairs evaluates each commit pair in order, with a progress line per
+// pair, until done or interrupted.
+func evalPairs(ctx context.Context, o options, g *Git, blobs *BlobReader, gl *Gloss, r *Report, pairs []Pair) {
 	for i, pair := range pairs {
 		if ctx.Err() != nil {
 			r.Interrupted = true
-			break
+			return
 		}
 		t0 := time.Now()
 		cr := &CommitReport{Pair: pair}
@@ -159,30 +176,25 @@ func run(ctx context.Context, o options) error {
 			if cr.Skipped == "" {
 				cr.Skipped = "interrupted"
 			}
-			break
+			return
 		}
 		fmt.Fprintf(o.stderr, "[%d/%d] %.10s %s\n", i+1, len(pairs), pair.Commit, progressLine(cr))
 	}
-	if gl != nil {
-		r.GlossSeconds = map[string]float64{}
-		for k, d := range gl.Timings {
-			r.GlossSeconds[k] = d.Seconds()
-		}
+}
+
+// writeReport writes r as JSON to o.out when asked.
+func writeReport(o options, r *Report) error {
+	if o.out == "" {
+		return nil
 	}
-	r.Seconds = time.Since(start).Seconds()
-	r.Finish(gl != nil)
-	fmt.Fprintln(o.stdout)
-	r.PrintSummary(o.stdout)
-	if o.out != "" {
-		data, err := json.MarshalIndent(r, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(o.out, append(data, '\n'), 0o644); err != nil {
-			return err
-		}
-		fmt.Fprintln(o.stderr, "gloss-eval: wrote", o.out)
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
 	}
+	if err := os.WriteFile(o.out, append(data, '\n'), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintln(o.stderr, "gloss-eval: wrote", o.out)
 	return nil
 }
 

@@ -356,62 +356,14 @@ func RunOracle(ctx context.Context, s *PairSource) (*PairOracle, error) {
 		return nil, err
 	}
 	res := &PairOracle{Changes: changes}
-	renamedTo := map[string]string{} // parent path -> commit path
-	var newFiles []string            // commit-side changed files
-	var subjects []*Subject
-	for _, c := range changes {
-		if c.Status == 'R' {
-			renamedTo[c.Old] = c.New
-		}
-		if c.New != "" && c.Status != 'D' && !skipPath(c.New) {
-			newFiles = append(newFiles, c.New)
-		}
-		if c.Old == "" || c.Status == 'A' || c.Status == 'C' || skipPath(c.Old) {
-			continue
-		}
-		old, err := s.file(s.Parent, c.Old)
-		if err != nil {
-			return nil, err
-		}
-		if !old.exists {
-			continue
-		}
-		if old.err != nil {
-			res.SkippedFiles = append(res.SkippedFiles, c.Old)
-			continue
-		}
-		// A file whose new version does not parse cannot be judged.
-		if c.New != "" {
-			cur, err := s.file(s.Commit, c.New)
-			if err != nil {
-				return nil, err
-			}
-			if cur.err != nil {
-				res.SkippedFiles = append(res.SkippedFiles, c.New)
-				continue
-			}
-		}
-		for _, f := range old.funcs {
-			subjects = append(subjects, &Subject{Func: f})
-		}
+	subjects, renamedTo, newFiles, err := s.subjects(changes, res)
+	if err != nil {
+		return nil, err
 	}
-
-	// Candidates for "moved/renamed by body": every function of the
-	// commit's changed files.
-	byBody := map[string][]*Func{}
-	for _, p := range newFiles {
-		cur, err := s.file(s.Commit, p)
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range cur.funcs {
-			if f.Body != nil {
-				fp := bodyFingerprint(f.Body)
-				byBody[fp] = append(byBody[fp], f)
-			}
-		}
+	byBody, err := s.bodies(newFiles)
+	if err != nil {
+		return nil, err
 	}
-
 	var unmatched []*Subject
 	for _, sub := range subjects {
 		f := sub.Func
@@ -430,12 +382,83 @@ func RunOracle(ctx context.Context, s *PairSource) (*PairOracle, error) {
 		}
 		sub.Oracle = compare(f, match)
 	}
-	// Functions not found by identity: a body match that is unique both
-	// ways (one function with that body among the commit's changed files,
-	// one among the parent's) is a move or rename; anything else is
-	// deleted. Without the second condition every lost `{}` method would
-	// "move" to the one new empty function, and a deleted copy of a
-	// function would "move" onto the copy that stays.
+	matchBodies(subjects, unmatched, byBody)
+	res.Subjects = subjects
+	return res, nil
+}
+
+// subjects returns the functions of the parent's version of each changed
+// file (files whose either version does not parse are listed in
+// res.SkippedFiles), the renames, and the commit-side changed files.
+func (s *PairSource) subjects(changes []Change, res *PairOracle) ([]*Subject, map[string]string, []string, error) {
+	renamedTo := map[string]string{} // parent path -> commit path
+	var newFiles []string            // commit-side changed files
+	var subjects []*Subject
+	for _, c := range changes {
+		if c.Status == 'R' {
+			renamedTo[c.Old] = c.New
+		}
+		if c.New != "" && c.Status != 'D' && !skipPath(c.New) {
+			newFiles = append(newFiles, c.New)
+		}
+		if c.Old == "" || c.Status == 'A' || c.Status == 'C' || skipPath(c.Old) {
+			continue
+		}
+		old, err := s.file(s.Parent, c.Old)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if !old.exists {
+			continue
+		}
+		if old.err != nil {
+			res.SkippedFiles = append(res.SkippedFiles, c.Old)
+			continue
+		}
+		// A file whose new version does not parse cannot be judged.
+		if c.New != "" {
+			cur, err := s.file(s.Commit, c.New)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			if cur.err != nil {
+				res.SkippedFiles = append(res.SkippedFiles, c.New)
+				continue
+			}
+		}
+		for _, f := range old.funcs {
+			subjects = append(subjects, &Subject{Func: f})
+		}
+	}
+	return subjects, renamedTo, newFiles, nil
+}
+
+// bodies indexes the functions of the commit's changed files by body
+// fingerprint: the candidates for "moved/renamed by body".
+func (s *PairSource) bodies(newFiles []string) (map[string][]*Func, error) {
+	byBody := map[string][]*Func{}
+	for _, p := range newFiles {
+		cur, err := s.file(s.Commit, p)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range cur.funcs {
+			if f.Body != nil {
+				fp := bodyFingerprint(f.Body)
+				byBody[fp] = append(byBody[fp], f)
+			}
+		}
+	}
+	return byBody, nil
+}
+
+// matchBodies judges the functions not found by identity: a body match
+// that is unique both ways (one function with that body among the
+// commit's changed files, one among the parent's) is a move or rename;
+// anything else is deleted. Without the second condition every lost `{}`
+// method would "move" to the one new empty function, and a deleted copy
+// of a function would "move" onto the copy that stays.
+func matchBodies(subjects, unmatched []*Subject, byBody map[string][]*Func) {
 	inParent := map[string]int{}
 	for _, sub := range subjects {
 		if sub.Func.Body != nil {
@@ -461,8 +484,6 @@ func RunOracle(ctx context.Context, s *PairSource) (*PairOracle, error) {
 			sub.Oracle.FormatOnly = false
 		}
 	}
-	res.Subjects = subjects
-	return res, nil
 }
 
 // matchIdentity finds the commit's declaration of f among the same-identity

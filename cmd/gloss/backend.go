@@ -9,7 +9,7 @@ import (
 
 	"github.com/gloss-dev/gloss/api"
 	"github.com/gloss-dev/gloss/daemon"
-	"github.com/gloss-dev/gloss/lsp"
+	"github.com/gloss-dev/gloss/internal/lspconn"
 	"github.com/gloss-dev/gloss/memory"
 )
 
@@ -36,7 +36,7 @@ func (g *globals) connect(ctx context.Context) (*backend, error) {
 		c, err := daemon.Dial(daemon.Target{Root: root, Version: version}, daemon.VerbLSP)
 		switch {
 		case err == nil:
-			cl := lsp.NewClient(c, lsp.ClientOptions{})
+			cl := lspconn.NewClient(c, lspconn.ClientOptions{})
 			ictx, cancel := context.WithTimeout(ctx, 60*time.Second)
 			defer cancel()
 			if err := cl.Initialize(ictx, root, false); err != nil {

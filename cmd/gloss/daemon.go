@@ -39,7 +39,12 @@ It exits after --idle-timeout without sessions (0: never).`,
 		},
 	}
 	cmd.Flags().DurationVar(&idle, "idle-timeout", defaultIdleTimeout, "exit after this long without sessions (0: never)")
-	cmd.AddCommand(&cobra.Command{
+	cmd.AddCommand(daemonStatusCmd(g), daemonStopCmd(g))
+	return cmd
+}
+
+func daemonStatusCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
 		Use:   "status",
 		Short: "Show whether a daemon serves the workspace, and its pid, version and sessions",
 		Args:  cobra.NoArgs,
@@ -73,7 +78,11 @@ It exits after --idle-timeout without sessions (0: never).`,
 			fmt.Fprintf(out, "sessions:   %d other than this one, %d open stores\n", h.Sessions-1, h.Workspaces)
 			return nil
 		},
-	}, &cobra.Command{
+	}
+}
+
+func daemonStopCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
 		Use:   "stop",
 		Short: "Stop the workspace's daemon (its sessions end; editors restart gloss lsp)",
 		Args:  cobra.NoArgs,
@@ -93,6 +102,5 @@ It exits after --idle-timeout without sessions (0: never).`,
 			fmt.Fprintf(cmd.OutOrStdout(), "stopped the daemon (pid %d) of %s\n", h.PID, h.Root)
 			return nil
 		},
-	})
-	return cmd
+	}
 }

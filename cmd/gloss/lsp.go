@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gloss-dev/gloss/daemon"
+	"github.com/gloss-dev/gloss/internal/lspconn"
 	"github.com/gloss-dev/gloss/lsp"
 	"github.com/gloss-dev/gloss/memory"
 )
@@ -64,7 +65,7 @@ this process instead; it then holds the store alone.`,
 			// Serve the session here rather than leave the editor without
 			// one; the first message goes through again.
 			fmt.Fprintf(cmd.ErrOrStderr(), "gloss lsp: no daemon (%v); serving in-process\n", err)
-			replay := io.MultiReader(bytes.NewReader(lsp.Frame(first)), in)
+			replay := io.MultiReader(bytes.NewReader(lspconn.Frame(first)), in)
 			return serveInProcess(cmd, g, replay, out)
 		},
 	}

@@ -1,4 +1,8 @@
-package lsp
+// Package lspconn is the transport of gloss's LSP connections: the base
+// protocol framing (LSP 3.17 "Base Protocol": Content-Length headers),
+// tolerant of clients that bend it, the JSON codec, and a minimal client
+// that the CLI and tests use to talk to a gloss server.
+package lspconn
 
 import (
 	"context"
@@ -8,6 +12,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/gloss-dev/gloss/api"
 	"go.lsp.dev/jsonrpc2"
 )
 
@@ -33,7 +38,7 @@ type ClientOptions struct {
 // NewClient starts a client on rwc (LSP Content-Length framing).
 func NewClient(rwc io.ReadWriteCloser, opts ClientOptions) *Client {
 	c := &Client{}
-	c.conn = jsonrpc2.NewConn(newTolerantStream(rwc), jsonrpc2.WithCodec(stdCodec{}))
+	c.conn = NewConn(rwc)
 	c.conn.Go(context.Background(), func(_ context.Context, req *jsonrpc2.Request) (any, error) {
 		if req.IsCall() {
 			if opts.OnRequest != nil {
@@ -54,13 +59,13 @@ func NewClient(rwc io.ReadWriteCloser, opts ClientOptions) *Client {
 // initialCheck false asks the server not to check the folder after
 // initialized (see initializeParams.InitializationOptions).
 func (c *Client) Initialize(ctx context.Context, root string, initialCheck bool) error {
-	uri := pathToURI(root)
+	uri := api.PathToURI(root)
 	params := map[string]any{
 		"processId": nil, "rootUri": uri,
-		"workspaceFolders": []WorkspaceFolder{{URI: uri, Name: filepath.Base(root)}},
+		"workspaceFolders": []map[string]string{{"uri": uri, "name": filepath.Base(root)}},
 		"capabilities": map[string]any{
 			"workspace": map[string]any{"codeLens": map[string]any{"refreshSupport": true}},
-			"general":   map[string]any{"positionEncodings": []string{encUTF16}},
+			"general":   map[string]any{"positionEncodings": []string{"utf-16"}},
 		},
 		"initializationOptions": map[string]any{"initialCheck": initialCheck},
 	}
@@ -119,10 +124,3 @@ func (c *Client) Close(ctx context.Context) error {
 	}
 	return err
 }
-
-// PathToURI returns the file URI of an absolute path.
-func PathToURI(p string) string { return pathToURI(p) }
-
-// URIToPath returns the absolute path of a file URI, or an error for other
-// schemes and malformed URIs.
-func URIToPath(uri string) (string, error) { return uriToPath(uri) }

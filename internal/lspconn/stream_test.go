@@ -1,4 +1,4 @@
-package lsp
+package lspconn
 
 import (
 	"bytes"
@@ -82,7 +82,7 @@ func readAll(t testing.TB, s jsonrpc2.Stream, limit int) ([]string, error) {
 func replies(t testing.TB, out []byte) []replyErr {
 	t.Helper()
 	var got []replyErr
-	s := newTolerantStream(&bufRWC{in: bytes.NewReader(out)})
+	s := NewStream(&bufRWC{in: bytes.NewReader(out)})
 	for {
 		msg, _, err := s.Read(context.Background())
 		if errors.Is(err, io.EOF) {
@@ -278,7 +278,7 @@ func TestTolerantStream(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rwc := &bufRWC{in: tt.in}
-			s := newTolerantStream(rwc)
+			s := NewStream(rwc)
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
 			methods, err := readAll(t, s, 10)
@@ -314,7 +314,7 @@ func TestTolerantStreamWrite(t *testing.T) {
 	// bufRWC.out is not safe for concurrent use: under -race this also
 	// checks that the stream serializes Writes.
 	rwc := &bufRWC{in: strings.NewReader("")}
-	s := newTolerantStream(rwc)
+	s := NewStream(rwc)
 	const writers, each = 4, 50
 	var total atomic.Int64
 	var wg sync.WaitGroup
@@ -334,7 +334,7 @@ func TestTolerantStreamWrite(t *testing.T) {
 	if total.Load() != int64(rwc.out.Len()) {
 		t.Errorf("Write reported %d bytes, %d written", total.Load(), rwc.out.Len())
 	}
-	methods, err := readAll(t, newTolerantStream(&bufRWC{in: bytes.NewReader(rwc.out.Bytes())}), writers*each+1)
+	methods, err := readAll(t, NewStream(&bufRWC{in: bytes.NewReader(rwc.out.Bytes())}), writers*each+1)
 	if err != io.EOF || len(methods) != writers*each {
 		t.Fatalf("read back %d messages and %v, want %d and EOF", len(methods), err, writers*each)
 	}
@@ -373,7 +373,7 @@ func FuzzStream(f *testing.F) {
 	f.Add("Content-Length: 2\r\nX-Pad: " + strings.Repeat("x", maxHeaderSize) + "\r\n\r\n{}")
 	f.Fuzz(func(t *testing.T, in string) {
 		rwc := &bufRWC{in: strings.NewReader(in)}
-		_, err := readAll(t, newTolerantStream(rwc), 100)
+		_, err := readAll(t, NewStream(rwc), 100)
 		got := replies(t, rwc.out.Bytes())
 		switch {
 		case err == nil, errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):

@@ -1,4 +1,4 @@
-package lsp
+package lspconn
 
 import (
 	"bufio"
@@ -59,9 +59,9 @@ type tolerantStream struct {
 	wmu sync.Mutex // serializes Write
 }
 
-// newTolerantStream returns a tolerantStream over rwc; closing the stream
-// closes rwc.
-func newTolerantStream(rwc io.ReadWriteCloser) jsonrpc2.Stream {
+// NewStream returns a jsonrpc2.Stream with LSP framing over rwc (see
+// tolerantStream); closing the stream closes rwc.
+func NewStream(rwc io.ReadWriteCloser) jsonrpc2.Stream {
 	return &tolerantStream{rwc: rwc, in: bufio.NewReader(rwc)}
 }
 

@@ -1,0 +1,150 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/blugelabs/bluge"
+)
+
+// FullText is the Bluge (BM25) derived index of one directory.
+type FullText struct {
+	dir    string
+	schema string
+	writer *bluge.Writer
+}
+
+var _ Derived = (*FullText)(nil)
+
+// schemaFile records the document layout version a directory was written
+// with.
+const schemaFile = "gloss-schema"
+
+// OpenFullText opens the full-text index in dir written with document
+// layout schema. ok is false when dir is missing, unreadable or of another
+// schema: the index is then new and empty, and the caller must Rebuild it.
+func OpenFullText(dir, schema string) (ft *FullText, ok bool, err error) {
+	old, _ := os.ReadFile(filepath.Join(dir, schemaFile))
+	if strings.TrimSpace(string(old)) == schema {
+		if wr, err := bluge.OpenWriter(bluge.DefaultConfig(dir)); err == nil {
+			return &FullText{dir: dir, schema: schema, writer: wr}, true, nil
+		}
+	}
+	ft, err = newFullText(dir, schema)
+	return ft, false, err
+}
+
+func newFullText(dir, schema string) (*FullText, error) {
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, fmt.Errorf("reset full-text index: %w", err)
+	}
+	wr, err := bluge.OpenWriter(bluge.DefaultConfig(dir))
+	if err != nil {
+		return nil, fmt.Errorf("open full-text index: %w", err)
+	}
+	return &FullText{dir: dir, schema: schema, writer: wr}, nil
+}
+
+// Update implements Derived.
+func (f *FullText) Update(docs []Doc, deleted []string) error {
+	b := bluge.NewBatch()
+	for _, d := range docs {
+		doc := bluge.NewDocument(d.ID)
+		names := make([]string, 0, len(d.Fields))
+		for name := range d.Fields {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			doc.AddField(bluge.NewTextField(name, d.Fields[name]))
+		}
+		b.Update(doc.ID(), doc)
+	}
+	for _, id := range deleted {
+		b.Delete(bluge.Identifier(id))
+	}
+	return f.writer.Batch(b)
+}
+
+// Rebuild implements Derived: the directory is emptied, docs indexed, and
+// the schema recorded last, so an interrupted rebuild is redone.
+func (f *FullText) Rebuild(docs []Doc) error {
+	_ = f.writer.Close()
+	nf, err := newFullText(f.dir, f.schema)
+	if err != nil {
+		return err
+	}
+	f.writer = nf.writer
+	if err := f.Update(docs, nil); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(f.dir, schemaFile), []byte(f.schema+"\n"), 0o600)
+}
+
+// Invalidate implements Derived: the schema file goes, so the next
+// OpenFullText reports the index as not ok.
+func (f *FullText) Invalidate() { _ = os.Remove(filepath.Join(f.dir, schemaFile)) }
+
+// Count implements Derived.
+func (f *FullText) Count() (uint64, error) {
+	r, err := f.writer.Reader()
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	return r.Count()
+}
+
+// Search implements Derived: a Bluge boolean "should" query of one match
+// query per text and field, boosted by the product of their weights; BM25
+// scores.
+func (f *FullText) Search(ctx context.Context, q Query) ([]Scored, error) {
+	r, err := f.writer.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	bq := bluge.NewBooleanQuery()
+	for _, t := range q.Texts {
+		for field, boost := range q.Fields {
+			bq.AddShould(bluge.NewMatchQuery(t.Text).SetField(field).SetBoost(boost * t.Weight))
+		}
+	}
+	it, err := r.Search(ctx, bluge.NewTopNSearch(max(q.Limit, 1), bq))
+	if err != nil {
+		return nil, err
+	}
+	var out []Scored
+	for {
+		dm, err := it.Next()
+		if err != nil {
+			return nil, err
+		}
+		if dm == nil {
+			break
+		}
+		var id string
+		_ = dm.VisitStoredFields(func(field string, value []byte) bool {
+			if field == "_id" {
+				id = string(value)
+				return false
+			}
+			return true
+		})
+		out = append(out, Scored{ID: id, Score: dm.Score})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, nil
+}
+
+// Close implements Derived.
+func (f *FullText) Close() error { return f.writer.Close() }
