@@ -110,7 +110,7 @@ func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) (
 		b.Close()
 		return out, errs
 	}
-	if err := commit(b); err != nil {
+	if err := w.commit(b, created, nil); err != nil {
 		for i := range out {
 			if out[i] != nil {
 				out[i], errs[i] = nil, err
@@ -118,7 +118,6 @@ func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) (
 		}
 		return out, errs
 	}
-	w.indexSearch(created, nil)
 	for _, m := range created {
 		w.mirrorFile(m)
 	}
@@ -373,10 +372,9 @@ func (w *Workspace) Check(ctx context.Context) (CheckResult, error) {
 		}
 	}
 	if len(updated) > 0 {
-		if err := commit(b); err != nil {
+		if err := w.commit(b, updated, nil); err != nil {
 			return res, err
 		}
-		w.indexSearch(updated, nil)
 	} else {
 		b.Close()
 	}
@@ -486,10 +484,9 @@ func (w *Workspace) Forget(id string) (*Memory, error) {
 		b.Close()
 		return nil, err
 	}
-	if err := commit(b); err != nil {
+	if err := w.commit(b, nil, []string{m.ID}); err != nil {
 		return nil, err
 	}
-	w.indexSearch(nil, []string{m.ID})
 	if err := w.RemoveMemoryFile(m); err != nil {
 		w.warn(fmt.Errorf("remove memory file of %s: %w", m.ID, err))
 	}
@@ -505,10 +502,9 @@ func (w *Workspace) save(old, m *Memory) error {
 		b.Close()
 		return err
 	}
-	if err := commit(b); err != nil {
+	if err := w.commit(b, []*Memory{m}, nil); err != nil {
 		return err
 	}
-	w.indexSearch([]*Memory{m}, nil)
 	w.mirrorFile(m)
 	return nil
 }
