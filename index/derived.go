@@ -35,12 +35,19 @@ type Scored struct {
 // index, FullText, today; vector indexes next). Derived indexes are never
 // the truth: the store of record is, and a derived index that is missing,
 // corrupt, of another schema or out of step is rebuilt from it.
+//
+// Each index records the generation of the store it reflects
+// (Store.MemoryGeneration); opening compares it with the store's and
+// rebuilds when they differ, without reading every record.
 type Derived interface {
 	// Update applies changed documents (added or replaced by id) and
-	// deleted ids in one batch.
-	Update(docs []Doc, deleted []string) error
-	// Rebuild replaces the whole index by docs.
-	Rebuild(docs []Doc) error
+	// deleted ids in one batch, which brings the index to generation gen.
+	Update(docs []Doc, deleted []string, gen uint64) error
+	// Rebuild replaces the whole index by docs, at generation gen.
+	Rebuild(docs []Doc, gen uint64) error
+	// Generation returns the generation the index reflects; ok is false
+	// when it is unknown (an index that must be rebuilt).
+	Generation() (gen uint64, ok bool)
 	// Invalidate marks the index for a rebuild when it is next opened
 	// (after a failed Update: the store already holds the truth).
 	Invalidate()

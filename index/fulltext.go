@@ -6,10 +6,22 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/blugelabs/bluge"
+	"github.com/blugelabs/bluge/analysis"
+	"github.com/blugelabs/bluge/analysis/lang/en"
 )
+
+// english is the analyzer of every field and query: Unicode word
+// tokenizer, lower case, English possessives, stop words and Porter
+// (snowball) stemming (bluge analysis/lang/en), so "alerts" finds "alert"
+// and "the" finds nothing.
+var english = en.NewAnalyzer()
+
+// analyzer returns the analyzer of text fields and queries.
+func analyzer() *analysis.Analyzer { return english }
 
 // FullText is the Bluge (BM25) derived index of one directory.
 type FullText struct {
@@ -21,8 +33,11 @@ type FullText struct {
 var _ Derived = (*FullText)(nil)
 
 // schemaFile records the document layout version a directory was written
-// with.
-const schemaFile = "gloss-schema"
+// with; genFile the store generation it reflects.
+const (
+	schemaFile = "gloss-schema"
+	genFile    = "gloss-generation"
+)
 
 // OpenFullText opens the full-text index in dir written with document
 // layout schema. ok is false when dir is missing, unreadable or of another
@@ -50,7 +65,33 @@ func newFullText(dir, schema string) (*FullText, error) {
 }
 
 // Update implements Derived.
-func (f *FullText) Update(docs []Doc, deleted []string) error {
+func (f *FullText) Update(docs []Doc, deleted []string, gen uint64) error {
+	if err := f.update(docs, deleted); err != nil {
+		return err
+	}
+	return f.setGeneration(gen)
+}
+
+// setGeneration records gen (write to a temporary file, then rename).
+func (f *FullText) setGeneration(gen uint64) error {
+	tmp := filepath.Join(f.dir, genFile+".tmp")
+	if err := os.WriteFile(tmp, []byte(strconv.FormatUint(gen, 10)+"\n"), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(f.dir, genFile))
+}
+
+// Generation implements Derived.
+func (f *FullText) Generation() (uint64, bool) {
+	data, err := os.ReadFile(filepath.Join(f.dir, genFile))
+	if err != nil {
+		return 0, false
+	}
+	gen, err := strconv.ParseUint(strings.TrimSpace(string(data)), 10, 64)
+	return gen, err == nil
+}
+
+func (f *FullText) update(docs []Doc, deleted []string) error {
 	b := bluge.NewBatch()
 	for _, d := range docs {
 		doc := bluge.NewDocument(d.ID)
@@ -60,7 +101,7 @@ func (f *FullText) Update(docs []Doc, deleted []string) error {
 		}
 		sort.Strings(names)
 		for _, name := range names {
-			doc.AddField(bluge.NewTextField(name, d.Fields[name]))
+			doc.AddField(bluge.NewTextField(name, d.Fields[name]).WithAnalyzer(analyzer()))
 		}
 		b.Update(doc.ID(), doc)
 	}
@@ -72,22 +113,32 @@ func (f *FullText) Update(docs []Doc, deleted []string) error {
 
 // Rebuild implements Derived: the directory is emptied, docs indexed, and
 // the schema recorded last, so an interrupted rebuild is redone.
-func (f *FullText) Rebuild(docs []Doc) error {
+func (f *FullText) Rebuild(docs []Doc, gen uint64) error {
 	_ = f.writer.Close()
 	nf, err := newFullText(f.dir, f.schema)
 	if err != nil {
 		return err
 	}
 	f.writer = nf.writer
-	if err := f.Update(docs, nil); err != nil {
+	for len(docs) > 0 { // in batches of 1,000, for bounded memory
+		n := min(len(docs), 1000)
+		if err := f.update(docs[:n], nil); err != nil {
+			return err
+		}
+		docs = docs[n:]
+	}
+	if err := f.setGeneration(gen); err != nil {
 		return err
 	}
 	return os.WriteFile(filepath.Join(f.dir, schemaFile), []byte(f.schema+"\n"), 0o600)
 }
 
-// Invalidate implements Derived: the schema file goes, so the next
-// OpenFullText reports the index as not ok.
-func (f *FullText) Invalidate() { _ = os.Remove(filepath.Join(f.dir, schemaFile)) }
+// Invalidate implements Derived: the schema and generation files go, so
+// the next OpenFullText reports the index as not ok.
+func (f *FullText) Invalidate() {
+	_ = os.Remove(filepath.Join(f.dir, schemaFile))
+	_ = os.Remove(filepath.Join(f.dir, genFile))
+}
 
 // Count implements Derived.
 func (f *FullText) Count() (uint64, error) {
@@ -111,7 +162,7 @@ func (f *FullText) Search(ctx context.Context, q Query) ([]Scored, error) {
 	bq := bluge.NewBooleanQuery()
 	for _, t := range q.Texts {
 		for field, boost := range q.Fields {
-			bq.AddShould(bluge.NewMatchQuery(t.Text).SetField(field).SetBoost(boost * t.Weight))
+			bq.AddShould(bluge.NewMatchQuery(t.Text).SetField(field).SetAnalyzer(analyzer()).SetBoost(boost * t.Weight))
 		}
 	}
 	it, err := r.Search(ctx, bluge.NewTopNSearch(max(q.Limit, 1), bq))

@@ -3,6 +3,7 @@ package index
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/cockroachdb/pebble/v2"
 )
@@ -21,11 +22,50 @@ const (
 var ErrNotFound = errors.New("not found")
 
 // MemoryBatch is an atomic group of memory record writes; nothing of it
-// is visible or durable until Commit. Close it when not committed.
-type MemoryBatch struct{ b *pebble.Batch }
+// is visible or durable until Commit. Close it when not committed. Batches
+// must be committed one at a time (package memory serializes its writes):
+// each commit advances the memory generation by one.
+type MemoryBatch struct {
+	s *Store
+	b *pebble.Batch
+}
 
 // NewMemoryBatch starts a batch of memory record writes.
-func (s *Store) NewMemoryBatch() *MemoryBatch { return &MemoryBatch{b: s.db.NewBatch()} }
+func (s *Store) NewMemoryBatch() *MemoryBatch { return &MemoryBatch{s: s, b: s.db.NewBatch()} }
+
+// MemoryGeneration returns the memory generation: the number of memory
+// batches committed to the store (0 for a store written before it was
+// counted). Derived indexes record the generation they reflect, so that
+// opening one compares two numbers instead of reading every memory.
+func (s *Store) MemoryGeneration() (uint64, error) {
+	val, closer, err := s.db.Get(Key(prefixMeta, "memgen"))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read memory generation: %w", err)
+	}
+	defer closer.Close()
+	return strconv.ParseUint(string(val), 10, 64)
+}
+
+// MemoryCount returns the number of memory records, reading keys only.
+func (s *Store) MemoryCount() (int, error) {
+	lo, hi := PrefixBounds(prefixMemory)
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for it.First(); it.Valid(); it.Next() {
+		n++
+	}
+	if err := it.Error(); err != nil {
+		it.Close()
+		return 0, err
+	}
+	return n, it.Close()
+}
 
 // Put stores the record data of memory id with an anchor in each of paths,
 // replacing the path entries oldPaths of its previous version (nil for a
@@ -59,13 +99,22 @@ func (b *MemoryBatch) Delete(id string, paths []string) error {
 
 // Commit writes the batch durably (fsync of the write-ahead log) before
 // returning, and closes it: an acknowledged write survives a crash. On
-// error nothing of the batch is applied.
-func (b *MemoryBatch) Commit() error {
+// error nothing of the batch is applied. It returns the memory generation
+// the batch made.
+func (b *MemoryBatch) Commit() (uint64, error) {
 	defer b.b.Close()
-	if err := b.b.Commit(pebble.Sync); err != nil {
-		return fmt.Errorf("write store: %w", err)
+	gen, err := b.s.MemoryGeneration()
+	if err != nil {
+		return 0, err
 	}
-	return nil
+	gen++
+	if err := b.b.Set(Key(prefixMeta, "memgen"), []byte(strconv.FormatUint(gen, 10)), nil); err != nil {
+		return 0, err
+	}
+	if err := b.b.Commit(pebble.Sync); err != nil {
+		return 0, fmt.Errorf("write store: %w", err)
+	}
+	return gen, nil
 }
 
 // Close discards an uncommitted batch.

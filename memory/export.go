@@ -100,10 +100,9 @@ func (w *Workspace) ForgetAll(scope string) (int, error) {
 		b.Close()
 		return 0, nil
 	}
-	if err := commit(b); err != nil {
+	if err := w.commit(b, nil, ids); err != nil {
 		return 0, err
 	}
-	w.indexSearch(nil, ids)
 	for _, m := range gone {
 		if err := w.RemoveMemoryFile(m); err != nil {
 			w.warn(fmt.Errorf("remove memory file of %s: %w", m.ID, err))
@@ -340,13 +339,12 @@ func (w *Workspace) Import(ctx context.Context, path string) (ImportResult, erro
 		b.Close()
 		return res, nil
 	}
-	if err := commit(b); err != nil {
+	if err := w.commit(b, put, nil); err != nil {
 		for _, m := range put {
 			_ = w.RemoveMemoryFile(m)
 		}
 		return res, err
 	}
-	w.indexSearch(put, nil)
 	return res, nil
 }
 

@@ -112,7 +112,7 @@ func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) (
 		b.Close()
 		return out, errs
 	}
-	if err := commit(b); err != nil {
+	if err := w.commit(b, created, nil); err != nil {
 		for i := range out {
 			if out[i] != nil {
 				_ = w.RemoveMemoryFile(out[i])
@@ -121,7 +121,6 @@ func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) (
 		}
 		return out, errs
 	}
-	w.indexSearch(created, nil)
 	return out, errs
 }
 
@@ -381,10 +380,9 @@ func (w *Workspace) Check(ctx context.Context) (CheckResult, error) {
 		}
 	}
 	if len(updated) > 0 {
-		if err := commit(b); err != nil {
+		if err := w.commit(b, updated, nil); err != nil {
 			return res, err
 		}
-		w.indexSearch(updated, nil)
 	} else {
 		b.Close()
 	}
@@ -494,10 +492,9 @@ func (w *Workspace) Forget(id string) (*Memory, error) {
 		b.Close()
 		return nil, err
 	}
-	if err := commit(b); err != nil {
+	if err := w.commit(b, nil, []string{m.ID}); err != nil {
 		return nil, err
 	}
-	w.indexSearch(nil, []string{m.ID})
 	if err := w.RemoveMemoryFile(m); err != nil {
 		w.warn(fmt.Errorf("remove memory file of %s: %w", m.ID, err))
 	}
@@ -512,7 +509,7 @@ func (w *Workspace) save(old, m *Memory) error {
 	b := w.Store.NewMemoryBatch()
 	err := putMemory(b, old, m)
 	if err == nil {
-		err = commit(b)
+		err = w.commit(b, []*Memory{m}, nil)
 	} else {
 		b.Close()
 	}
@@ -529,7 +526,6 @@ func (w *Workspace) save(old, m *Memory) error {
 			w.warn(fmt.Errorf("remove memory file of %s: %w", m.ID, err))
 		}
 	}
-	w.indexSearch([]*Memory{m}, nil)
 	return nil
 }
 

@@ -15,16 +15,19 @@ import (
 // searchSchema versions the full-text document layout (searchDoc). A
 // directory written with another version, or one that cannot be opened, is
 // rebuilt from Pebble (the store of record).
-const searchSchema = "1"
+const searchSchema = "2"
 
 // searchFields are the full-text fields of a memory and their boosts.
-var searchFields = map[string]float64{"title": 3, "tags": 2, "symbols": 2, "body": 1, "paths": 1, "type": 1}
+var searchFields = map[string]float64{"title": 3, "tags": 2, "symbols": 2, "body": 1, "words": 1, "paths": 1, "type": 1, "code": 0.5}
 
 // searchDoc is the full-text document of m: title, body, tags, type, the
-// names of its anchored symbols (as written and split into words) and its
-// anchor paths.
+// names of its anchored symbols (as written and split into words), its
+// anchor paths, the words of identifiers in its title and body
+// ("moveFilesToPermanentStorage" → "move files to permanent storage"), and
+// the words of the identifiers in its anchored code (Anchor.Snapshot).
+// Every field is analyzed as English (index.FullText).
 func searchDoc(m *Memory) index.Doc {
-	var syms, paths []string
+	var syms, paths, code []string
 	for _, a := range m.Anchors {
 		if a.Symbol != "" {
 			if p, err := scip.Parse(a.Symbol); err == nil {
@@ -34,10 +37,12 @@ func searchDoc(m *Memory) index.Doc {
 			}
 		}
 		paths = append(paths, a.Path, SplitIdentifier(a.Path))
+		code = append(code, SplitIdentifier(a.Snapshot))
 	}
 	return index.Doc{ID: m.ID, Fields: map[string]string{
 		"title": m.Title, "body": m.Body, "tags": strings.Join(m.Tags, " "), "type": m.Type,
 		"symbols": strings.Join(syms, " "), "paths": strings.Join(paths, " "),
+		"words": SplitIdentifier(m.Title + " " + m.Body), "code": strings.Join(code, " "),
 	}}
 }
 
@@ -50,14 +55,15 @@ func searchDocs(mems []*Memory) []index.Doc {
 }
 
 // openSearch opens the full-text index, rebuilding it from Pebble when it
-// is missing, of another schema, unreadable, or out of step with the store
-// (document count differs, e.g. after a crash between the two writes).
-// The caller holds searchMu.
+// is missing, of another schema, unreadable, or out of step with the store:
+// its generation or document count differs from the store's (e.g. after a
+// crash between the two writes). Opening an index in step reads no memory
+// record. The caller holds searchMu.
 func (w *Workspace) openSearch() (index.Derived, error) {
 	if w.search != nil {
 		return w.search, nil
 	}
-	mems, err := w.List()
+	gen, err := w.Store.MemoryGeneration()
 	if err != nil {
 		return nil, err
 	}
@@ -66,12 +72,17 @@ func (w *Workspace) openSearch() (index.Derived, error) {
 		return nil, err
 	}
 	if ok {
-		if n, err := ft.Count(); err != nil || n != uint64(len(mems)) {
-			ok = false
-		}
+		g, known := ft.Generation()
+		n, cerr := ft.Count()
+		stored, serr := w.Store.MemoryCount()
+		ok = known && g == gen && cerr == nil && serr == nil && n == uint64(stored)
 	}
 	if !ok {
-		if err := ft.Rebuild(searchDocs(mems)); err != nil {
+		mems, err := w.List()
+		if err == nil {
+			err = ft.Rebuild(searchDocs(mems), gen)
+		}
+		if err != nil {
 			_ = ft.Close()
 			return nil, err
 		}
@@ -80,17 +91,18 @@ func (w *Workspace) openSearch() (index.Derived, error) {
 	return ft, nil
 }
 
-// indexSearch applies memory changes to the derived search index. Failures
-// do not fail the caller (Pebble already holds the truth); the index is
-// marked for rebuild instead.
-func (w *Workspace) indexSearch(mems []*Memory, deleted []string) {
+// indexSearch applies memory changes, which brought the store to
+// generation gen, to the derived search index. Failures do not fail the
+// caller (Pebble already holds the truth); the index is marked for
+// rebuild instead.
+func (w *Workspace) indexSearch(mems []*Memory, deleted []string, gen uint64) {
 	w.searchMu.Lock()
 	defer w.searchMu.Unlock()
 	ft, err := w.openSearch()
 	if err != nil {
 		return
 	}
-	if err := ft.Update(searchDocs(mems), deleted); err != nil {
+	if err := ft.Update(searchDocs(mems), deleted, gen); err != nil {
 		ft.Invalidate()
 	}
 }

@@ -106,8 +106,16 @@ func deleteMemory(b *index.MemoryBatch, m *Memory) error {
 	return b.Delete(m.ID, anchorPaths(m))
 }
 
-// commit writes b durably (index.MemoryBatch.Commit).
-func commit(b *index.MemoryBatch) error { return b.Commit() }
+// commit writes b durably (index.MemoryBatch.Commit), then applies the
+// changed and deleted memories to the derived indexes.
+func (w *Workspace) commit(b *index.MemoryBatch, changed []*Memory, deleted []string) error {
+	gen, err := b.Commit()
+	if err != nil {
+		return err
+	}
+	w.indexSearch(changed, deleted, gen)
+	return nil
+}
 
 // idsAtPath returns the ids of memories with an anchor in path.
 func (w *Workspace) idsAtPath(path string) ([]string, error) {

@@ -253,10 +253,9 @@ func (w *Workspace) syncFiles(ctx context.Context, only string) (SyncResult, err
 		}
 	}
 	if len(put)+len(res.Hidden) > 0 {
-		if err := commit(b); err != nil {
+		if err := w.commit(b, put, res.Hidden); err != nil {
 			return res, err
 		}
-		w.indexSearch(put, res.Hidden)
 	} else {
 		b.Close()
 	}
@@ -273,7 +272,7 @@ func (w *Workspace) syncFiles(ctx context.Context, only string) (SyncResult, err
 			b.Close()
 			return res, err
 		}
-		if err := commit(b); err != nil {
+		if err := w.commit(b, []*Memory{m}, nil); err != nil {
 			return res, err
 		}
 		res.Written = append(res.Written, m.ID)
