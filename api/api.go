@@ -58,6 +58,10 @@ type Interface interface {
 	// Impact returns the definitions that call or contain a symbol
 	// (transitively, up to a depth) and the memories anchored to them.
 	Impact(ctx context.Context, args ImpactArgs) (ImpactResult, error)
+	// Context returns a briefing for a task: the memories of the files
+	// and symbols it touches and the best matches of its words, packed
+	// into a token budget.
+	Context(ctx context.Context, args ContextArgs) (ContextResult, error)
 }
 
 // The commands of Interface, by wire name. Writes marks commands that
@@ -79,12 +83,13 @@ var (
 	Status            = def("gloss.status", Interface.Status, info{verb: "status", optional: true})
 	Index             = def("gloss.index", Interface.Index, info{verb: "index", optional: true})
 	Impact            = def("gloss.impact", Interface.Impact, info{verb: "impact", doc: "Definitions that call or contain a symbol, and their memories"})
+	Context           = def("gloss.context", Interface.Context, info{verb: "context", doc: "A briefing for a task: memories of its files, symbols and words, within a token budget"})
 )
 
 // Commands lists every command in the order docs/commands.md does.
 var Commands = []Command{
 	Remember, RememberBatch, MemoriesAt, ShowMemories, MemoriesForSymbol, Search, Show,
-	Update, Verify, Forget, Check, List, Status, Index, Impact,
+	Update, Verify, Forget, Check, List, Status, Index, Impact, Context,
 }
 
 // Names returns the wire names of Commands (the LSP server's

@@ -77,3 +77,8 @@ func (c Client) Index(ctx context.Context, a NoArgs) (IndexResults, error) {
 func (c Client) Impact(ctx context.Context, a ImpactArgs) (ImpactResult, error) {
 	return call(ctx, c, Impact, a)
 }
+
+// Context implements Interface.
+func (c Client) Context(ctx context.Context, a ContextArgs) (ContextResult, error) {
+	return call(ctx, c, Context, a)
+}
