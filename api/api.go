@@ -58,6 +58,10 @@ type Interface interface {
 	// Impact returns the definitions that call or contain a symbol
 	// (transitively, up to a depth) and the memories anchored to them.
 	Impact(ctx context.Context, args ImpactArgs) (ImpactResult, error)
+	// Context returns a briefing for a task: the memories of the files
+	// and symbols it touches and the best matches of its words, packed
+	// into a token budget.
+	Context(ctx context.Context, args ContextArgs) (ContextResult, error)
 	// Share makes a memory a project memory (its Markdown file is written).
 	Share(ctx context.Context, args IDArgs) (memory.View, error)
 	// Unshare makes a project memory personal (its file is removed).
@@ -89,6 +93,7 @@ var (
 	Status            = def("gloss.status", Interface.Status, info{verb: "status", optional: true})
 	Index             = def("gloss.index", Interface.Index, info{verb: "index", optional: true})
 	Impact            = def("gloss.impact", Interface.Impact, info{verb: "impact", doc: "Definitions that call or contain a symbol, and their memories"})
+	Context           = def("gloss.context", Interface.Context, info{verb: "context", doc: "A briefing for a task: memories of its files, symbols and words, within a token budget"})
 	Share             = def("gloss.share", Interface.Share, info{verb: "share", writes: true, doc: "Make a memory a project memory (writes .gloss/memories/ID.md to commit)"})
 	Unshare           = def("gloss.unshare", Interface.Unshare, info{verb: "unshare", writes: true, doc: "Make a project memory personal (removes its file)"})
 	Export            = def("gloss.export", Interface.Export, info{verb: "export", optional: true})
@@ -99,7 +104,7 @@ var (
 // Commands lists every command in the order docs/commands.md does.
 var Commands = []Command{
 	Remember, RememberBatch, MemoriesAt, ShowMemories, MemoriesForSymbol, Search, Show,
-	Update, Verify, Forget, Check, List, Status, Index, Impact,
+	Update, Verify, Forget, Check, List, Status, Index, Impact, Context,
 	Share, Unshare, Export, Import, ForgetAll,
 }
 

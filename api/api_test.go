@@ -220,3 +220,40 @@ func TestCommandsDocumented(t *testing.T) {
 		}
 	}
 }
+
+func TestContext(t *testing.T) {
+	e, root := newEngine(t)
+	ctx := context.Background()
+	uri := api.PathToURI(filepath.Join(root, "service.go"))
+	for _, a := range []api.RememberArgs{
+		{Location: api.Location{URI: uri, Range: api.LinesRange(8, 15)}, Text: "Retries are capped at three attempts", Type: "gotcha"},
+		{Location: api.Location{URI: uri, Range: api.LinesRange(20, 23)}, Text: "Handle runs on the request goroutine; keep it cheap", Type: "convention"},
+		{Location: api.Location{URI: uri, Range: api.LinesRange(3, 6)}, Text: strings.Repeat("A long history of Fetch. ", 80), Title: "Fetch history"},
+	} {
+		if _, err := e.Remember(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := e.Context(ctx, api.ContextArgs{Task: "change the retry attempts", Symbols: []string{"Handle"}, Budget: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Items) != 2 || res.Omitted != 0 && res.Items[0].Memory.Title == "Fetch history" {
+		t.Fatalf("context items = %+v (omitted %d)", res.Items, res.Omitted)
+	}
+	if res.Tokens > 200 || !strings.Contains(res.Markdown, "## service.go") || !strings.Contains(res.Markdown, "[gloss:"+res.Items[0].Memory.ID+"]") {
+		t.Errorf("briefing (%d tokens):\n%s", res.Tokens, res.Markdown)
+	}
+	// The long memory does not fit 200 tokens.
+	if res.Omitted != 1 || strings.Contains(res.Markdown, "A long history") {
+		t.Errorf("omitted %d, want the long memory left out:\n%s", res.Omitted, res.Markdown)
+	}
+	// A file brings its memories in; the whole file fits a larger budget.
+	res, err = e.Context(ctx, api.ContextArgs{Task: "x", Files: []string{"service.go"}, Budget: 5000})
+	if err != nil || len(res.Items) != 3 || res.Omitted != 0 {
+		t.Fatalf("context of a file = %d items, %d omitted, %v", len(res.Items), res.Omitted, err)
+	}
+	if _, err := e.Context(ctx, api.ContextArgs{Files: []string{"/etc/passwd"}}); err == nil {
+		t.Error("context of a file outside the workspace: want an error")
+	}
+}

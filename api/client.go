@@ -78,6 +78,11 @@ func (c Client) Impact(ctx context.Context, a ImpactArgs) (ImpactResult, error) 
 	return call(ctx, c, Impact, a)
 }
 
+// Context implements Interface.
+func (c Client) Context(ctx context.Context, a ContextArgs) (ContextResult, error) {
+	return call(ctx, c, Context, a)
+}
+
 // Share implements Interface.
 func (c Client) Share(ctx context.Context, a IDArgs) (memory.View, error) {
 	return call(ctx, c, Share, a)

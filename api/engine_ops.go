@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/gloss-dev/gloss/memory"
@@ -294,4 +295,57 @@ func (e *Engine) Impact(_ context.Context, a ImpactArgs) (ImpactResult, error) {
 		return ImpactResult{Symbol: im.Symbol, Definitions: im.Definitions, Memories: memory.Views(im.Memories)}, nil
 	}
 	return ImpactResult{}, invalid("%s: %v", Impact.name, firstErr)
+}
+
+// Context implements Interface: every workspace's items merged by score,
+// then packed (memory.Briefing).
+func (e *Engine) Context(ctx context.Context, a ContextArgs) (ContextResult, error) {
+	if strings.TrimSpace(a.Task) == "" && len(a.Files) == 0 && len(a.Symbols) == 0 {
+		return ContextResult{}, invalid("%s: give a \"task\", \"files\" or \"symbols\"", Context.name)
+	}
+	if a.Budget < 0 || a.Budget > 100000 {
+		return ContextResult{}, invalid("%s: budget %d is out of range (0 to 100000 tokens)", Context.name, a.Budget)
+	}
+	var items []memory.ContextItem
+	var firstErr error
+	answered := 0
+	for _, w := range e.Host.Workspaces() {
+		req := memory.ContextRequest{Task: a.Task, Budget: a.Budget}
+		for _, f := range a.Files {
+			if strings.HasPrefix(f, "file:") {
+				p, err := URIToPath(f)
+				if err != nil {
+					return ContextResult{}, invalid("%s: %v", Context.name, err)
+				}
+				f = p
+			} else if !filepath.IsAbs(f) {
+				f = filepath.Join(w.Root, f)
+			}
+			if memory.WorkspaceFor([]*memory.Workspace{w}, f) != nil {
+				req.Files = append(req.Files, f)
+			} else if len(e.Host.Workspaces()) == 1 {
+				return ContextResult{}, invalid("%s: %s is outside the workspace %s", Context.name, f, w.Root)
+			}
+		}
+		req.Symbols = a.Symbols
+		got, err := w.Context(ctx, req)
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue // a symbol another workspace defines
+		}
+		answered++
+		items = append(items, got...)
+	}
+	if answered == 0 && firstErr != nil {
+		return ContextResult{}, invalid("%s: %v", Context.name, firstErr)
+	}
+	sort.SliceStable(items, func(i, j int) bool { return items[i].Score > items[j].Score })
+	md, included, used := memory.Briefing(a.Task, items, a.Budget)
+	res := ContextResult{Markdown: md, Tokens: used, Omitted: len(items) - len(included), Items: []ContextItem{}}
+	for _, it := range included {
+		res.Items = append(res.Items, ContextItem{Memory: memory.ViewOf(it.Memory), Reasons: it.Reasons, Score: it.Score, Diff: it.Diff})
+	}
+	return res, nil
 }

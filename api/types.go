@@ -227,3 +227,37 @@ type ImpactResult struct {
 	// Symbol first.
 	Memories []memory.View `json:"memories"`
 }
+
+// ContextArgs are the arguments of gloss.context: the task about to be
+// done, the files (file:// URIs, absolute paths, or paths relative to the
+// workspace root) and symbols (SCIP
+// symbols or unique names) it touches, and the token budget of the
+// briefing (0 means 2,000; at most 100,000; tokens are estimated as one
+// per 4 bytes, memory.Tokens).
+type ContextArgs struct {
+	Task    string   `json:"task"`
+	Files   []string `json:"files,omitempty"`
+	Symbols []string `json:"symbols,omitempty"`
+	Budget  int      `json:"budget,omitempty"`
+}
+
+// ContextItem is one memory of a briefing, with why it is there
+// ("file", "symbol", "search"), its score (memory.ContextItem) and, when
+// stale, the diff of its code then and now.
+type ContextItem struct {
+	Memory  memory.View `json:"memory"`
+	Reasons []string    `json:"reasons"`
+	Score   float64     `json:"score"`
+	Diff    string      `json:"diff,omitempty"`
+}
+
+// ContextResult is the result of gloss.context: the briefing as Markdown
+// (grouped by file, each memory cited [gloss:ID] with its status), the
+// memories it holds, best first, the tokens it takes and how many
+// memories did not fit.
+type ContextResult struct {
+	Markdown string        `json:"markdown"`
+	Items    []ContextItem `json:"items"`
+	Tokens   int           `json:"tokens"`
+	Omitted  int           `json:"omitted"`
+}

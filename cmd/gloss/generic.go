@@ -15,7 +15,8 @@ import (
 // of its argument struct (named by their JSON names; strings, integers,
 // booleans and string lists), positional arguments fill its first string
 // field, and the result is printed as JSON. A command added to the api
-// package thus appears in the CLI with no edit here.
+// package thus appears in the CLI with no edit here. A result with a
+// Markdown field prints that without --json.
 func genericVerbs(g *globals, root *cobra.Command) []*cobra.Command {
 	taken := map[string]bool{}
 	for _, c := range root.Commands() {
@@ -55,6 +56,10 @@ func genericVerb(g *globals, c api.Command) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if md, ok := markdownOf(res); ok && !g.json {
+				_, err := fmt.Fprint(cmd.OutOrStdout(), md)
+				return err
+			}
 			return printJSON(cmd.OutOrStdout(), res)
 		},
 	}
@@ -86,4 +91,20 @@ func genericVerb(g *globals, c api.Command) *cobra.Command {
 		cmd.Short = "Run " + c.Name() + " (docs/commands.md); prints JSON"
 	}
 	return cmd
+}
+
+// markdownOf returns the Markdown field of a result struct, if it has one.
+func markdownOf(res any) (string, bool) {
+	v := reflect.ValueOf(res)
+	if v.Kind() == reflect.Pointer {
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct {
+		return "", false
+	}
+	f := v.FieldByName("Markdown")
+	if !f.IsValid() || f.Kind() != reflect.String {
+		return "", false
+	}
+	return f.String(), true
 }

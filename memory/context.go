@@ -1,0 +1,231 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// ContextRequest asks for a briefing: the memories that matter for a task
+// about to be done.
+type ContextRequest struct {
+	// Task is what is about to be done, in words (searched as full text).
+	Task string
+	// Files are workspace files (absolute, or relative to the current
+	// directory) about to be read or edited: their memories are included.
+	Files []string
+	// Symbols are SCIP symbols or unique definition names about to be
+	// changed: their memories are included.
+	Symbols []string
+	// Budget is the most tokens the briefing may take; 0 means
+	// DefaultContextBudget.
+	Budget int
+}
+
+// DefaultContextBudget is the token budget of a briefing when none is
+// given.
+const DefaultContextBudget = 2000
+
+// ContextItem is one memory of a briefing.
+type ContextItem struct {
+	Memory *Memory
+	// Reasons say why it is included: "file", "symbol", "search".
+	Reasons []string
+	// Score orders items (higher first): 1 for each file or symbol match,
+	// plus the reciprocal rank 60/(60+rank) of the task search (RRF,
+	// Cormack et al. 2009, k = 60); times the confidence; halved when
+	// stale.
+	Score float64
+	// Diff is what changed in the code of a stale memory (AnchorDiff,
+	// at most 12 lines).
+	Diff string
+}
+
+// Tokens estimates the tokens of s as one per 4 bytes, rounded up: the
+// usual rule of thumb for English text and code under BPE tokenizers
+// (OpenAI's tokenizer documentation); it errs high for prose.
+func Tokens(s string) int { return (len(s) + 3) / 4 }
+
+// Context collects the memories of req's files and symbols and the best
+// full-text matches of its task, ranked by ContextItem.Score. It reads
+// stored statuses (no rescan) and the current files for diffs.
+func (w *Workspace) Context(ctx context.Context, req ContextRequest) ([]ContextItem, error) {
+	byID := map[string]*ContextItem{}
+	var order []string
+	add := func(m *Memory, reason string, score float64) {
+		it := byID[m.ID]
+		if it == nil {
+			it = &ContextItem{Memory: m}
+			byID[m.ID] = it
+			order = append(order, m.ID)
+		}
+		it.Reasons = append(it.Reasons, reason)
+		it.Score += score
+	}
+	for _, f := range req.Files {
+		ms, err := w.At(f, 0, 0)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range ms {
+			add(m, "file", 1)
+		}
+	}
+	for _, s := range req.Symbols {
+		sym, err := w.resolveSymbol(s)
+		if err != nil {
+			return nil, err
+		}
+		ms, err := w.ForSymbol(sym)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range ms {
+			add(m, "symbol", 1)
+		}
+	}
+	if strings.TrimSpace(req.Task) != "" {
+		hits, err := w.Search(ctx, req.Task, 50)
+		if err != nil {
+			return nil, err
+		}
+		for rank, h := range hits {
+			add(h.Memory, "search", 60/float64(60+rank+1))
+		}
+	}
+	out := make([]ContextItem, 0, len(order))
+	for _, id := range order {
+		it := byID[id]
+		conf := it.Memory.Confidence
+		if conf <= 0 {
+			conf = 1
+		}
+		it.Score *= conf
+		if it.Memory.Stale() {
+			it.Score /= 2
+			it.Diff = w.staleDiff(it.Memory)
+		}
+		out = append(out, *it)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return out[i].Memory.ID < out[j].Memory.ID
+	})
+	return out, nil
+}
+
+// staleDiff is the diff of m's stale anchors against the files now.
+func (w *Workspace) staleDiff(m *Memory) string {
+	var b strings.Builder
+	for _, a := range m.Anchors {
+		if IsStale(a.Status) {
+			src, _ := w.ReadFile(filepath.Join(w.Root, filepath.FromSlash(a.Path)))
+			b.WriteString(AnchorDiff(a, src, 12))
+		}
+	}
+	return b.String()
+}
+
+// resolveSymbol returns the SCIP symbol of s: s itself when it is stored,
+// else the one definition named s ("Name", "Type.Method").
+func (w *Workspace) resolveSymbol(s string) (string, error) {
+	if defs, err := w.Store.DefsBySymbol(s); err != nil || len(defs) > 0 {
+		return s, err
+	}
+	defs, err := w.defsByName(s)
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case len(defs) == 0:
+		return "", fmt.Errorf("no definition %q in the index", s)
+	case defs[0].Symbol != defs[len(defs)-1].Symbol:
+		return "", fmt.Errorf("%q names %d definitions; give the SCIP symbol", s, len(defs))
+	}
+	return defs[0].Symbol, nil
+}
+
+// Briefing renders items as Markdown within budget tokens (Tokens),
+// grouped by the file of each memory's first anchor (files in order of
+// their best item), each memory cited as [gloss:ID] with its status; a
+// stale one carries what changed. It returns the Markdown, the items it
+// holds (in items' order; an item that does not fit is left out and later,
+// smaller ones may still fit) and the tokens used. Memories without
+// anchors are listed under "Workspace".
+func Briefing(task string, items []ContextItem, budget int) (md string, included []ContextItem, used int) {
+	if budget <= 0 {
+		budget = DefaultContextBudget
+	}
+	var b strings.Builder
+	head := "# gloss briefing\n\n"
+	if strings.TrimSpace(task) != "" {
+		head = "# gloss briefing: " + strings.TrimSpace(firstLine(task)) + "\n\n"
+	}
+	b.WriteString(head)
+	used = Tokens(head)
+	groups := map[string][]string{}
+	var files []string
+	for _, it := range items {
+		file := "Workspace"
+		if len(it.Memory.Anchors) > 0 {
+			file = it.Memory.Anchors[0].Path
+		}
+		entry := briefEntry(it)
+		if used+Tokens(entry) > budget {
+			continue
+		}
+		included = append(included, it)
+		if _, ok := groups[file]; !ok {
+			files = append(files, file)
+			used += Tokens("## " + file + "\n\n")
+		}
+		groups[file] = append(groups[file], entry)
+		used += Tokens(entry)
+	}
+	for _, f := range files {
+		b.WriteString("## " + f + "\n\n")
+		for _, e := range groups[f] {
+			b.WriteString(e)
+		}
+	}
+	if n := len(items) - len(included); n > 0 {
+		fmt.Fprintf(&b, "_%d more memories did not fit the budget of %d tokens._\n", n, budget)
+	}
+	return b.String(), included, used
+}
+
+// briefEntry is one memory of a briefing.
+func briefEntry(it ContextItem) string {
+	m := it.Memory
+	var b strings.Builder
+	fmt.Fprintf(&b, "- **[%s] %s** [gloss:%s]", m.Type, m.Title, m.ID)
+	for _, a := range m.Anchors {
+		fmt.Fprintf(&b, " · %s %s:%d-%d", a.Status, a.Path, a.Range.StartLine+1, a.Range.LastLine()+1)
+	}
+	b.WriteString("\n")
+	if body := strings.TrimSpace(m.Body); body != "" && body != m.Title {
+		for _, l := range strings.Split(body, "\n") {
+			b.WriteString("  " + l + "\n")
+		}
+	}
+	if it.Diff != "" {
+		b.WriteString("  ⚠ stale: the code changed since it was written:\n  ```diff\n")
+		for _, l := range strings.Split(strings.TrimRight(it.Diff, "\n"), "\n") {
+			b.WriteString("  " + l + "\n")
+		}
+		b.WriteString("  ```\n")
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
