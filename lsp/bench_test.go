@@ -111,7 +111,9 @@ func BenchmarkHover(b *testing.B) {
 			lat := make([]time.Duration, 0, b.N)
 			for i := 0; b.Loop(); i++ {
 				if mode == "uncached" {
-					c.srv.gen.Add(1)
+					for _, f := range c.srv.allFolders() {
+						f.w.DropResolutions()
+					}
 				}
 				s := spans[name][i%len(spans[name])]
 				t0 := time.Now()

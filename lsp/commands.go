@@ -95,7 +95,6 @@ func (h *host) Changed(w *memory.Workspace, mems []*memory.Memory, anchorsChange
 	if f == nil {
 		return
 	}
-	h.s.gen.Add(1)
 	h.s.goBG(func() { h.s.changed(f, mems, true) })
 	if anchorsChanged {
 		h.s.pool.Changed(f.root, h.s)

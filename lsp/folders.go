@@ -142,7 +142,6 @@ func (s *Server) storeChangedElsewhere(f *folder) {
 	if s.state == stateShutdown {
 		return
 	}
-	s.gen.Add(1)
 	s.goBG(func() { s.changed(f, nil, true) })
 }
 
@@ -150,7 +149,6 @@ func (s *Server) storeChangedElsewhere(f *folder) {
 // diagnostics of f (mems is the full list, nil to read it) and refreshes
 // code lenses.
 func (s *Server) changed(f *folder, mems []*memory.Memory, refresh bool) {
-	s.gen.Add(1)
 	if mems == nil {
 		var err error
 		if mems, err = f.w.List(); err != nil {
@@ -222,7 +220,6 @@ func (s *Server) memoryFileChanged(f *folder, path string, deleted bool) {
 		}
 	}
 	if changed {
-		s.gen.Add(1)
 		s.goBG(func() { s.changed(f, nil, true) })
 		s.pool.Changed(f.root, s)
 	}

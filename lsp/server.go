@@ -24,7 +24,6 @@ import (
 	"log"
 	"os"
 	"sync"
-	"sync/atomic"
 
 	"go.lsp.dev/jsonrpc2"
 
@@ -67,12 +66,9 @@ type Server struct {
 	noInitialCheck bool
 	published      map[string]bool // URIs with non-empty gloss diagnostics
 	docRuns        map[string]*syncx.Coalescer
-	cache          map[string]*resolved // by URI
-	flights        map[flightKey]*flight
 	exited         chan struct{}
 	exitOnce       sync.Once
 	pubMu          sync.Mutex
-	gen            atomic.Uint64 // bumped on every store change this server makes or sees
 	bg             sync.WaitGroup
 }
 
@@ -107,8 +103,8 @@ func NewServer(opts Options) *Server {
 	return &Server{
 		opts: opts, log: log.New(out, "gloss lsp: ", log.LstdFlags), pool: pool,
 		docs: map[string]*document{}, enc: encUTF16, published: map[string]bool{},
-		docRuns: map[string]*syncx.Coalescer{}, cache: map[string]*resolved{}, exited: make(chan struct{}),
-		inflight: map[jsonrpc2.ID]context.CancelFunc{}, flights: map[flightKey]*flight{},
+		docRuns: map[string]*syncx.Coalescer{}, exited: make(chan struct{}),
+		inflight: map[jsonrpc2.ID]context.CancelFunc{},
 	}
 }
 

@@ -7,10 +7,8 @@ import (
 	"github.com/gloss-dev/gloss/memory"
 )
 
-// resolved caches the memories of one document snapshot.
+// resolved is the memories of one document snapshot.
 type resolved struct {
-	text *text
-	gen  uint64
 	mems []*memory.Memory
 	defs []index.Definition
 	err  error
@@ -76,56 +74,12 @@ func (sn *snap) load() error {
 }
 
 // resolve returns the memories anchored in the snapshot's file resolved
-// against its text, and its definitions; cached per open document text and
-// store generation.
+// against its text, and its definitions (memory's document cache, keyed by
+// the immutable text snapshot).
 func (s *Server) resolve(sn *snap) *resolved {
 	if err := sn.load(); err != nil {
 		return &resolved{err: err}
 	}
-	gen := s.gen.Load()
-	if sn.open {
-		s.mu.Lock()
-		r := s.cache[sn.uri]
-		s.mu.Unlock()
-		if r != nil && r.text == sn.t && r.gen == gen {
-			return r
-		}
-	}
-	// One resolution per document text and generation: a hover sent
-	// right after a change waits for the resolution the change started.
-	key := flightKey{sn.uri, sn.t, gen}
-	s.mu.Lock()
-	if fl := s.flights[key]; fl != nil {
-		s.mu.Unlock()
-		<-fl.done
-		return fl.r
-	}
-	fl := &flight{done: make(chan struct{})}
-	s.flights[key] = fl
-	s.mu.Unlock()
-
-	r := &resolved{text: sn.t, gen: gen}
-	r.mems, r.defs, r.err = sn.f.w.ResolveDocumentDefs(sn.path, sn.t.src)
-	s.mu.Lock()
-	delete(s.flights, key)
-	if sn.open {
-		if d := s.docs[sn.uri]; d != nil && d.text == sn.t {
-			s.cache[sn.uri] = r
-		}
-	}
-	s.mu.Unlock()
-	fl.r = r
-	close(fl.done)
-	return r
-}
-
-type flightKey struct {
-	uri string
-	t   *text
-	gen uint64
-}
-
-type flight struct {
-	done chan struct{}
-	r    *resolved
+	r := sn.f.w.ResolveDocumentCached(sn.path, sn.t.src, sn.t)
+	return &resolved{mems: r.Memories, defs: r.Defs, err: r.Err}
 }

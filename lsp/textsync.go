@@ -103,7 +103,6 @@ func (s *Server) didClose(p didCloseParams) error {
 	s.mu.Lock()
 	d := s.docs[p.TextDocument.URI]
 	delete(s.docs, p.TextDocument.URI)
-	delete(s.cache, p.TextDocument.URI)
 	s.mu.Unlock()
 	if d != nil {
 		if f := s.folderFor(d.path); f != nil {

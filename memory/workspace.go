@@ -70,6 +70,8 @@ type Workspace struct {
 	docMu sync.Mutex
 	docs  map[string]*index.File
 
+	docCache docCache // resolutions of open documents (ResolveDocumentCached)
+
 	// fileStamps caches parsed memory files by id (team.go); guarded by
 	// writeMu.
 	fileStamps map[string]fileStamp
@@ -349,6 +351,7 @@ func (w *Workspace) ForgetDocument(path string) {
 	w.docMu.Lock()
 	delete(w.docs, rel)
 	w.docMu.Unlock()
+	w.docCache.forget(rel)
 }
 
 func (w *Workspace) takeParsers() map[*index.Language]*ts.Parser {
