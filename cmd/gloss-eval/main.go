@@ -77,17 +77,9 @@ func main() {
 
 func run(ctx context.Context, o options) error {
 	start := time.Now()
-	repo, err := filepath.Abs(o.repo)
+	repo, err := absPaths(&o)
 	if err != nil {
 		return err
-	}
-	if o.gloss != "" {
-		if o.gloss, err = filepath.Abs(o.gloss); err != nil {
-			return err
-		}
-		if _, err := os.Stat(o.gloss); err != nil {
-			return err
-		}
 	}
 	tmp, err := os.MkdirTemp("", "gloss-eval-")
 	if err != nil {
@@ -155,6 +147,20 @@ func run(ctx context.Context, o options) error {
 	fmt.Fprintln(o.stdout)
 	r.PrintSummary(o.stdout)
 	return writeReport(o, r)
+}
+
+// absPaths makes o.gloss absolute (checking it exists) and returns the
+// absolute repository path.
+func absPaths(o *options) (string, error) {
+	repo, err := filepath.Abs(o.repo)
+	if err != nil || o.gloss == "" {
+		return repo, err
+	}
+	if o.gloss, err = filepath.Abs(o.gloss); err != nil {
+		return "", err
+	}
+	_, err = os.Stat(o.gloss)
+	return repo, err
 }
 
 // evalPairs evaluates each commit pair in order, with a progress line per
