@@ -3,6 +3,7 @@ package index
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"sort"
 	"strings"
 
 	ts "github.com/odvcencio/gotreesitter"
@@ -65,8 +66,23 @@ func collectTokens(n *ts.Node, lang *ts.Language, src []byte, skip map[*ts.Node]
 		}
 		return
 	}
-	pos := ns
-	for i := 0; i < cnt; i++ {
+	// Children are in source order and do not overlap: start at the first
+	// one that ends inside the window and stop at the first that starts
+	// past it, so that the tokens of one definition cost its own size, not
+	// the number of top-level declarations of the file.
+	pos, i0 := ns, 0
+	if cnt > 8 {
+		i0 = sort.Search(cnt, func(i int) bool {
+			c := n.Child(i)
+			return c != nil && int(c.EndByte()) > start
+		})
+		if i0 > 0 {
+			if c := n.Child(i0 - 1); c != nil {
+				pos = max(pos, int(c.EndByte()))
+			}
+		}
+	}
+	for i := i0; i < cnt; i++ {
 		c := n.Child(i)
 		if c == nil {
 			continue
@@ -74,6 +90,10 @@ func collectTokens(n *ts.Node, lang *ts.Language, src []byte, skip map[*ts.Node]
 		cs := int(c.StartByte())
 		if cs > pos {
 			gapTokens(src, max(pos, start), min(cs, end), out)
+		}
+		if cs >= end {
+			pos = ne // the rest is past the window
+			break
 		}
 		collectTokens(c, lang, src, skip, start, end, out)
 		if ce := int(c.EndByte()); ce > pos {
