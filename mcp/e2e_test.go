@@ -1,0 +1,117 @@
+package mcp_test
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gloss-dev/gloss/internal/testutil"
+	glossmcp "github.com/gloss-dev/gloss/mcp"
+)
+
+// buildGloss builds cmd/gloss into a temporary directory.
+func buildGloss(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the gloss binary; skipped with -short")
+	}
+	bin := filepath.Join(t.TempDir(), "gloss")
+	out, err := exec.Command("go", "build", "-o", bin, "../cmd/gloss").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// fixtureRepo makes a hermetic repository holding service.go.
+func fixtureRepo(t *testing.T) string {
+	t.Helper()
+	testutil.Hermetic(t)
+	repo := testutil.InitRepo(t)
+	testutil.WriteFiles(t, repo, map[string]string{"go.mod": "module example.com/service\n", "service.go": serviceGo})
+	testutil.Commit(t, repo, "init")
+	return repo
+}
+
+// runBinary drives `gloss -C repo mcp ARGS` over stdio with the SDK's
+// CommandTransport: list tools, remember, memories_at, a path outside
+// refused, edit + commit, check reports the memory stale, resource read.
+func runBinary(t *testing.T, bin, repo string, args ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.Command(bin, append([]string{"-C", repo, "mcp"}, args...)...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	c := sdk.NewClient(&sdk.Implementation{Name: "e2e", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\nstderr: %s", err, stderr.String())
+	}
+	f := &fixture{t: t, root: repo, cs: cs}
+	defer func() {
+		cs.Close()
+		if t.Failed() {
+			t.Logf("gloss mcp stderr:\n%s", stderr.String())
+		}
+	}()
+	if got := cs.InitializeResult().ServerInfo.Name; got != "gloss" {
+		t.Errorf("server name = %q", got)
+	}
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil || len(tools.Tools) != 11 {
+		t.Fatalf("tools: %v, %v", tools, err)
+	}
+	first, last := testutil.DefLines(t, serviceGo, "func retry")
+	var rem glossmcp.MemoryOutput
+	f.mustOK("remember", map[string]any{"text": "retry gives up after three attempts", "path": "service.go", "start_line": first, "end_line": last}, &rem)
+	var at glossmcp.MemoriesOutput
+	f.mustOK("memories_at", map[string]any{"path": "service.go", "start_line": first}, &at)
+	if at.Count != 1 || at.Memories[0].ID != rem.Memory.ID {
+		t.Fatalf("memories_at = %+v", at)
+	}
+	if msg := f.mustFail("memories_at", map[string]any{"path": "../outside.go"}); !strings.Contains(msg, "outside the workspace") {
+		t.Errorf("path outside: %s", msg)
+	}
+
+	testutil.WriteFiles(t, repo, map[string]string{"service.go": strings.Replace(serviceGo, "i < 3", "i < 4", 1)})
+	testutil.Commit(t, repo, "four attempts")
+	var ck glossmcp.CheckOutput
+	f.mustOK("check", map[string]any{}, &ck)
+	if ck.StaleCount != 1 || len(ck.Stale) != 1 || !strings.Contains(ck.Stale[0].Diff, "i < 4") {
+		t.Fatalf("check = %+v", ck)
+	}
+	rr, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: glossmcp.MemoryURI(rem.Memory.ID)})
+	if err != nil || !strings.Contains(rr.Contents[0].Text, "stale: true") {
+		t.Fatalf("memory resource: %v %v", rr, err)
+	}
+}
+
+// TestBinaryStdio runs the real binary over stdio with --no-daemon.
+func TestBinaryStdio(t *testing.T) {
+	bin := buildGloss(t)
+	runBinary(t, bin, fixtureRepo(t), "--no-daemon")
+}
+
+// TestBinaryStdioDaemon runs the real binary through the workspace's
+// daemon, which it starts (and the test stops).
+func TestBinaryStdioDaemon(t *testing.T) {
+	bin := buildGloss(t)
+	repo := fixtureRepo(t)
+	t.Cleanup(func() {
+		if out, err := exec.Command(bin, "-C", repo, "daemon", "stop").CombinedOutput(); err != nil {
+			t.Errorf("daemon stop: %v\n%s", err, out)
+		}
+	})
+	runBinary(t, bin, repo)
+	// The session went through a daemon, which still runs.
+	out, err := exec.Command(bin, "-C", repo, "daemon", "status", "--json").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `"running": true`) {
+		t.Fatalf("daemon status: %v\n%s", err, out)
+	}
+}
