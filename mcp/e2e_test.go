@@ -1,7 +1,9 @@
 package mcp_test
 
 import (
+	"bufio"
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -113,5 +115,57 @@ func TestBinaryStdioDaemon(t *testing.T) {
 	out, err := exec.Command(bin, "-C", repo, "daemon", "status", "--json").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), `"running": true`) {
 		t.Fatalf("daemon status: %v\n%s", err, out)
+	}
+}
+
+// TestBinaryHTTP runs `gloss mcp --http 127.0.0.1:0 --no-daemon` and
+// calls it with the SDK's streamable HTTP client.
+func TestBinaryHTTP(t *testing.T) {
+	bin := buildGloss(t)
+	repo := fixtureRepo(t)
+	cmd := exec.Command(bin, "-C", repo, "mcp", "--no-daemon", "--http", "127.0.0.1:0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+	})
+	// "gloss mcp: serving ROOT over streamable HTTP at http://127.0.0.1:PORT/"
+	endpoint := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if _, url, ok := strings.Cut(sc.Text(), " at http://"); ok {
+				endpoint <- "http://" + url
+			}
+		}
+	}()
+	var url string
+	select {
+	case url = <-endpoint:
+	case <-time.After(time.Minute):
+		t.Fatal("gloss mcp --http did not report its address")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := sdk.NewClient(&sdk.Implementation{Name: "e2e-http", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatalf("connect %s: %v", url, err)
+	}
+	defer cs.Close()
+	f := &fixture{t: t, root: repo, cs: cs}
+	first, last := testutil.DefLines(t, serviceGo, "func Fetch")
+	var rem glossmcp.MemoryOutput
+	f.mustOK("remember", map[string]any{"text": "Fetch is the public entry point", "path": "service.go", "start_line": first, "end_line": last}, &rem)
+	var sr glossmcp.SearchOutput
+	f.mustOK("search", map[string]any{"query": "entry point"}, &sr)
+	if sr.Count != 1 || sr.Hits[0].ID != rem.Memory.ID {
+		t.Fatalf("search = %+v", sr)
 	}
 }

@@ -412,11 +412,36 @@ func TestToolErrors(t *testing.T) {
 
 func waitFor(t *testing.T, cond func() bool, what string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestWatch: the poller notices a memory remembered through another door
+// (the api directly, as the editor or the CLI would) and notifies the
+// client subscribed to its file.
+func TestWatch(t *testing.T) {
+	f := newFixture(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go f.srv.Watch(ctx, 20*time.Millisecond, func(err error) { t.Errorf("watch: %v", err) })
+	if err := f.cs.Subscribe(ctx, &sdk.SubscribeParams{URI: glossmcp.FileURI("service.go")}); err != nil {
+		t.Fatal(err)
+	}
+	first, last := testutil.DefLines(t, serviceGo, "func Fetch")
+	var rem glossmcp.MemoryOutput
+	f.mustOK("remember", map[string]any{"text": "Fetch is the public entry point", "path": "service.go", "start_line": first, "end_line": last}, &rem)
+	waitFor(t, func() bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.listed > 0 && slices.Contains(f.updated, glossmcp.FileURI("service.go"))
+	}, "list_changed and resources/updated for gloss://file/service.go")
+	rl, err := f.cs.ListResources(ctx, nil)
+	if err != nil || len(rl.Resources) != 1 || rl.Resources[0].URI != glossmcp.MemoryURI(rem.Memory.ID) || rl.Resources[0].Title != rem.Memory.Title {
+		t.Fatalf("resources = %+v, %v", rl, err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -42,8 +43,35 @@ type resources struct {
 	s    *Server
 	mu   sync.Mutex
 	seen map[string]string // memory id → fingerprint
-	// synced is set after the first sync.
+	// synced is set after the first sync; last is when the last one
+	// ended.
 	synced bool
+	last   time.Time
+	// interested is set once a client listed or subscribed to resources:
+	// until then Watch does not poll (clients that only call tools pay
+	// nothing).
+	interested atomic.Bool
+}
+
+// middleware makes resources/list current (a sync unless one ended
+// within the last second) and marks that a client is interested in
+// resources.
+func (r *resources) middleware(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		switch method {
+		case "resources/list":
+			r.interested.Store(true)
+			r.mu.Lock()
+			fresh := r.synced && time.Since(r.last) < time.Second
+			r.mu.Unlock()
+			if !fresh {
+				_, _ = r.s.Sync(ctx) // on failure, list what is registered
+			}
+		case "resources/subscribe", "subscriptions/listen": // the latter: protocol 2026-07-28
+			r.interested.Store(true)
+		}
+		return next(ctx, method, req)
+	}
 }
 
 func newResources(s *Server) *resources {
@@ -252,7 +280,7 @@ func (s *Server) Sync(ctx context.Context) ([]string, error) {
 	if len(gone) > 0 {
 		s.srv.RemoveResources(gone...)
 	}
-	r.seen, r.synced = now, true
+	r.seen, r.synced, r.last = now, true, time.Now()
 	out := make([]string, 0, len(updated))
 	for uri := range updated {
 		out = append(out, uri)
@@ -264,7 +292,9 @@ func (s *Server) Sync(ctx context.Context) ([]string, error) {
 // Watch polls Sync every interval (DefaultPoll when 0) until ctx is done,
 // so that clients hear of memories changed by any door (editor, CLI,
 // another agent). The first sync runs at once; later ones only while a
-// session is connected. Errors are passed to warn (which may be nil).
+// session is connected that listed or subscribed to resources, and no
+// sooner than 20 times the last sync's duration after it (a sync lists
+// the whole store). Errors are passed to warn (which may be nil).
 func (s *Server) Watch(ctx context.Context, every time.Duration, warn func(error)) {
 	if every <= 0 {
 		every = DefaultPoll
@@ -274,24 +304,29 @@ func (s *Server) Watch(ctx context.Context, every time.Duration, warn func(error
 			warn(err)
 		}
 	}
-	_, err := s.Sync(ctx)
-	report(err)
-	t := time.NewTicker(every)
-	defer t.Stop()
+	poll := func() time.Duration {
+		start := time.Now()
+		_, err := s.Sync(ctx)
+		report(err)
+		return time.Since(start)
+	}
+	took := poll()
 	for {
+		// A sync lists every memory: on a large store, poll less often
+		// so that polling costs at most 1/20 of a core.
+		wait := max(every, 20*took)
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-time.After(wait):
 		}
 		connected := false
 		for range s.srv.Sessions() {
 			connected = true
 			break
 		}
-		if connected {
-			_, err := s.Sync(ctx)
-			report(err)
+		if connected && s.res.interested.Load() {
+			took = poll()
 		}
 	}
 }

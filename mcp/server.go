@@ -84,6 +84,7 @@ func New(impl api.Interface, opts Options) (*Server, error) {
 			Prompts:   &sdk.PromptCapabilities{ListChanged: true},
 		},
 	})
+	s.srv.AddReceivingMiddleware(s.res.middleware)
 	s.addTools()
 	s.res.add()
 	s.addPrompts()
