@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,32 +41,41 @@ func fixtureRepo(t *testing.T) string {
 	return repo
 }
 
-// runBinary drives `gloss -C repo mcp ARGS` over stdio with the SDK's
-// CommandTransport: list tools, remember, memories_at, a path outside
-// refused, edit + commit, check reports the memory stale, resource read.
-func runBinary(t *testing.T, bin, repo string, args ...string) {
+// startBinary starts `gloss -C repo mcp ARGS` and connects the SDK's
+// client to it over stdio with CommandTransport; the session is closed
+// (and the process ends) when the test ends.
+func startBinary(t *testing.T, bin, repo string, args ...string) *fixture {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.Command(bin, append([]string{"-C", repo, "mcp"}, args...)...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	stderr := &strings.Builder{}
+	cmd.Stderr = stderr
 	c := sdk.NewClient(&sdk.Implementation{Name: "e2e", Version: "1"}, nil)
 	cs, err := c.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		t.Fatalf("connect: %v\nstderr: %s", err, stderr.String())
 	}
-	f := &fixture{t: t, root: repo, cs: cs}
-	defer func() {
+	t.Cleanup(func() {
 		cs.Close()
 		if t.Failed() {
 			t.Logf("gloss mcp stderr:\n%s", stderr.String())
 		}
-	}()
-	if got := cs.InitializeResult().ServerInfo.Name; got != "gloss" {
+	})
+	return &fixture{t: t, root: repo, cs: cs}
+}
+
+// exercise runs the scenario every binary test shares: list tools,
+// remember, memories_at, a path outside refused, edit + commit, check
+// reports the memory stale, the memory resource says so. It returns the
+// memory's id.
+func exercise(t *testing.T, f *fixture) string {
+	t.Helper()
+	ctx := context.Background()
+	if got := f.cs.InitializeResult().ServerInfo.Name; got != "gloss" {
 		t.Errorf("server name = %q", got)
 	}
-	tools, err := cs.ListTools(ctx, nil)
+	tools, err := f.cs.ListTools(ctx, nil)
 	if err != nil || len(tools.Tools) != 11 {
 		t.Fatalf("tools: %v, %v", tools, err)
 	}
@@ -81,27 +91,43 @@ func runBinary(t *testing.T, bin, repo string, args ...string) {
 		t.Errorf("path outside: %s", msg)
 	}
 
-	testutil.WriteFiles(t, repo, map[string]string{"service.go": strings.Replace(serviceGo, "i < 3", "i < 4", 1)})
-	testutil.Commit(t, repo, "four attempts")
+	testutil.WriteFiles(t, f.root, map[string]string{"service.go": strings.Replace(serviceGo, "i < 3", "i < 4", 1)})
+	testutil.Commit(t, f.root, "four attempts")
 	var ck glossmcp.CheckOutput
 	f.mustOK("check", map[string]any{}, &ck)
 	if ck.StaleCount != 1 || len(ck.Stale) != 1 || !strings.Contains(ck.Stale[0].Diff, "i < 4") {
 		t.Fatalf("check = %+v", ck)
 	}
-	rr, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: glossmcp.MemoryURI(rem.Memory.ID)})
+	rr, err := f.cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: glossmcp.MemoryURI(rem.Memory.ID)})
 	if err != nil || !strings.Contains(rr.Contents[0].Text, "stale: true") {
 		t.Fatalf("memory resource: %v %v", rr, err)
 	}
+	return rem.Memory.ID
 }
 
 // TestBinaryStdio runs the real binary over stdio with --no-daemon.
 func TestBinaryStdio(t *testing.T) {
 	bin := buildGloss(t)
-	runBinary(t, bin, fixtureRepo(t), "--no-daemon")
+	exercise(t, startBinary(t, bin, fixtureRepo(t), "--no-daemon"))
+}
+
+// daemonPID returns the pid of the daemon serving repo, 0 when none runs.
+func daemonPID(t *testing.T, bin, repo string) int {
+	t.Helper()
+	out, err := exec.Command(bin, "-C", repo, "daemon", "status", "--json").Output()
+	var st struct {
+		Running bool `json:"running"`
+		PID     int  `json:"pid"`
+	}
+	if jerr := json.Unmarshal(out, &st); jerr != nil {
+		t.Fatalf("daemon status: %v, %v\n%s", err, jerr, out)
+	}
+	return st.PID
 }
 
 // TestBinaryStdioDaemon runs the real binary through the workspace's
-// daemon, which it starts (and the test stops).
+// daemon, which it starts; when that daemon is stopped, the next tool call
+// starts a new one and goes on.
 func TestBinaryStdioDaemon(t *testing.T) {
 	bin := buildGloss(t)
 	repo := fixtureRepo(t)
@@ -110,11 +136,22 @@ func TestBinaryStdioDaemon(t *testing.T) {
 			t.Errorf("daemon stop: %v\n%s", err, out)
 		}
 	})
-	runBinary(t, bin, repo)
-	// The session went through a daemon, which still runs.
-	out, err := exec.Command(bin, "-C", repo, "daemon", "status", "--json").CombinedOutput()
-	if err != nil || !strings.Contains(string(out), `"running": true`) {
-		t.Fatalf("daemon status: %v\n%s", err, out)
+	f := startBinary(t, bin, repo)
+	id := exercise(t, f)
+	pid := daemonPID(t, bin, repo)
+	if pid == 0 {
+		t.Fatal("no daemon serves the workspace after the session")
+	}
+	if out, err := exec.Command(bin, "-C", repo, "daemon", "stop").CombinedOutput(); err != nil {
+		t.Fatalf("daemon stop: %v\n%s", err, out)
+	}
+	var shown glossmcp.MemoryOutput
+	f.mustOK("show", map[string]any{"id": id}, &shown)
+	if !shown.Memory.Stale {
+		t.Errorf("show after the daemon restarted = %+v", shown.Memory)
+	}
+	if again := daemonPID(t, bin, repo); again == 0 || again == pid {
+		t.Errorf("daemon pid after restart = %d (was %d)", again, pid)
 	}
 }
 

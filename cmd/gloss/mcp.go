@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -53,7 +54,11 @@ vscode, zed, codex) and exits.`,
 			if printConfig != "" {
 				dir := ""
 				if g.dir != "." && g.dir != "" {
-					dir = g.dir
+					abs, err := filepath.Abs(g.dir)
+					if err != nil {
+						return err
+					}
+					dir = abs
 				}
 				where, snippet, err := glossmcp.ClientConfig(printConfig, "gloss", dir)
 				if err != nil {
@@ -165,10 +170,29 @@ type daemonCaller struct {
 	cl   *lspconn.Client
 }
 
-// Execute implements api.Caller.
+// Execute implements api.Caller. A command that does not write is tried
+// once more on a new session when the daemon went away during the call (a
+// write is not: the daemon may have stored it before it went).
 func (d *daemonCaller) Execute(ctx context.Context, command string, arg, result any) error {
 	cl, err := d.client(ctx)
 	if err != nil {
+		return err
+	}
+	err = cl.Execute(ctx, command, arg, result)
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
+	// lspconn.Client returns the server's error answers unwrapped and
+	// transport failures wrapped.
+	if c := api.Lookup(command); c == nil || c.Writes() || errors.Unwrap(err) == nil {
+		return err
+	}
+	select {
+	case <-cl.Done():
+	case <-time.After(time.Second):
+		return err // the session is alive
+	}
+	if cl, err = d.client(ctx); err != nil {
 		return err
 	}
 	return cl.Execute(ctx, command, arg, result)
