@@ -18,6 +18,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -191,11 +193,29 @@ func toolError(err error) error {
 	if errors.As(err, &ae) {
 		msg = ae.Message
 	}
-	if name, rest, ok := strings.Cut(msg, ": "); ok && strings.HasPrefix(name, "gloss.") && !strings.Contains(name, " ") {
-		msg = rest
+	for {
+		name, rest, ok := strings.Cut(msg, ": ")
+		if !ok || !strings.HasPrefix(name, "gloss.") || strings.Contains(name, " ") {
+			break
+		}
+		msg = rest // "gloss.remember: gloss.remember: ..." from a batch item
 	}
+	// The api speaks LSP ranges (0-based, end exclusive); tools speak
+	// 1-based inclusive lines.
+	msg = lspRange.ReplaceAllStringFunc(msg, func(r string) string {
+		m := lspRange.FindStringSubmatch(r)
+		sl, _ := strconv.Atoi(m[1])
+		el, _ := strconv.Atoi(m[3])
+		if m[4] == "0" && el > sl {
+			el-- // ends at the start of a line
+		}
+		return fmt.Sprintf("lines %d-%d are", sl+1, el+1)
+	})
 	return errors.New(msg)
 }
+
+// lspRange matches an LSP range in an api message: "range 4:0-9:0 is".
+var lspRange = regexp.MustCompile(`range (\d+):(\d+)-(\d+):(\d+) is`)
 
 // exists reports whether the regular file p exists (used for friendlier
 // errors than the api's read failures).
