@@ -53,9 +53,9 @@ type resources struct {
 	interested atomic.Bool
 }
 
-// middleware makes resources/list current (a sync unless one ended
-// within the last second) and marks that a client is interested in
-// resources.
+// middleware makes resources/list current (a sync before the first page
+// unless one ended within the last second) and marks that a client is
+// interested in resources.
 func (r *resources) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		switch method {
@@ -64,6 +64,10 @@ func (r *resources) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 			r.mu.Lock()
 			fresh := r.synced && time.Since(r.last) < time.Second
 			r.mu.Unlock()
+			// Only the first page: the next pages continue that listing.
+			if lr, ok := req.(*sdk.ListResourcesRequest); ok && lr.Params != nil && lr.Params.Cursor != "" {
+				fresh = true
+			}
 			if !fresh {
 				_, _ = r.s.Sync(ctx) // on failure, list what is registered
 			}
