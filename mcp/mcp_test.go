@@ -256,10 +256,8 @@ func TestToolsEndToEnd(t *testing.T) {
 		t.Fatalf("context with budget 10 = %+v", cx)
 	}
 
-	// Resources: the memory as Markdown with front matter, the file list.
-	if _, err := f.srv.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
+	// Resources: listing syncs first; the memory as Markdown with front
+	// matter, the file list.
 	rl, err := f.cs.ListResources(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
