@@ -444,3 +444,27 @@ func TestWatch(t *testing.T) {
 		t.Fatalf("resources = %+v, %v", rl, err)
 	}
 }
+
+// broken is an api.Interface whose every method panics (a nil embedded
+// interface): a bug below the MCP layer.
+type broken struct{ api.Interface }
+
+// TestPanicIsToolError: a panic in the api becomes a tool error (or a
+// resource/prompt error), and the server keeps serving.
+func TestPanicIsToolError(t *testing.T) {
+	testutil.Hermetic(t)
+	f := connect(t, broken{}, t.TempDir())
+	f.t = t
+	for i := 0; i < 2; i++ {
+		if msg := f.mustFail("search", map[string]any{"query": "x"}); !strings.Contains(msg, "internal error") {
+			t.Errorf("search: %s", msg)
+		}
+	}
+	ctx := context.Background()
+	if _, err := f.cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: glossmcp.FileURI("a.go")}); err == nil || !strings.Contains(err.Error(), "internal error") {
+		t.Errorf("file resource: %v", err)
+	}
+	if _, err := f.cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "briefing", Arguments: map[string]string{"file": "a.go"}}); err == nil || !strings.Contains(err.Error(), "internal error") {
+		t.Errorf("briefing: %v", err)
+	}
+}

@@ -87,11 +87,24 @@ func (r *resources) add() {
 	r.s.srv.AddResourceTemplate(&sdk.ResourceTemplate{
 		Name: "memory", Title: "A gloss memory", MIMEType: "text/markdown", URITemplate: MemoryTemplate,
 		Description: "One memory as Markdown with YAML front matter (id, type, title, tags, anchors with 1-based lines and status, stale).",
-	}, r.readMemory)
+	}, recovered(r.readMemory))
 	r.s.srv.AddResourceTemplate(&sdk.ResourceTemplate{
 		Name: "file-memories", Title: "Memories of a file", MIMEType: "text/markdown", URITemplate: FileTemplate,
 		Description: "The memories anchored to a file (path relative to the workspace root), as a Markdown list with links to gloss://memory/{id}.",
-	}, r.readFile)
+	}, recovered(r.readFile))
+}
+
+// recovered returns h with a panic (a bug) turned into an error.
+func recovered[Req any, Res any](h func(context.Context, Req) (Res, error)) func(context.Context, Req) (Res, error) {
+	return func(ctx context.Context, req Req) (res Res, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				var zero Res
+				res, err = zero, fmt.Errorf("internal error in gloss: %v (please report it)", r)
+			}
+		}()
+		return h(ctx, req)
+	}
 }
 
 // readMemory serves gloss://memory/{id}.
@@ -264,12 +277,12 @@ func (s *Server) Sync(ctx context.Context) ([]string, error) {
 		prev, ok := r.seen[v.ID]
 		switch {
 		case !ok:
-			s.srv.AddResource(resourceOf(v), r.readMemory)
+			s.srv.AddResource(resourceOf(v), recovered(r.readMemory))
 			if r.synced {
 				files(v)
 			}
 		case prev != fp:
-			s.srv.AddResource(resourceOf(v), r.readMemory) // title or staleness may have changed
+			s.srv.AddResource(resourceOf(v), recovered(r.readMemory)) // title or staleness may have changed
 			updated[MemoryURI(v.ID)] = true
 			files(v)
 		}
@@ -341,7 +354,7 @@ func (s *Server) addPrompts() {
 		Name: "briefing", Title: "Briefing on a file",
 		Description: "What gloss knows about a file before you work on it: every memory anchored to it, stale ones flagged.",
 		Arguments:   []*sdk.PromptArgument{{Name: "file", Title: "File", Description: "path relative to the workspace root", Required: true}},
-	}, s.briefing)
+	}, recovered(s.briefing))
 }
 
 func (s *Server) briefing(ctx context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {

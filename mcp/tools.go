@@ -170,51 +170,65 @@ func destructive(title string) *sdk.ToolAnnotations {
 	return &sdk.ToolAnnotations{Title: title, DestructiveHint: &yes, IdempotentHint: true, OpenWorldHint: &no}
 }
 
+// addTool registers a tool whose handler cannot crash the server: a panic
+// (a bug) becomes a tool error.
+func addTool[In, Out any](s *Server, t *sdk.Tool, h sdk.ToolHandlerFor[In, Out]) {
+	sdk.AddTool(s.srv, t, func(ctx context.Context, req *sdk.CallToolRequest, in In) (res *sdk.CallToolResult, out Out, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				var zero Out
+				res, out, err = nil, zero, fmt.Errorf("internal error in gloss's %s tool: %v (please report it)", t.Name, r)
+			}
+		}()
+		return h(ctx, req, in)
+	})
+}
+
 // addTools registers the tools. Each calls one api method (check also
 // calls Show for its stale memories; context combines MemoriesAt and
 // Search until api gains gloss.context).
 func (s *Server) addTools() {
-	sdk.AddTool(s.srv, &sdk.Tool{Name: "remember", Annotations: additive("Remember", false),
+	addTool(s, &sdk.Tool{Name: "remember", Annotations: additive("Remember", false),
 		Description: "Store a memory anchored to code: a note a future reader (human or agent) of this code should know — a gotcha, a decision and its reason, a convention. " +
 			"Anchor it to lines (path, start_line, end_line) or to a definition (symbol); gloss follows the code as it moves and marks the memory stale when the code changes. " +
 			"Call it when you learn something non-obvious about the code that is not written in it. Returns the stored memory with its id."},
 		s.remember)
-	sdk.AddTool(s.srv, &sdk.Tool{Name: "memories_at", Annotations: readOnly("Memories at lines"),
+	addTool(s, &sdk.Tool{Name: "memories_at", Annotations: readOnly("Memories at lines"),
 		Description: "List the memories anchored to a file, or to lines of it. Call it before reading or editing code to learn its gotchas and decisions. " +
 			"Returns each memory's id, type, title, body, anchors (1-based lines) and whether it is stale (the code changed since it was written)."},
 		s.memoriesAt)
-	sdk.AddTool(s.srv, &sdk.Tool{Name: "memories_for_symbol", Annotations: readOnly("Memories of a symbol"),
+	addTool(s, &sdk.Tool{Name: "memories_for_symbol", Annotations: readOnly("Memories of a symbol"),
 		Description: "List the memories anchored to one definition, named by its SCIP symbol (as found in a memory's anchors or impact's definitions)."},
 		s.memoriesForSymbol)
-	sdk.AddTool(s.srv, &sdk.Tool{Name: "search", Annotations: readOnly("Search memories"),
+	addTool(s, &sdk.Tool{Name: "search", Annotations: readOnly("Search memories"),
 		Description: "Full-text search over memories (titles, bodies, tags), best first, optionally only of one type. " +
 			"Call it when you need what is known about a topic (\"retry\", \"auth token refresh\") rather than about a file."},
 		s.search)
-	sdk.AddTool(s.srv, &sdk.Tool{Name: "show", Annotations: readOnly("Show a memory"),
+	addTool(s, &sdk.Tool{Name: "show", Annotations: readOnly("Show a memory"),
 		Description: "Show one memory by id with its anchors and, when stale, a unified diff of the code as written against the code now."},
 		s.show)
-	sdk.AddTool(s.srv, &sdk.Tool{Name: "check", Annotations: additive("Check for stale memories", true),
+	addTool(s, &sdk.Tool{Name: "check", Annotations: additive("Check for stale memories", true),
 		Description: "Rescan the workspace and report the memories made stale by code changes, each with a diff of what changed. " +
 			"Call it after editing code; then for each stale memory call verify (it still holds), update (rewrite it) or forget (it no longer applies)."},
 		s.check)
-	sdk.AddTool(s.srv, &sdk.Tool{Name: "verify", Annotations: additive("Verify a memory", true),
+	addTool(s, &sdk.Tool{Name: "verify", Annotations: additive("Verify a memory", true),
 		Description: "Mark a memory as still true for the current code: its anchors take the code as it is now and it is no longer stale. " +
 			"Call it after reading a stale memory's diff and deciding the memory still holds."},
 		s.verify)
-	sdk.AddTool(s.srv, &sdk.Tool{Name: "update", Annotations: additive("Update a memory", true),
+	addTool(s, &sdk.Tool{Name: "update", Annotations: additive("Update a memory", true),
 		Description: "Change a memory's text, title, type or tags, or re-anchor it to other lines (path, start_line, end_line). Omitted fields are kept. " +
 			"Call it when a stale memory is still useful but must be rewritten for the new code."},
 		s.update)
-	sdk.AddTool(s.srv, &sdk.Tool{Name: "forget", Annotations: destructive("Forget a memory"),
+	addTool(s, &sdk.Tool{Name: "forget", Annotations: destructive("Forget a memory"),
 		Description: "Delete a memory that no longer applies. Requires confirm: true; the deletion is shared with everyone using this workspace's store."},
 		s.forget)
-	sdk.AddTool(s.srv, &sdk.Tool{Name: "impact", Annotations: readOnly("Impact of changing a symbol"),
+	addTool(s, &sdk.Tool{Name: "impact", Annotations: readOnly("Impact of changing a symbol"),
 		Description: "Before changing a definition, list the definitions that call or contain it (transitively up to depth) and the memories anchored to any of them: " +
 			"what a change may break and what is known about it."},
 		s.impact)
 	// context is a stop-gap: when api gains Context (gloss.context, the
 	// retrieval issue), this tool calls it instead.
-	sdk.AddTool(s.srv, &sdk.Tool{Name: "context", Annotations: readOnly("Context for a task"),
+	addTool(s, &sdk.Tool{Name: "context", Annotations: readOnly("Context for a task"),
 		Description: "Get the memories relevant to a task in one call: those on the given files, then those matching the task description, within a character budget. " +
 			"Call it at the start of a task."},
 		s.contextTool)
