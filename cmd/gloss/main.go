@@ -59,7 +59,7 @@ func newRoot() *cobra.Command {
 	root.PersistentFlags().BoolVar(&g.noDaemon, "no-daemon", false, "open the store in this process even when a daemon serves the workspace")
 	root.AddCommand(
 		indexCmd(g), rememberCmd(g), checkCmd(g), atCmd(g), showCmd(g), listCmd(g),
-		verifyCmd(g), forgetCmd(g), statusCmd(g), searchCmd(g), lspCmd(g), daemonCmd(g),
+		verifyCmd(g), forgetCmd(g), statusCmd(g), searchCmd(g), lspCmd(g), daemonCmd(g), mcpCmd(g),
 	)
 	root.AddCommand(teamCmds(g)...)
 	root.AddCommand(genericVerbs(g, root)...)
