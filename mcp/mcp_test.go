@@ -248,7 +248,7 @@ func TestToolsEndToEnd(t *testing.T) {
 	// context: the file's memories within a budget.
 	var cx glossmcp.ContextOutput
 	f.mustOK("context", map[string]any{"files": []string{"service.go"}, "task": "change the retry count"}, &cx)
-	if len(cx.Memories) != 2 || cx.Truncated {
+	if len(cx.Memories) != 2 || cx.Truncated || !strings.Contains(cx.Markdown, "[gloss:"+cx.Memories[0].Memory.ID+"]") {
 		t.Fatalf("context = %+v", cx)
 	}
 	f.mustOK("context", map[string]any{"task": "retry attempts", "budget": 10}, &cx)

@@ -83,9 +83,10 @@ type ImpactInput struct {
 
 // ContextInput is the input of the context tool.
 type ContextInput struct {
-	Files  []string `json:"files,omitempty" jsonschema:"files you are about to read or edit, relative to the workspace root"`
-	Task   string   `json:"task,omitempty" jsonschema:"what you are about to do, in a sentence; used as a search query"`
-	Budget int      `json:"budget,omitempty" jsonschema:"maximum characters of memory text to return (default 8000)"`
+	Files   []string `json:"files,omitempty" jsonschema:"files you are about to read or edit, relative to the workspace root"`
+	Symbols []string `json:"symbols,omitempty" jsonschema:"definitions you are about to change: names (ParseConfig, Server.Close) or SCIP symbols"`
+	Task    string   `json:"task,omitempty" jsonschema:"what you are about to do, in a sentence; its words are searched"`
+	Budget  int      `json:"budget,omitempty" jsonschema:"maximum tokens of the briefing (default 2000; a token is counted as 4 bytes)"`
 }
 
 // MemoryOutput is one memory, the result of remember, show, verify and
@@ -137,10 +138,12 @@ type ForgetOutput struct {
 	Title     string `json:"title" jsonschema:"its title"`
 }
 
-// ContextOutput is the result of the context tool.
+// ContextOutput is the result of the context tool (api.ContextResult).
 type ContextOutput struct {
-	Memories  []memory.View `json:"memories" jsonschema:"memories on the files first, then ones matching the task; stale ones describe code that changed since"`
-	Truncated bool          `json:"truncated" jsonschema:"true when memories were left out to keep within the budget"`
+	Markdown  string            `json:"markdown" jsonschema:"the briefing: memories grouped by file, each cited [gloss:ID] with its status; stale ones with a diff of what changed"`
+	Memories  []api.ContextItem `json:"memories" jsonschema:"the memories of the briefing, best first, with why each is there (file, symbol, search)"`
+	Tokens    int               `json:"tokens" jsonschema:"estimated tokens of the briefing"`
+	Truncated bool              `json:"truncated" jsonschema:"true when memories were left out to keep within the budget"`
 }
 
 // maxStaleDiffs bounds how many stale memories check returns with diffs.
@@ -148,9 +151,6 @@ const maxStaleDiffs = 50
 
 // defaultSearchLimit is search's limit when none is given.
 const defaultSearchLimit = 10
-
-// defaultBudget is the context tool's character budget.
-const defaultBudget = 8000
 
 var (
 	yes = true
@@ -226,11 +226,9 @@ func (s *Server) addTools() {
 		Description: "Before changing a definition, list the definitions that call or contain it (transitively up to depth) and the memories anchored to any of them: " +
 			"what a change may break and what is known about it."},
 		s.impact)
-	// context is a stop-gap: when api gains Context (gloss.context, the
-	// retrieval issue), this tool calls it instead.
-	addTool(s, &sdk.Tool{Name: "context", Annotations: readOnly("Context for a task"),
-		Description: "Get the memories relevant to a task in one call: those on the given files, then those matching the task description, within a character budget. " +
-			"Call it at the start of a task."},
+	addTool(s, &sdk.Tool{Name: "context", Annotations: readOnly("Briefing for a task"),
+		Description: "Get a briefing for a task in one call: the memories on the files and definitions you will touch and those matching the task's words, ranked and packed into a token budget, as Markdown with [gloss:ID] citations. " +
+			"Call it at the start of a task, before editing."},
 		s.contextTool)
 }
 
@@ -413,49 +411,22 @@ func (s *Server) impact(ctx context.Context, _ *sdk.CallToolRequest, in ImpactIn
 // a simple stand-in for the retrieval issue's gloss.context, which will
 // replace it (same tool name, ranked and budgeted by the engine).
 func (s *Server) contextTool(ctx context.Context, _ *sdk.CallToolRequest, in ContextInput) (*sdk.CallToolResult, ContextOutput, error) {
-	if len(in.Files) == 0 && strings.TrimSpace(in.Task) == "" {
-		return nil, ContextOutput{}, errors.New(`give "files" you will work on, a "task" description, or both`)
+	if len(in.Files) == 0 && len(in.Symbols) == 0 && strings.TrimSpace(in.Task) == "" {
+		return nil, ContextOutput{}, errors.New(`give "files" or "symbols" you will work on, a "task" description, or both`)
 	}
-	budget := in.Budget
-	if budget <= 0 {
-		budget = defaultBudget
-	}
-	var cands []memory.View
+	args := api.ContextArgs{Task: in.Task, Symbols: in.Symbols, Budget: in.Budget}
 	for _, f := range in.Files {
-		loc, err := s.location(f, 0, 0)
+		loc, err := s.location(f, 0, 0) // refuses paths out of the workspace
 		if err != nil {
 			return nil, ContextOutput{}, err
 		}
-		res, err := s.impl.MemoriesAt(ctx, loc)
-		if err != nil {
-			return nil, ContextOutput{}, fmt.Errorf("%s: %w", f, toolError(err))
-		}
-		cands = append(cands, res.Memories...)
+		args.Files = append(args.Files, loc.URI)
 	}
-	if strings.TrimSpace(in.Task) != "" {
-		res, err := s.impl.Search(ctx, api.SearchArgs{Query: in.Task, Limit: 20})
-		if err != nil {
-			return nil, ContextOutput{}, toolError(err)
-		}
-		cands = append(cands, res.Memories...)
+	res, err := s.impl.Context(ctx, args)
+	if err != nil {
+		return nil, ContextOutput{}, toolError(err)
 	}
-	out := ContextOutput{Memories: []memory.View{}}
-	seen := map[string]bool{}
-	used := 0
-	for _, v := range cands {
-		if seen[v.ID] {
-			continue
-		}
-		seen[v.ID] = true
-		n := len(v.Title) + len(v.Body)
-		if used+n > budget {
-			out.Truncated = true
-			continue
-		}
-		used += n
-		out.Memories = append(out.Memories, v)
-	}
-	return nil, out, nil
+	return nil, ContextOutput{Markdown: res.Markdown, Memories: res.Items, Tokens: res.Tokens, Truncated: res.Omitted > 0}, nil
 }
 
 // memories returns the output of a list of memories.
