@@ -35,26 +35,38 @@ const (
 // (files, definitions, containment and call edges) and, through the
 // memory package, the memories. It is safe for concurrent use.
 type Store struct {
-	db *pebble.DB
+	db  *pebble.DB
+	dir string
 }
 
 // LockWait is how long OpenStore waits for another process to release the
 // store's lock.
 var LockWait = 15 * time.Second
 
-// OpenStore opens (creating if needed) the Pebble store in dir. fs may be
-// nil for the real file system (tests pass vfs.NewMem() or an errorfs).
-// It returns an error when the directory is locked by another process or
-// the store was written by a newer schema.
-func OpenStore(dir string, fs vfs.FS) (*Store, error) {
-	opts := &pebble.Options{Logger: quietLogger{}}
+// OpenStore opens the Pebble store in dir, creating it only when dir is
+// missing or empty: a directory with any Pebble file in it is opened with
+// Pebble's must-exist option, so a damaged store (a lost manifest marker)
+// is reported, never replaced by an empty one. fs may be nil for the real
+// file system (tests pass vfs.NewMem() or an errorfs). It returns an error
+// when the directory is locked by another process, the store cannot be
+// opened (the error names dir and says to run `gloss doctor`; the
+// directory is left untouched) or the store was written by a newer schema.
+func OpenStore(dir string, fs vfs.FS) (st *Store, err error) {
+	opts := &pebble.Options{Logger: quietLogger{}, EventListener: corruptionListener()}
 	if fs != nil {
 		opts.FS = fs
+	} else {
+		fs = vfs.Default
 	}
+	exists, err := storeHasContent(fs, dir)
+	if err != nil {
+		return nil, err
+	}
+	opts.ErrorIfNotExists = exists
+	defer Recover(dir, "open store", &err)
 	// Another gloss process (a CLI call, a daemon) may hold the store's
 	// lock for a moment: wait for it rather than fail at once.
 	var db *pebble.DB
-	var err error
 	deadline := time.Now().Add(LockWait)
 	for {
 		db, err = pebble.Open(dir, opts)
@@ -67,9 +79,12 @@ func OpenStore(dir string, fs vfs.FS) (*Store, error) {
 		return nil, fmt.Errorf("open store %s: another gloss process has held it for %s; try again when it is done", dir, LockWait)
 	}
 	if err != nil {
+		if exists {
+			return nil, openError(dir, err)
+		}
 		return nil, fmt.Errorf("open store %s: %w", dir, err)
 	}
-	s := &Store{db: db}
+	s := &Store{db: db, dir: dir}
 	v, err := s.schema()
 	if err != nil {
 		db.Close()
@@ -88,7 +103,8 @@ func OpenStore(dir string, fs vfs.FS) (*Store, error) {
 	return s, nil
 }
 
-func (s *Store) schema() (int, error) {
+func (s *Store) schema() (v int, err error) {
+	defer Recover(s.dir, "read schema version", &err)
 	val, closer, err := s.db.Get(Key(prefixMeta, "schema"))
 	if errors.Is(err, pebble.ErrNotFound) {
 		return 0, nil
@@ -97,7 +113,7 @@ func (s *Store) schema() (int, error) {
 		return 0, fmt.Errorf("read schema version: %w", err)
 	}
 	defer closer.Close()
-	v, err := strconv.Atoi(string(val))
+	v, err = strconv.Atoi(string(val))
 	if err != nil {
 		return 0, fmt.Errorf("corrupt schema version %q", val)
 	}
@@ -107,7 +123,8 @@ func (s *Store) schema() (int, error) {
 // Generation returns the index generation: a counter that Indexer.Run
 // increments whenever it adds, changes or removes a file. Anchors remember
 // the generation they were resolved at.
-func (s *Store) Generation() (uint64, error) {
+func (s *Store) Generation() (gen uint64, err error) {
+	defer Recover(s.dir, "read generation", &err)
 	val, closer, err := s.db.Get(Key(prefixMeta, "gen"))
 	if errors.Is(err, pebble.ErrNotFound) {
 		return 0, nil
@@ -119,8 +136,15 @@ func (s *Store) Generation() (uint64, error) {
 	return strconv.ParseUint(string(val), 10, 64)
 }
 
-// Close closes the store.
-func (s *Store) Close() error { return s.db.Close() }
+// Close closes the store. A panic in Pebble while closing is returned as
+// an error.
+func (s *Store) Close() (err error) {
+	defer Recover(s.dir, "close store", &err)
+	return s.db.Close()
+}
+
+// Dir returns the directory of the store.
+func (s *Store) Dir() string { return s.dir }
 
 // DB returns the underlying Pebble database, for the memory package's own
 // keyspace (prefix "m" and "a").
@@ -151,13 +175,17 @@ func PrefixBounds(prefix string, parts ...string) (lower, upper []byte) {
 
 // Scan calls fn with the key parts (after the prefix parts) and value of
 // every key under Key(prefix, parts...). The value is only valid during the
-// call. Returning an error stops the scan and returns it.
-func Scan(db pebble.Reader, fn func(rest []string, val []byte) error, prefix string, parts ...string) error {
+// call. Returning an error stops the scan and returns it. A panic inside
+// Pebble (a corrupt table) is returned as an error wrapping ErrStorePanic;
+// the iterator is closed on every path.
+func Scan(db pebble.Reader, fn func(rest []string, val []byte) error, prefix string, parts ...string) (err error) {
+	defer Recover("", "read store", &err)
 	lo, hi := PrefixBounds(prefix, parts...)
 	it, err := db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
 	if err != nil {
 		return err
 	}
+	defer closeIter(it, &err)
 	for it.First(); it.Valid(); it.Next() {
 		rest := bytes.Split(it.Key()[len(lo):], []byte{0})
 		strs := make([]string, len(rest))
@@ -165,15 +193,10 @@ func Scan(db pebble.Reader, fn func(rest []string, val []byte) error, prefix str
 			strs[i] = string(r)
 		}
 		if err := fn(strs, it.Value()); err != nil {
-			it.Close()
 			return err
 		}
 	}
-	if err := it.Error(); err != nil {
-		it.Close()
-		return err
-	}
-	return it.Close()
+	return it.Error()
 }
 
 // FileRecord is the stored state of one indexed file.
@@ -192,7 +215,8 @@ type FileRecord struct {
 
 // File returns the stored record of path, or (nil, nil) when it is not
 // indexed.
-func (s *Store) File(path string) (*FileRecord, error) {
+func (s *Store) File(path string) (rec *FileRecord, err error) {
+	defer Recover(s.dir, "read file record "+path, &err)
 	val, closer, err := s.db.Get(Key(prefixFile, path))
 	if errors.Is(err, pebble.ErrNotFound) {
 		return nil, nil

@@ -142,17 +142,8 @@ func (w *Workspace) Search(ctx context.Context, query string, limit int) ([]Sear
 	if query == "" {
 		return nil, fmt.Errorf("empty search query")
 	}
-	if limit <= 0 {
-		limit = 20
-	}
-	w.searchMu.Lock()
-	s, err := w.openSearch()
-	if err != nil {
-		w.searchMu.Unlock()
-		return nil, err
-	}
-	r, err := s.writer.Reader()
-	w.searchMu.Unlock()
+	limit = clampSearchLimit(limit)
+	r, err := w.searchReader()
 	if err != nil {
 		return nil, err
 	}

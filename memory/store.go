@@ -55,7 +55,8 @@ func (w *Workspace) Get(id string) (*Memory, error) {
 	return nil, fmt.Errorf("memory id prefix %s is ambiguous (%d memories)", id, len(found))
 }
 
-func (w *Workspace) get(id string) (*Memory, error) {
+func (w *Workspace) get(id string) (m *Memory, err error) {
+	defer index.Recover(w.Store.Dir(), "read memory "+id, &err)
 	val, closer, err := w.Store.DB().Get(index.Key(prefixMemory, id))
 	if errors.Is(err, pebble.ErrNotFound) {
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
@@ -64,25 +65,25 @@ func (w *Workspace) get(id string) (*Memory, error) {
 		return nil, fmt.Errorf("read memory %s: %w", id, err)
 	}
 	defer closer.Close()
-	var m Memory
-	if err := json.Unmarshal(val, &m); err != nil {
-		return nil, fmt.Errorf("corrupt memory record %s: %w", id, err)
-	}
-	return &m, nil
+	return decodeMemory(id, val)
 }
 
-// List returns every memory in id (creation) order.
+// List returns every memory in id (creation) order. A store that cannot
+// be read gives an error naming it.
 func (w *Workspace) List() ([]*Memory, error) {
 	var out []*Memory
 	err := index.Scan(w.Store.DB(), func(rest []string, val []byte) error {
-		var m Memory
-		if err := json.Unmarshal(val, &m); err != nil {
-			return fmt.Errorf("corrupt memory record %s: %w", rest[0], err)
+		m, err := decodeMemory(rest[0], val)
+		if err != nil {
+			return err
 		}
-		out = append(out, &m)
+		out = append(out, m)
 		return nil
 	}, prefixMemory)
-	return out, err
+	if err != nil {
+		return nil, fmt.Errorf("list memories in %s: %w", w.Store.Dir(), err)
+	}
+	return out, nil
 }
 
 // putMemory adds m and its anchor path index entries to b, replacing those

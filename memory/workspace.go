@@ -190,14 +190,7 @@ func Open(dir string, opts Options) (*Workspace, error) {
 
 // Close releases the store and search index.
 func (w *Workspace) Close() error {
-	w.searchMu.Lock()
-	var serr error
-	if w.search != nil {
-		serr = w.search.close()
-		w.search = nil
-	}
-	w.searchMu.Unlock()
-	return errors.Join(serr, w.Store.Close())
+	return errors.Join(w.closeSearch(), w.Store.Close())
 }
 
 // Index brings the symbol graph up to date with the working tree.

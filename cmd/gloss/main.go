@@ -60,6 +60,7 @@ func newRoot() *cobra.Command {
 	root.AddCommand(
 		indexCmd(g), rememberCmd(g), checkCmd(g), atCmd(g), showCmd(g), listCmd(g),
 		verifyCmd(g), forgetCmd(g), statusCmd(g), searchCmd(g), lspCmd(g), daemonCmd(g),
+		doctorCmd(g),
 	)
 	return root
 }

@@ -1,0 +1,35 @@
+package memory
+
+import (
+	"github.com/blugelabs/bluge"
+
+	"github.com/gloss-dev/gloss/index"
+)
+
+// searchReader opens the search index (rebuilding it if needed) and
+// returns a reader of it. searchMu is released on every path, also when
+// reading the store panics, so a later Close cannot deadlock.
+func (w *Workspace) searchReader() (r *bluge.Reader, err error) {
+	w.searchMu.Lock()
+	defer w.searchMu.Unlock()
+	defer index.Recover(w.Store.Dir(), "open search index", &err)
+	s, err := w.openSearch()
+	if err != nil {
+		return nil, err
+	}
+	return s.writer.Reader()
+}
+
+// closeSearch closes the search index, if open. searchMu is released and
+// a panic is returned as an error.
+func (w *Workspace) closeSearch() (err error) {
+	w.searchMu.Lock()
+	defer w.searchMu.Unlock()
+	defer index.Recover(w.Dir, "close search index", &err)
+	if w.search == nil {
+		return nil
+	}
+	s := w.search
+	w.search = nil
+	return s.close()
+}
