@@ -3,8 +3,6 @@ package index
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -260,7 +258,7 @@ func (ix *Indexer) parseAll(ctx context.Context, jobs []parseJob) <-chan parseRe
 
 func (ix *Indexer) parseOne(parsers map[*Language]*ts.Parser, j parseJob) parseResult {
 	c := j.cand
-	src, err := os.ReadFile(filepath.Join(ix.Root, filepath.FromSlash(c.Path)))
+	src, err := ReadSourceFile(ix.Root, c.Path, ix.MaxFileSize)
 	if err != nil {
 		return parseResult{skip: SkipUnreadable}
 	}

@@ -106,7 +106,7 @@ func (w *Workspace) WriteMemoryFile(m *Memory) error {
 		return nil
 	}
 	data := FormatMemoryFile(m)
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+	if old, err := w.readMemoryFile(path); err == nil && bytes.Equal(old, data) {
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -140,7 +140,7 @@ func (w *Workspace) SyncMemoryFile(ctx context.Context, path string) (*Memory, e
 	if id == "" {
 		return nil, nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := w.readMemoryFile(path)
 	if err != nil {
 		return nil, err
 	}

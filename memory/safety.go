@@ -1,6 +1,8 @@
 package memory
 
 import (
+	"path/filepath"
+
 	"github.com/blugelabs/bluge"
 
 	"github.com/gloss-dev/gloss/index"
@@ -32,4 +34,15 @@ func (w *Workspace) closeSearch() (err error) {
 	s := w.search
 	w.search = nil
 	return s.close()
+}
+
+// readMemoryFile reads a memory file (an absolute path under the
+// workspace) with index.ReadSourceFile: a FIFO or a symlink out of the
+// workspace cannot block or redirect the read.
+func (w *Workspace) readMemoryFile(path string) ([]byte, error) {
+	rel, err := filepath.Rel(w.Root, path)
+	if err != nil {
+		return nil, err
+	}
+	return index.ReadSourceFile(w.Root, filepath.ToSlash(rel), w.maxFileSize())
 }

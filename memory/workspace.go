@@ -221,6 +221,9 @@ func (w *Workspace) RelPath(p string) (string, error) {
 	if rel == "." {
 		return "", fmt.Errorf("path %s is the workspace root, not a file", p)
 	}
+	if err := index.CheckSourcePath(filepath.ToSlash(rel)); err != nil {
+		return "", err
+	}
 	return filepath.ToSlash(rel), nil
 }
 
@@ -228,7 +231,7 @@ func (w *Workspace) RelPath(p string) (string, error) {
 // returned File. Files of languages gloss does not parse get a File with
 // whitespace-separated tokens and no definitions.
 func (w *Workspace) parseFile(rel string) (*index.File, error) {
-	src, err := os.ReadFile(filepath.Join(w.Root, filepath.FromSlash(rel)))
+	src, err := index.ReadSourceFile(w.Root, rel, w.maxFileSize())
 	if err != nil {
 		return nil, err
 	}
