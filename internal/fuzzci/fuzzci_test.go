@@ -18,6 +18,7 @@ var targets = []struct{ pkg, name string }{
 	{"lsp", "FuzzStream"},
 	{"memory", "FuzzParseMemoryFile"},
 	{"memory", "FuzzParseLocation"},
+	{"memory", "FuzzFindSecret"},
 	{"scip", "FuzzParse"},
 }
 
