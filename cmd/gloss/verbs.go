@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -194,7 +192,7 @@ and with --json prints one JSON object per line, in input order, each with "id"
 			for _, a := range m.Anchors {
 				fmt.Fprintf(cmd.OutOrStdout(), "  %s anchor at %s", a.Kind, placeOf(a))
 				if a.Symbol != "" {
-					fmt.Fprintf(cmd.OutOrStdout(), "  %s", a.Symbol)
+					fmt.Fprintf(cmd.OutOrStdout(), "  %s", termSafe(a.Symbol, false))
 				}
 				fmt.Fprintln(cmd.OutOrStdout())
 			}
@@ -228,39 +226,19 @@ func runBatch(cmd *cobra.Command, g *globals, b backend, file string) error {
 	var reqs []memory.RememberRequest
 	var lineErrs []error
 	var lineNos []int
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	n := 0
-	for sc.Scan() {
-		n++
-		raw := bytes.TrimSpace(sc.Bytes())
-		if len(raw) == 0 {
-			continue
-		}
-		var bl batchLine
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
+	err := readBatchLines(r, maxBatchLine, func(n int, line []byte, err error) {
 		var req memory.RememberRequest
-		err := dec.Decode(&bl)
 		if err == nil {
-			req = memory.RememberRequest{Text: bl.Text, Type: bl.Type, Title: bl.Title, Tags: bl.Tags, Symbol: bl.Symbol, Scope: bl.Scope}
-			if bl.At != "" {
-				var p string
-				var s, e int
-				p, s, e, err = memory.ParseLocation(bl.At)
-				if err == nil && s == 0 {
-					err = fmt.Errorf("\"at\" needs lines: PATH:START[-END]")
-				}
-				req.Path, req.StartLine, req.EndLine = g.resolvePath(p), s, e
+			if line = bytes.TrimSpace(line); len(line) == 0 {
+				return
 			}
-		} else {
-			err = fmt.Errorf("line %d: invalid JSON: %w", n, err)
+			req, err = parseBatchLine(line, g.resolvePath)
 		}
 		reqs = append(reqs, req)
 		lineErrs = append(lineErrs, err)
 		lineNos = append(lineNos, n)
-	}
-	if err := sc.Err(); err != nil {
+	})
+	if err != nil {
 		return err
 	}
 	// Only well-formed lines go to the engine; results keep input order.
@@ -291,7 +269,7 @@ func runBatch(cmd *cobra.Command, g *globals, b backend, file string) error {
 		if g.json {
 			_ = printLine(cmd.OutOrStdout(), results[i])
 		} else {
-			fmt.Fprintf(cmd.OutOrStdout(), "%s  %s\n", results[i].ID, results[i].Title)
+			fmt.Fprintf(cmd.OutOrStdout(), "%s  %s\n", results[i].ID, termSafe(results[i].Title, false))
 		}
 	}
 	if !g.json {

@@ -19,6 +19,7 @@ var targets = []struct{ pkg, name string }{
 	{"memory", "FuzzParseMemoryFile"},
 	{"memory", "FuzzParseLocation"},
 	{"memory", "FuzzFindSecret"},
+	{"cmd/gloss", "FuzzBatchLine"},
 	{"scip", "FuzzParse"},
 }
 
