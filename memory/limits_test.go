@@ -2,6 +2,7 @@ package memory_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,5 +87,63 @@ func TestWritePathsValidateAllFields(t *testing.T) {
 	}
 	if m, _ := w.Get(proj.ID); m == nil || strings.Contains(m.Body, "Qw3rty") {
 		t.Errorf("the secret from the memory file reached the store: %+v", m)
+	}
+}
+
+// Issue 17: `gloss search x -n 4611686018427387904` panicked (limit*2
+// overflowed). The limit is clamped.
+func TestSearchHugeLimit(t *testing.T) {
+	w, repo := indexedWorkspace(t, map[string]string{"go.mod": "module example.com/d\n", "main.go": doctorGo})
+	ctx := context.Background()
+	if _, err := w.Remember(ctx, memory.RememberRequest{Text: "Retries are capped at three", Path: filepath.Join(repo, "main.go"), StartLine: 4, EndLine: 6}); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{4611686018427387904, int(^uint(0) >> 1), -5} {
+		hits, err := w.Search(ctx, "retries", n)
+		if err != nil || len(hits) != 1 {
+			t.Errorf("Search limit %d: %d hits, %v", n, len(hits), err)
+		}
+	}
+}
+
+// A folder that is neither a git work tree nor has a project marker is
+// not indexed unless Options.Force is set.
+func TestIndexRefusesNonProject(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("GLOSS_HOME", home)
+	t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(t.TempDir()))
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "notes.go"), []byte("package notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := memory.Open(dir, memory.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = w.Index(context.Background())
+	w.Close()
+	if !errors.Is(err, memory.ErrNotProject) || !strings.Contains(err.Error(), "--force") {
+		t.Fatalf("Index of a non-project folder: %v; want ErrNotProject naming --force", err)
+	}
+	w, err = memory.Open(dir, memory.Options{Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if st, err := w.Index(context.Background()); err != nil || st.Files != 1 {
+		t.Fatalf("Index with Force: %+v, %v", st, err)
+	}
+	// A project marker is enough.
+	dir2 := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir2, "go.mod"), []byte("module x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w2, err := memory.Open(dir2, memory.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w2.Close()
+	if _, err := w2.Index(context.Background()); err != nil {
+		t.Fatalf("Index of a go.mod folder: %v", err)
 	}
 }

@@ -1,6 +1,8 @@
 package memory
 
 import (
+	"errors"
+	"fmt"
 	"path/filepath"
 
 	"github.com/blugelabs/bluge"
@@ -45,4 +47,22 @@ func (w *Workspace) readMemoryFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	return index.ReadSourceFile(w.Root, filepath.ToSlash(rel), w.maxFileSize())
+}
+
+// ErrNotProject is wrapped by the error of indexing a folder that is not a
+// project (no git work tree and no project marker, index.ProjectMarkers).
+var ErrNotProject = errors.New("not a project folder")
+
+// checkProject refuses to index a root that is not a project, unless the
+// workspace was opened with Options.Force or the store already holds an
+// index of it (the user indexed it before).
+func (w *Workspace) checkProject() error {
+	if w.force || index.IsProjectRoot(w.Root) {
+		return nil
+	}
+	if gen, err := w.Store.Generation(); err == nil && gen > 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: %w: it is not in a git work tree and has none of %s; refusing to index it (run `gloss index --force` to index it anyway)",
+		w.Root, ErrNotProject, "go.mod, package.json, pyproject.toml, Cargo.toml, .gloss/ or another project file")
 }

@@ -36,6 +36,9 @@ type Options struct {
 	// project memory's Markdown file that could not be written (the store
 	// already holds the memory). nil discards them.
 	Warn func(error)
+	// Force indexes a root that is not a project (see
+	// index.IsProjectRoot); without it Index refuses such a root.
+	Force bool
 }
 
 // Workspace is one project root with its isolated store: the engine API
@@ -55,6 +58,7 @@ type Workspace struct {
 	author string
 	now    func() time.Time
 	warn   func(error)
+	force  bool
 
 	writeMu sync.Mutex // serializes memory writes and resolution
 
@@ -170,7 +174,7 @@ func Open(dir string, opts Options) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Workspace{Root: root, ID: id, Dir: pdir, Store: st, author: opts.Author, now: opts.Now, warn: opts.Warn}
+	w := &Workspace{Root: root, ID: id, Dir: pdir, Store: st, author: opts.Author, now: opts.Now, warn: opts.Warn, force: opts.Force}
 	if w.warn == nil {
 		w.warn = func(error) {}
 	}
@@ -193,8 +197,13 @@ func (w *Workspace) Close() error {
 	return errors.Join(w.closeSearch(), w.Store.Close())
 }
 
-// Index brings the symbol graph up to date with the working tree.
+// Index brings the symbol graph up to date with the working tree. It
+// refuses a root that is not a project (ErrNotProject) unless the
+// workspace was opened with Options.Force.
 func (w *Workspace) Index(ctx context.Context) (index.Stats, error) {
+	if err := w.checkProject(); err != nil {
+		return index.Stats{}, err
+	}
 	return w.Indexer.Run(ctx)
 }
 
