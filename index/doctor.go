@@ -156,14 +156,14 @@ func (s *Store) checkpoint(dest string) (err error) {
 	if err := os.MkdirAll(filepath.Dir(dest), 0o700); err != nil {
 		return err
 	}
-	return s.db.Checkpoint(dest, pebble.WithFlushedWAL())
+	return s.pdb().Checkpoint(dest, pebble.WithFlushedWAL())
 }
 
 // readAll reads every key and value of the store and returns how many keys
 // it read before the first error.
 func (s *Store) readAll() (n int, err error) {
 	defer Recover(s.dir, "read store", &err)
-	it, err := s.db.NewIter(nil)
+	it, err := s.pdb().NewIter(nil)
 	if err != nil {
 		return 0, err
 	}

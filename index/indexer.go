@@ -114,7 +114,7 @@ func (ix *Indexer) Run(ctx context.Context) (Stats, error) {
 	}
 
 	results := ix.parseAll(ctx, jobs)
-	b := ix.Store.db.NewBatch()
+	b := ix.Store.pdb().NewBatch()
 	flush := func(final bool) error {
 		if b.Empty() && !final {
 			return nil
@@ -123,10 +123,10 @@ func (ix *Indexer) Run(ctx context.Context) (Stats, error) {
 		if final {
 			opt = pebble.Sync
 		}
-		if err := b.Commit(opt); err != nil {
+		if err := ix.Store.Commit(b, opt); err != nil {
 			return fmt.Errorf("write index: %w", err)
 		}
-		b = ix.Store.db.NewBatch()
+		b = ix.Store.pdb().NewBatch()
 		return nil
 	}
 	for res := range results {

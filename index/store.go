@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -35,9 +36,14 @@ const (
 // (files, definitions, containment and call edges) and, through the
 // memory package, the memories. It is safe for concurrent use.
 type Store struct {
-	db  *pebble.DB
+	// db is swapped by Reopen after a write failure.
+	db  atomic.Pointer[pebble.DB]
 	dir string
+	fs  vfs.FS
 }
+
+// pdb returns the current Pebble database.
+func (s *Store) pdb() *pebble.DB { return s.db.Load() }
 
 // LockWait is how long OpenStore waits for another process to release the
 // store's lock.
@@ -84,7 +90,8 @@ func OpenStore(dir string, fs vfs.FS) (st *Store, err error) {
 		}
 		return nil, fmt.Errorf("open store %s: %w", dir, err)
 	}
-	s := &Store{db: db, dir: dir}
+	s := &Store{dir: dir, fs: fs}
+	s.db.Store(db)
 	v, err := s.schema()
 	if err != nil {
 		db.Close()
@@ -105,7 +112,7 @@ func OpenStore(dir string, fs vfs.FS) (st *Store, err error) {
 
 func (s *Store) schema() (v int, err error) {
 	defer Recover(s.dir, "read schema version", &err)
-	val, closer, err := s.db.Get(Key(prefixMeta, "schema"))
+	val, closer, err := s.pdb().Get(Key(prefixMeta, "schema"))
 	if errors.Is(err, pebble.ErrNotFound) {
 		return 0, nil
 	}
@@ -125,7 +132,7 @@ func (s *Store) schema() (v int, err error) {
 // the generation they were resolved at.
 func (s *Store) Generation() (gen uint64, err error) {
 	defer Recover(s.dir, "read generation", &err)
-	val, closer, err := s.db.Get(Key(prefixMeta, "gen"))
+	val, closer, err := s.pdb().Get(Key(prefixMeta, "gen"))
 	if errors.Is(err, pebble.ErrNotFound) {
 		return 0, nil
 	}
@@ -140,7 +147,7 @@ func (s *Store) Generation() (gen uint64, err error) {
 // an error.
 func (s *Store) Close() (err error) {
 	defer Recover(s.dir, "close store", &err)
-	return s.db.Close()
+	return s.pdb().Close()
 }
 
 // Dir returns the directory of the store.
@@ -148,7 +155,7 @@ func (s *Store) Dir() string { return s.dir }
 
 // DB returns the underlying Pebble database, for the memory package's own
 // keyspace (prefix "m" and "a").
-func (s *Store) DB() *pebble.DB { return s.db }
+func (s *Store) DB() *pebble.DB { return s.pdb() }
 
 // Key joins a prefix and parts with NUL separators.
 func Key(prefix string, parts ...string) []byte {
@@ -217,7 +224,7 @@ type FileRecord struct {
 // indexed.
 func (s *Store) File(path string) (rec *FileRecord, err error) {
 	defer Recover(s.dir, "read file record "+path, &err)
-	val, closer, err := s.db.Get(Key(prefixFile, path))
+	val, closer, err := s.pdb().Get(Key(prefixFile, path))
 	if errors.Is(err, pebble.ErrNotFound) {
 		return nil, nil
 	}
@@ -234,7 +241,7 @@ func (s *Store) File(path string) (rec *FileRecord, err error) {
 
 // Files calls fn for every stored file record in path order.
 func (s *Store) Files(fn func(*FileRecord) error) error {
-	return Scan(s.db, func(_ []string, val []byte) error {
+	return Scan(s.pdb(), func(_ []string, val []byte) error {
 		var r FileRecord
 		if err := json.Unmarshal(val, &r); err != nil {
 			return fmt.Errorf("corrupt file record: %w", err)
@@ -259,7 +266,7 @@ type FileMeta struct {
 // FileMetas returns the FileMeta of every stored file, by path.
 func (s *Store) FileMetas() (map[string]FileMeta, error) {
 	out := map[string]FileMeta{}
-	err := Scan(s.db, func(rest []string, val []byte) error {
+	err := Scan(s.pdb(), func(rest []string, val []byte) error {
 		var m FileMeta
 		if err := json.Unmarshal(val, &m); err != nil {
 			return fmt.Errorf("corrupt file meta %s: %w", rest[0], err)
@@ -330,7 +337,7 @@ func deleteFileKeys(b *pebble.Batch, old *FileRecord) {
 func (s *Store) lookup(prefix string, parts ...string) ([]Definition, error) {
 	type sp struct{ sym, path string }
 	var pairs []sp
-	err := Scan(s.db, func(rest []string, _ []byte) error {
+	err := Scan(s.pdb(), func(rest []string, _ []byte) error {
 		switch {
 		case len(rest) >= 2:
 			pairs = append(pairs, sp{rest[len(rest)-2], rest[len(rest)-1]})
@@ -392,7 +399,7 @@ func (s *Store) BodyHashSites(hash string) ([]Site, error) {
 	if hash == "" {
 		return nil, nil
 	}
-	err := Scan(s.db, func(rest []string, _ []byte) error {
+	err := Scan(s.pdb(), func(rest []string, _ []byte) error {
 		if len(rest) >= 2 {
 			out = append(out, Site{Symbol: rest[len(rest)-2], Path: rest[len(rest)-1]})
 		}
@@ -410,7 +417,7 @@ func (s *Store) DefsByName(name string) ([]Definition, error) {
 // (syntactic: any call whose callee identifier is name).
 func (s *Store) Callers(name string) ([]string, error) {
 	var out []string
-	err := Scan(s.db, func(rest []string, _ []byte) error {
+	err := Scan(s.pdb(), func(rest []string, _ []byte) error {
 		if len(rest) >= 1 && rest[0] != "" {
 			out = append(out, rest[0])
 		}
@@ -422,7 +429,7 @@ func (s *Store) Callers(name string) ([]string, error) {
 // Children returns the symbols directly contained in parent.
 func (s *Store) Children(parent string) ([]string, error) {
 	var out []string
-	err := Scan(s.db, func(rest []string, _ []byte) error {
+	err := Scan(s.pdb(), func(rest []string, _ []byte) error {
 		out = append(out, rest[0])
 		return nil
 	}, prefixContains, parent)

@@ -110,7 +110,7 @@ func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) (
 		b.Close()
 		return out, errs
 	}
-	if err := commit(b); err != nil {
+	if err := w.commit(b); err != nil {
 		for i := range out {
 			if out[i] != nil {
 				out[i], errs[i] = nil, err
@@ -373,7 +373,7 @@ func (w *Workspace) Check(ctx context.Context) (CheckResult, error) {
 		}
 	}
 	if len(updated) > 0 {
-		if err := commit(b); err != nil {
+		if err := w.commit(b); err != nil {
 			return res, err
 		}
 		w.indexSearch(updated, nil)
@@ -486,7 +486,7 @@ func (w *Workspace) Forget(id string) (*Memory, error) {
 		b.Close()
 		return nil, err
 	}
-	if err := commit(b); err != nil {
+	if err := w.commit(b); err != nil {
 		return nil, err
 	}
 	w.indexSearch(nil, []string{m.ID})
@@ -505,7 +505,7 @@ func (w *Workspace) save(old, m *Memory) error {
 		b.Close()
 		return err
 	}
-	if err := commit(b); err != nil {
+	if err := w.commit(b); err != nil {
 		return err
 	}
 	w.indexSearch([]*Memory{m}, nil)

@@ -121,16 +121,6 @@ func deleteMemory(b *pebble.Batch, m *Memory) error {
 	return b.Delete(index.Key(prefixMemory, m.ID), nil)
 }
 
-// commit writes b durably (fsync of the WAL) before returning: an
-// acknowledged memory survives a crash. On error nothing of b is applied.
-func commit(b *pebble.Batch) error {
-	defer b.Close()
-	if err := b.Commit(pebble.Sync); err != nil {
-		return fmt.Errorf("write store: %w", err)
-	}
-	return nil
-}
-
 // idsAtPath returns the ids of memories with an anchor in path.
 func (w *Workspace) idsAtPath(path string) ([]string, error) {
 	var ids []string

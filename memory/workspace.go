@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cockroachdb/pebble/v2/vfs"
 	ts "github.com/odvcencio/gotreesitter"
 
 	"github.com/gloss-dev/gloss/index"
@@ -39,6 +40,9 @@ type Options struct {
 	// Force indexes a root that is not a project (see
 	// index.IsProjectRoot); without it Index refuses such a root.
 	Force bool
+	// StoreFS is the file system of the Pebble store; nil means the real
+	// one (tests inject write failures with Pebble's vfs/errorfs).
+	StoreFS vfs.FS
 }
 
 // Workspace is one project root with its isolated store: the engine API
@@ -59,6 +63,11 @@ type Workspace struct {
 	now    func() time.Time
 	warn   func(error)
 	force  bool
+
+	// roMu guards roErr, the write failure that made the workspace
+	// read-only (nil when writable); see writefault.go.
+	roMu  sync.Mutex
+	roErr error
 
 	writeMu sync.Mutex // serializes memory writes and resolution
 
@@ -170,7 +179,7 @@ func Open(dir string, opts Options) (*Workspace, error) {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
 	_ = os.WriteFile(filepath.Join(pdir, "root"), []byte(root+"\n"), 0o600)
-	st, err := index.OpenStore(filepath.Join(pdir, "pebble"), nil)
+	st, err := index.OpenStore(filepath.Join(pdir, "pebble"), opts.StoreFS)
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +213,11 @@ func (w *Workspace) Index(ctx context.Context) (index.Stats, error) {
 	if err := w.checkProject(); err != nil {
 		return index.Stats{}, err
 	}
-	return w.Indexer.Run(ctx)
+	if err := w.writable(); err != nil {
+		return index.Stats{}, err
+	}
+	st, err := w.Indexer.Run(ctx)
+	return st, w.noteWriteFault(err)
 }
 
 // RelPath validates p (absolute, or relative to the current directory) and
