@@ -55,3 +55,18 @@ func TestRememberRefusesSpecialFiles(t *testing.T) {
 		t.Fatal("index blocked on a FIFO")
 	}
 }
+
+func TestWorkspaceReadFile(t *testing.T) {
+	w, repo := indexedWorkspace(t, map[string]string{"go.mod": "module example.com/d\n", "main.go": doctorGo})
+	if data, err := w.ReadFile(filepath.Join(repo, "main.go")); err != nil || string(data) != doctorGo {
+		t.Fatalf("ReadFile main.go: %q, %v", data, err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(repo, "p.go"), 0o644); err != nil {
+		t.Skip(err)
+	}
+	for _, p := range []string{"p.go", ".git/config", "../x.go"} {
+		if _, err := w.ReadFile(filepath.Join(repo, p)); err == nil {
+			t.Errorf("ReadFile(%s): want an error", p)
+		}
+	}
+}

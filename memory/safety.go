@@ -66,3 +66,16 @@ func (w *Workspace) checkProject() error {
 	return fmt.Errorf("%s: %w: it is not in a git work tree and has none of %s; refusing to index it (run `gloss index --force` to index it anyway)",
 		w.Root, ErrNotProject, "go.mod, package.json, pyproject.toml, Cargo.toml, .gloss/ or another project file")
 }
+
+// ReadFile reads a workspace file given by absolute path (or relative to
+// the current directory) the safe way (index.ReadSourceFile): only a
+// regular file inside the workspace, not under .git, of at most the
+// --max-file-size limit, without blocking on a FIFO. Adapters (the
+// language server) use it instead of os.ReadFile for documents on disk.
+func (w *Workspace) ReadFile(path string) ([]byte, error) {
+	rel, err := w.RelPath(path)
+	if err != nil {
+		return nil, err
+	}
+	return index.ReadSourceFile(w.Root, rel, w.maxFileSize())
+}
