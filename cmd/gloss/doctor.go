@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gloss-dev/gloss/daemon"
 	"github.com/gloss-dev/gloss/memory"
 )
 
@@ -24,6 +25,14 @@ index is rebuilt. The store is never deleted. Stop a daemon serving the
 workspace first (gloss daemon stop).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			root, err := memory.FindRoot(g.dir)
+			if err != nil {
+				return err
+			}
+			if c, err := daemon.Dial(daemon.Target{Root: root, Version: version}, daemon.VerbStatus); err == nil {
+				c.Close()
+				return fmt.Errorf("a gloss daemon serves %s and holds its store: stop it first (gloss daemon stop)", root)
+			}
 			r, err := memory.Doctor(g.dir, memory.Options{MaxFileSize: g.maxSize, Warn: func(err error) {
 				fmt.Fprintln(os.Stderr, "gloss: warning:", err)
 			}})
