@@ -100,11 +100,8 @@ func Doctor(dir string, opts Options) (*DoctorReport, error) {
 		r.Problems = append(r.Problems, c)
 	}
 	// The search index is derived from the store: rebuild it from scratch.
+	_ = w.closeSearch()
 	w.searchMu.Lock()
-	if w.search != nil {
-		_ = w.search.close()
-		w.search = nil
-	}
 	rmErr := os.RemoveAll(filepath.Join(pdir, "bluge"))
 	w.searchMu.Unlock()
 	if rmErr != nil {
