@@ -92,18 +92,24 @@ func OpenStore(dir string, fs vfs.FS) (st *Store, err error) {
 	}
 	s := &Store{dir: dir, fs: fs}
 	s.db.Store(db)
+	// Close through s.Close from here on: closing a damaged database can
+	// panic too.
 	v, err := s.schema()
 	if err != nil {
-		db.Close()
+		_ = s.Close()
 		return nil, err
 	}
 	switch {
 	case v > SchemaVersion:
-		db.Close()
+		_ = s.Close()
 		return nil, fmt.Errorf("store %s has schema version %d, newer than this gloss (%d): upgrade gloss", dir, v, SchemaVersion)
 	case v < SchemaVersion:
-		if err := db.Set(Key(prefixMeta, "schema"), []byte(strconv.Itoa(SchemaVersion)), pebble.Sync); err != nil {
-			db.Close()
+		b := db.NewBatch()
+		_ = b.Set(Key(prefixMeta, "schema"), []byte(strconv.Itoa(SchemaVersion)), nil)
+		err := s.Commit(b, pebble.Sync)
+		_ = b.Close()
+		if err != nil {
+			_ = s.Close()
 			return nil, fmt.Errorf("write schema version: %w", err)
 		}
 	}
