@@ -99,8 +99,9 @@ type SearchArgs struct {
 	Limit int    `json:"limit,omitempty"`
 }
 
-// MaxLimit caps every result count a client may ask for.
-const MaxLimit = 10000
+// MaxLimit caps every result count a client may ask for
+// (memory.MaxSearchLimit).
+const MaxLimit = memory.MaxSearchLimit
 
 // SearchResult is the result of gloss.search: Scores[i] is the score of
 // Memories[i] (memory.SearchHit: BM25, halved for stale memories), best

@@ -138,7 +138,7 @@ func Connect(ctx context.Context, t Target, verb string, so StartOptions) (*Conn
 			return nil, fmt.Errorf("start the gloss daemon: %w", err)
 		}
 	}
-	logf, err := os.OpenFile(p.Log, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	logf, err := openRunFile(p.Log, os.O_WRONLY|os.O_CREATE|os.O_APPEND)
 	if err != nil {
 		return nil, fmt.Errorf("daemon log: %w", err)
 	}
@@ -207,7 +207,7 @@ func Stop(ctx context.Context, t Target) (Hello, error) {
 
 // lockFile takes an exclusive flock on path, waiting until deadline.
 func lockFile(ctx context.Context, path string, deadline time.Time) (func(), error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := openRunFile(path, os.O_RDWR|os.O_CREATE)
 	if err != nil {
 		return nil, err
 	}

@@ -110,7 +110,7 @@ func Start(cfg Config) (*Daemon, error) {
 	}
 	// The lifetime lock: held until the process ends, so a daemon killed
 	// with SIGKILL releases it and its socket is known stale.
-	lock, err := os.OpenFile(paths.Lock, os.O_RDWR|os.O_CREATE, 0o600)
+	lock, err := openRunFile(paths.Lock, os.O_RDWR|os.O_CREATE)
 	if err != nil {
 		return nil, fmt.Errorf("daemon lock: %w", err)
 	}

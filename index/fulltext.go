@@ -91,7 +91,8 @@ func (f *FullText) Generation() (uint64, bool) {
 	return gen, err == nil
 }
 
-func (f *FullText) update(docs []Doc, deleted []string) error {
+func (f *FullText) update(docs []Doc, deleted []string) (err error) {
+	defer Recover(f.dir, "update full-text index", &err)
 	b := bluge.NewBatch()
 	for _, d := range docs {
 		doc := bluge.NewDocument(d.ID)
@@ -153,7 +154,8 @@ func (f *FullText) Count() (uint64, error) {
 // Search implements Derived: a Bluge boolean "should" query of one match
 // query per text and field, boosted by the product of their weights; BM25
 // scores.
-func (f *FullText) Search(ctx context.Context, q Query) ([]Scored, error) {
+func (f *FullText) Search(ctx context.Context, q Query) (out []Scored, err error) {
+	defer Recover(f.dir, "search", &err)
 	r, err := f.writer.Reader()
 	if err != nil {
 		return nil, err
@@ -169,7 +171,6 @@ func (f *FullText) Search(ctx context.Context, q Query) ([]Scored, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []Scored
 	for {
 		dm, err := it.Next()
 		if err != nil {

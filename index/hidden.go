@@ -32,7 +32,7 @@ func (b *MemoryBatch) Unhide(id string) error {
 // HiddenMemory returns a copy of the hidden record of memory id, or an
 // error wrapping ErrNotFound.
 func (s *Store) HiddenMemory(id string) ([]byte, error) {
-	val, closer, err := s.db.Get(Key(prefixHidden, id))
+	val, closer, err := s.pdb().Get(Key(prefixHidden, id))
 	if errors.Is(err, pebble.ErrNotFound) {
 		return nil, fmt.Errorf("hidden memory %s: %w", id, ErrNotFound)
 	}
@@ -46,5 +46,5 @@ func (s *Store) HiddenMemory(id string) ([]byte, error) {
 // HiddenMemories calls fn with the id of every hidden record, in id order.
 // An error from fn stops the scan and is returned.
 func (s *Store) HiddenMemories(fn func(id string) error) error {
-	return Scan(s.db, func(rest []string, _ []byte) error { return fn(rest[0]) }, prefixHidden)
+	return Scan(s.pdb(), func(rest []string, _ []byte) error { return fn(rest[0]) }, prefixHidden)
 }

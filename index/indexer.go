@@ -3,8 +3,6 @@ package index
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -81,7 +79,7 @@ func (ix *Indexer) Run(ctx context.Context) (Stats, error) {
 	if err != nil {
 		return st, err
 	}
-	w := &indexWriter{store: ix.Store, b: ix.Store.db.NewBatch()}
+	w := &indexWriter{store: ix.Store, b: ix.Store.pdb().NewBatch()}
 	defer w.close()
 	if err := w.apply(ix.parseAll(ctx, jobs), &st); err != nil {
 		return st, err
@@ -159,10 +157,10 @@ func (w *indexWriter) flush(final bool) error {
 	if final {
 		opt = pebble.Sync
 	}
-	if err := w.b.Commit(opt); err != nil {
+	if err := w.store.Commit(w.b, opt); err != nil {
 		return fmt.Errorf("write index: %w", err)
 	}
-	w.b = w.store.db.NewBatch()
+	w.b = w.store.pdb().NewBatch()
 	return nil
 }
 
@@ -298,7 +296,7 @@ func (ix *Indexer) parseAll(ctx context.Context, jobs []parseJob) <-chan parseRe
 
 func (ix *Indexer) parseOne(parsers map[*Language]*ts.Parser, j parseJob) parseResult {
 	c := j.cand
-	src, err := os.ReadFile(filepath.Join(ix.Root, filepath.FromSlash(c.Path)))
+	src, err := ReadSourceFile(ix.Root, c.Path, ix.MaxFileSize)
 	if err != nil {
 		return parseResult{skip: SkipUnreadable}
 	}

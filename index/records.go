@@ -31,14 +31,15 @@ type MemoryBatch struct {
 }
 
 // NewMemoryBatch starts a batch of memory record writes.
-func (s *Store) NewMemoryBatch() *MemoryBatch { return &MemoryBatch{s: s, b: s.db.NewBatch()} }
+func (s *Store) NewMemoryBatch() *MemoryBatch { return &MemoryBatch{s: s, b: s.pdb().NewBatch()} }
 
 // MemoryGeneration returns the memory generation: the number of memory
 // batches committed to the store (0 for a store written before it was
 // counted). Derived indexes record the generation they reflect, so that
 // opening one compares two numbers instead of reading every memory.
-func (s *Store) MemoryGeneration() (uint64, error) {
-	val, closer, err := s.db.Get(Key(prefixMeta, "memgen"))
+func (s *Store) MemoryGeneration() (gen uint64, err error) {
+	defer Recover(s.dir, "read memory generation", &err)
+	val, closer, err := s.pdb().Get(Key(prefixMeta, "memgen"))
 	if errors.Is(err, pebble.ErrNotFound) {
 		return 0, nil
 	}
@@ -50,21 +51,18 @@ func (s *Store) MemoryGeneration() (uint64, error) {
 }
 
 // MemoryCount returns the number of memory records, reading keys only.
-func (s *Store) MemoryCount() (int, error) {
+func (s *Store) MemoryCount() (n int, err error) {
+	defer Recover(s.dir, "count memories", &err)
 	lo, hi := PrefixBounds(prefixMemory)
-	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	it, err := s.pdb().NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
 	if err != nil {
 		return 0, err
 	}
-	n := 0
+	defer closeIter(it, &err)
 	for it.First(); it.Valid(); it.Next() {
 		n++
 	}
-	if err := it.Error(); err != nil {
-		it.Close()
-		return 0, err
-	}
-	return n, it.Close()
+	return n, it.Error()
 }
 
 // Put stores the record data of memory id with an anchor in each of paths,
@@ -111,10 +109,23 @@ func (b *MemoryBatch) Commit() (uint64, error) {
 	if err := b.b.Set(Key(prefixMeta, "memgen"), []byte(strconv.FormatUint(gen, 10)), nil); err != nil {
 		return 0, err
 	}
-	if err := b.b.Commit(pebble.Sync); err != nil {
+	if err := b.s.Commit(b.b, pebble.Sync); err != nil {
 		return 0, fmt.Errorf("write store: %w", err)
 	}
 	return gen, nil
+}
+
+// Renew moves the batch's writes to a new batch of the store's current
+// database (after Reopen replaced the one the batch was started on).
+func (b *MemoryBatch) Renew() error {
+	nb := b.s.pdb().NewBatch()
+	if err := nb.Apply(b.b, nil); err != nil {
+		nb.Close()
+		return err
+	}
+	_ = b.b.Close()
+	b.b = nb
+	return nil
 }
 
 // Close discards an uncommitted batch.
@@ -122,8 +133,9 @@ func (b *MemoryBatch) Close() { _ = b.b.Close() }
 
 // Memory returns a copy of the record of memory id, or an error wrapping
 // ErrNotFound.
-func (s *Store) Memory(id string) ([]byte, error) {
-	val, closer, err := s.db.Get(Key(prefixMemory, id))
+func (s *Store) Memory(id string) (data []byte, err error) {
+	defer Recover(s.dir, "read memory "+id, &err)
+	val, closer, err := s.pdb().Get(Key(prefixMemory, id))
 	if errors.Is(err, pebble.ErrNotFound) {
 		return nil, fmt.Errorf("memory %s: %w", id, ErrNotFound)
 	}
@@ -137,16 +149,23 @@ func (s *Store) Memory(id string) ([]byte, error) {
 // Memories calls fn with every memory record in id order; data is only
 // valid during the call. An error from fn stops the scan and is returned.
 func (s *Store) Memories(fn func(id string, data []byte) error) error {
-	return Scan(s.db, func(rest []string, val []byte) error { return fn(rest[0], val) }, prefixMemory)
+	return Scan(s.pdb(), func(rest []string, val []byte) error { return fn(rest[0], val) }, prefixMemory)
 }
 
 // MemoryIDsAt returns the ids of the memories with an anchor in the
 // workspace-relative path, in id order.
 func (s *Store) MemoryIDsAt(path string) ([]string, error) {
 	var ids []string
-	err := Scan(s.db, func(rest []string, _ []byte) error {
+	err := Scan(s.pdb(), func(rest []string, _ []byte) error {
 		ids = append(ids, rest[0])
 		return nil
 	}, prefixAnchor, path)
 	return ids, err
+}
+
+// Flush writes the store's memtables to tables on disk (tests of table
+// corruption use it; writes are durable without it, through the WAL).
+func (s *Store) Flush() (err error) {
+	defer Recover(s.dir, "flush store", &err)
+	return s.pdb().Flush()
 }

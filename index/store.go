@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -36,26 +37,43 @@ const (
 // of package memory (records.go). It owns every key; no other package
 // sees Pebble. It is safe for concurrent use.
 type Store struct {
-	db *pebble.DB
+	// db is swapped by Reopen after a write failure.
+	db  atomic.Pointer[pebble.DB]
+	dir string
+	fs  vfs.FS
 }
+
+// pdb returns the current Pebble database.
+func (s *Store) pdb() *pebble.DB { return s.db.Load() }
 
 // LockWait is how long OpenStore waits for another process to release the
 // store's lock.
 var LockWait = 15 * time.Second
 
-// OpenStore opens (creating if needed) the Pebble store in dir. fs may be
-// nil for the real file system (tests pass vfs.NewMem() or an errorfs).
-// It returns an error when the directory is locked by another process or
-// the store was written by a newer schema.
-func OpenStore(dir string, fs vfs.FS) (*Store, error) {
-	opts := &pebble.Options{Logger: quietLogger{}}
+// OpenStore opens the Pebble store in dir, creating it only when dir is
+// missing or empty: a directory with any Pebble file in it is opened with
+// Pebble's must-exist option, so a damaged store (a lost manifest marker)
+// is reported, never replaced by an empty one. fs may be nil for the real
+// file system (tests pass vfs.NewMem() or an errorfs). It returns an error
+// when the directory is locked by another process, the store cannot be
+// opened (the error names dir and says to run `gloss doctor`; the
+// directory is left untouched) or the store was written by a newer schema.
+func OpenStore(dir string, fs vfs.FS) (st *Store, err error) {
+	opts := &pebble.Options{Logger: quietLogger{}, EventListener: corruptionListener()}
 	if fs != nil {
 		opts.FS = fs
+	} else {
+		fs = vfs.Default
 	}
+	exists, err := storeHasContent(fs, dir)
+	if err != nil {
+		return nil, err
+	}
+	opts.ErrorIfNotExists = exists
+	defer Recover(dir, "open store", &err)
 	// Another gloss process (a CLI call, a daemon) may hold the store's
 	// lock for a moment: wait for it rather than fail at once.
 	var db *pebble.DB
-	var err error
 	deadline := time.Now().Add(LockWait)
 	for {
 		db, err = pebble.Open(dir, opts)
@@ -68,29 +86,40 @@ func OpenStore(dir string, fs vfs.FS) (*Store, error) {
 		return nil, fmt.Errorf("open store %s: another gloss process has held it for %s; try again when it is done", dir, LockWait)
 	}
 	if err != nil {
+		if exists {
+			return nil, openError(dir, err)
+		}
 		return nil, fmt.Errorf("open store %s: %w", dir, err)
 	}
-	s := &Store{db: db}
+	s := &Store{dir: dir, fs: fs}
+	s.db.Store(db)
+	// Close through s.Close from here on: closing a damaged database can
+	// panic too.
 	v, err := s.schema()
 	if err != nil {
-		db.Close()
+		_ = s.Close()
 		return nil, err
 	}
 	switch {
 	case v > SchemaVersion:
-		db.Close()
+		_ = s.Close()
 		return nil, fmt.Errorf("store %s has schema version %d, newer than this gloss (%d): upgrade gloss", dir, v, SchemaVersion)
 	case v < SchemaVersion:
-		if err := db.Set(Key(prefixMeta, "schema"), []byte(strconv.Itoa(SchemaVersion)), pebble.Sync); err != nil {
-			db.Close()
+		b := db.NewBatch()
+		_ = b.Set(Key(prefixMeta, "schema"), []byte(strconv.Itoa(SchemaVersion)), nil)
+		err := s.Commit(b, pebble.Sync)
+		_ = b.Close()
+		if err != nil {
+			_ = s.Close()
 			return nil, fmt.Errorf("write schema version: %w", err)
 		}
 	}
 	return s, nil
 }
 
-func (s *Store) schema() (int, error) {
-	val, closer, err := s.db.Get(Key(prefixMeta, "schema"))
+func (s *Store) schema() (v int, err error) {
+	defer Recover(s.dir, "read schema version", &err)
+	val, closer, err := s.pdb().Get(Key(prefixMeta, "schema"))
 	if errors.Is(err, pebble.ErrNotFound) {
 		return 0, nil
 	}
@@ -98,7 +127,7 @@ func (s *Store) schema() (int, error) {
 		return 0, fmt.Errorf("read schema version: %w", err)
 	}
 	defer closer.Close()
-	v, err := strconv.Atoi(string(val))
+	v, err = strconv.Atoi(string(val))
 	if err != nil {
 		return 0, fmt.Errorf("corrupt schema version %q", val)
 	}
@@ -108,8 +137,9 @@ func (s *Store) schema() (int, error) {
 // Generation returns the index generation: a counter that Indexer.Run
 // increments whenever it adds, changes or removes a file. Anchors remember
 // the generation they were resolved at.
-func (s *Store) Generation() (uint64, error) {
-	val, closer, err := s.db.Get(Key(prefixMeta, "gen"))
+func (s *Store) Generation() (gen uint64, err error) {
+	defer Recover(s.dir, "read generation", &err)
+	val, closer, err := s.pdb().Get(Key(prefixMeta, "gen"))
 	if errors.Is(err, pebble.ErrNotFound) {
 		return 0, nil
 	}
@@ -120,8 +150,15 @@ func (s *Store) Generation() (uint64, error) {
 	return strconv.ParseUint(string(val), 10, 64)
 }
 
-// Close closes the store.
-func (s *Store) Close() error { return s.db.Close() }
+// Close closes the store. A panic in Pebble while closing is returned as
+// an error.
+func (s *Store) Close() (err error) {
+	defer Recover(s.dir, "close store", &err)
+	return s.pdb().Close()
+}
+
+// Dir returns the directory of the store.
+func (s *Store) Dir() string { return s.dir }
 
 // Key joins a prefix and parts with NUL separators.
 func Key(prefix string, parts ...string) []byte {
@@ -148,13 +185,17 @@ func PrefixBounds(prefix string, parts ...string) (lower, upper []byte) {
 
 // Scan calls fn with the key parts (after the prefix parts) and value of
 // every key under Key(prefix, parts...). The value is only valid during the
-// call. Returning an error stops the scan and returns it.
-func Scan(db pebble.Reader, fn func(rest []string, val []byte) error, prefix string, parts ...string) error {
+// call. Returning an error stops the scan and returns it. A panic inside
+// Pebble (a corrupt table) is returned as an error wrapping ErrStorePanic;
+// the iterator is closed on every path.
+func Scan(db pebble.Reader, fn func(rest []string, val []byte) error, prefix string, parts ...string) (err error) {
+	defer Recover("", "read store", &err)
 	lo, hi := PrefixBounds(prefix, parts...)
 	it, err := db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
 	if err != nil {
 		return err
 	}
+	defer closeIter(it, &err)
 	for it.First(); it.Valid(); it.Next() {
 		rest := bytes.Split(it.Key()[len(lo):], []byte{0})
 		strs := make([]string, len(rest))
@@ -162,15 +203,10 @@ func Scan(db pebble.Reader, fn func(rest []string, val []byte) error, prefix str
 			strs[i] = string(r)
 		}
 		if err := fn(strs, it.Value()); err != nil {
-			it.Close()
 			return err
 		}
 	}
-	if err := it.Error(); err != nil {
-		it.Close()
-		return err
-	}
-	return it.Close()
+	return it.Error()
 }
 
 // FileRecord is the stored state of one indexed file.
@@ -189,8 +225,9 @@ type FileRecord struct {
 
 // File returns the stored record of path, or (nil, nil) when it is not
 // indexed.
-func (s *Store) File(path string) (*FileRecord, error) {
-	val, closer, err := s.db.Get(Key(prefixFile, path))
+func (s *Store) File(path string) (rec *FileRecord, err error) {
+	defer Recover(s.dir, "read file record "+path, &err)
+	val, closer, err := s.pdb().Get(Key(prefixFile, path))
 	if errors.Is(err, pebble.ErrNotFound) {
 		return nil, nil
 	}
@@ -207,7 +244,7 @@ func (s *Store) File(path string) (*FileRecord, error) {
 
 // Files calls fn for every stored file record in path order.
 func (s *Store) Files(fn func(*FileRecord) error) error {
-	return Scan(s.db, func(_ []string, val []byte) error {
+	return Scan(s.pdb(), func(_ []string, val []byte) error {
 		var r FileRecord
 		if err := json.Unmarshal(val, &r); err != nil {
 			return fmt.Errorf("corrupt file record: %w", err)
@@ -232,7 +269,7 @@ type FileMeta struct {
 // FileMetas returns the FileMeta of every stored file, by path.
 func (s *Store) FileMetas() (map[string]FileMeta, error) {
 	out := map[string]FileMeta{}
-	err := Scan(s.db, func(rest []string, val []byte) error {
+	err := Scan(s.pdb(), func(rest []string, val []byte) error {
 		var m FileMeta
 		if err := json.Unmarshal(val, &m); err != nil {
 			return fmt.Errorf("corrupt file meta %s: %w", rest[0], err)
@@ -303,7 +340,7 @@ func deleteFileKeys(b *pebble.Batch, old *FileRecord) {
 func (s *Store) lookup(prefix string, parts ...string) ([]Definition, error) {
 	type sp struct{ sym, path string }
 	var pairs []sp
-	err := Scan(s.db, func(rest []string, _ []byte) error {
+	err := Scan(s.pdb(), func(rest []string, _ []byte) error {
 		switch {
 		case len(rest) >= 2:
 			pairs = append(pairs, sp{rest[len(rest)-2], rest[len(rest)-1]})
@@ -365,7 +402,7 @@ func (s *Store) BodyHashSites(hash string) ([]Site, error) {
 	if hash == "" {
 		return nil, nil
 	}
-	err := Scan(s.db, func(rest []string, _ []byte) error {
+	err := Scan(s.pdb(), func(rest []string, _ []byte) error {
 		if len(rest) >= 2 {
 			out = append(out, Site{Symbol: rest[len(rest)-2], Path: rest[len(rest)-1]})
 		}
@@ -383,7 +420,7 @@ func (s *Store) DefsByName(name string) ([]Definition, error) {
 // (syntactic: any call whose callee identifier is name).
 func (s *Store) Callers(name string) ([]string, error) {
 	var out []string
-	err := Scan(s.db, func(rest []string, _ []byte) error {
+	err := Scan(s.pdb(), func(rest []string, _ []byte) error {
 		if len(rest) >= 1 && rest[0] != "" {
 			out = append(out, rest[0])
 		}
@@ -395,7 +432,7 @@ func (s *Store) Callers(name string) ([]string, error) {
 // Children returns the symbols directly contained in parent.
 func (s *Store) Children(parent string) ([]string, error) {
 	var out []string
-	err := Scan(s.db, func(rest []string, _ []byte) error {
+	err := Scan(s.pdb(), func(rest []string, _ []byte) error {
 		out = append(out, rest[0])
 		return nil
 	}, prefixContains, parent)

@@ -3,7 +3,6 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -130,7 +129,7 @@ func (s *Server) publishFolder(f *folder, mems []*memory.Memory) {
 		path := filepath.Join(f.root, filepath.FromSlash(rel))
 		uri := pathToURI(path)
 		now[uri] = true
-		src, _ := os.ReadFile(path)
+		src, _ := f.w.ReadFile(path) // a FIFO or a huge file gives no text, not a hang
 		s.publishLocked(uri, nil, diagnostics(dedupe(byFile[rel]), rel, newText(src), enc))
 	}
 	s.publishProblemsLocked(f, now)
@@ -166,7 +165,7 @@ func (s *Server) publishStoredFile(f *folder, path string) {
 	if err != nil {
 		return
 	}
-	src, _ := os.ReadFile(path)
+	src, _ := f.w.ReadFile(path)
 	s.mu.Lock()
 	enc := s.enc
 	s.mu.Unlock()

@@ -3,8 +3,6 @@ package memory
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
@@ -179,7 +177,7 @@ func (r *resolver) fileHash(path string) string {
 		return h
 	}
 	h := ""
-	if src, err := os.ReadFile(filepath.Join(r.w.Root, filepath.FromSlash(path))); err == nil {
+	if src, err := index.ReadSourceFile(r.w.Root, path, r.w.maxFileSize()); err == nil {
 		h = index.HashBytes(src)
 	}
 	r.hashes[path] = h
@@ -602,7 +600,7 @@ func (r *resolver) findSnapshot(a Anchor) *index.File {
 		if lang != nil && index.LanguageFor(p) != lang {
 			continue
 		}
-		src, err := os.ReadFile(filepath.Join(r.w.Root, filepath.FromSlash(p)))
+		src, err := index.ReadSourceFile(r.w.Root, p, r.w.maxFileSize())
 		if err != nil || !bytes.Contains(src, []byte(snap)) {
 			continue
 		}

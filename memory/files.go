@@ -333,7 +333,7 @@ func (w *Workspace) WriteMemoryFile(m *Memory) error {
 		return fmt.Errorf("%s is a symbolic link: gloss does not write through it", path)
 	}
 	data := FormatMemoryFile(m)
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+	if old, err := w.readMemoryFile(path); err == nil && bytes.Equal(old, data) {
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

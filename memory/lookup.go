@@ -1,8 +1,6 @@
 package memory
 
 import (
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -36,28 +34,6 @@ func WorkspaceFor(ws []*Workspace, p string) *Workspace {
 // (lexically; resolve symlinks first).
 func Contains(root, p string) bool {
 	return p == root || strings.HasPrefix(p, root+string(filepath.Separator))
-}
-
-// ReadFile reads a workspace file (absolute, or relative to the current
-// directory; validated like RelPath). Only regular files no larger than
-// the indexing size limit are read; anything else is an error.
-func (w *Workspace) ReadFile(path string) ([]byte, error) {
-	rel, err := w.RelPath(path)
-	if err != nil {
-		return nil, err
-	}
-	full := filepath.Join(w.Root, filepath.FromSlash(rel))
-	st, err := os.Stat(full)
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", rel)
-	}
-	if max := w.maxFileSize(); st.Size() > max {
-		return nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit of indexed files (--max-file-size)", rel, st.Size(), max)
-	}
-	return os.ReadFile(full)
 }
 
 // ForSymbol returns the memories with an anchor on the SCIP symbol, in id

@@ -130,9 +130,6 @@ func (w *Workspace) newMemory(req RememberRequest, files map[string]*index.File)
 	if text == "" {
 		return nil, fmt.Errorf("memory text is empty")
 	}
-	if err := CheckSecrets(text + "\n" + req.Title); err != nil {
-		return nil, err
-	}
 	typ := req.Type
 	if typ == "" {
 		typ = "note"
@@ -168,6 +165,9 @@ func (w *Workspace) newMemory(req RememberRequest, files map[string]*index.File)
 		if t = strings.TrimSpace(t); t != "" {
 			tags = append(tags, t)
 		}
+	}
+	if err := validateFields(title, text, tags); err != nil {
+		return nil, err
 	}
 	now := w.now().UTC()
 	author := req.Author

@@ -125,13 +125,8 @@ func (w *Workspace) Search(ctx context.Context, query string, limit int) ([]Sear
 	if query == "" {
 		return nil, fmt.Errorf("empty search query")
 	}
-	if limit <= 0 {
-		limit = 20
-	}
-	limit = min(limit, maxSearchLimit)
-	w.searchMu.Lock()
-	ft, err := w.openSearch()
-	w.searchMu.Unlock()
+	limit = clampSearchLimit(limit)
+	ft, err := w.searchIndex()
 	if err != nil {
 		return nil, err
 	}
@@ -163,10 +158,6 @@ func (w *Workspace) Search(ctx context.Context, query string, limit int) ([]Sear
 	}
 	return hits, nil
 }
-
-// maxSearchLimit caps a search's result count (so limit*2 cannot
-// overflow).
-const maxSearchLimit = 10000
 
 // SplitIdentifier splits camelCase, PascalCase, snake_case, kebab-case and
 // path-like identifiers into lower-case words: "createFileUploads" →

@@ -58,25 +58,25 @@ func (w *Workspace) get(id string) (*Memory, error) {
 	if err != nil {
 		return nil, err
 	}
-	var m Memory
-	if err := json.Unmarshal(val, &m); err != nil {
-		return nil, fmt.Errorf("corrupt memory record %s: %w", id, err)
-	}
-	return &m, nil
+	return decodeMemory(id, val)
 }
 
-// List returns every memory in id (creation) order.
+// List returns every memory in id (creation) order. A store that cannot
+// be read gives an error naming it.
 func (w *Workspace) List() ([]*Memory, error) {
 	var out []*Memory
 	err := w.Store.Memories(func(id string, val []byte) error {
-		var m Memory
-		if err := json.Unmarshal(val, &m); err != nil {
-			return fmt.Errorf("corrupt memory record %s: %w", id, err)
+		m, err := decodeMemory(id, val)
+		if err != nil {
+			return err
 		}
-		out = append(out, &m)
+		out = append(out, m)
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, fmt.Errorf("list memories in %s: %w", w.Store.Dir(), err)
+	}
+	return out, nil
 }
 
 // anchorPaths returns the paths of m's anchors (nil for a nil m).
@@ -109,7 +109,7 @@ func deleteMemory(b *index.MemoryBatch, m *Memory) error {
 // commit writes b durably (index.MemoryBatch.Commit), then applies the
 // changed and deleted memories to the derived indexes.
 func (w *Workspace) commit(b *index.MemoryBatch, changed []*Memory, deleted []string) error {
-	gen, err := b.Commit()
+	gen, err := w.commitBatch(b)
 	if err != nil {
 		return err
 	}

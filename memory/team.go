@@ -328,7 +328,7 @@ func (w *Workspace) readMemFile(dir, name string, files map[string]*memFile, res
 
 // parseMemFile reads and parses the memory file full into f.
 func (w *Workspace) parseMemFile(f *memFile, full, id string) error {
-	data, err := os.ReadFile(full)
+	data, err := w.readMemoryFile(full) // regular files only, no FIFO, no symlink out
 	if err != nil {
 		return err
 	}

@@ -55,9 +55,6 @@ func (w *Workspace) Update(ctx context.Context, id string, req UpdateRequest) (*
 		}
 		m.Title = title
 	}
-	if err := CheckSecrets(m.Body + "\n" + m.Title); err != nil {
-		return nil, err
-	}
 	if req.Type != nil {
 		if err := ValidateType(*req.Type); err != nil {
 			return nil, err
@@ -75,6 +72,9 @@ func (w *Workspace) Update(ctx context.Context, id string, req UpdateRequest) (*
 			}
 		}
 		m.Tags = tags
+	}
+	if err := validateFields(m.Title, m.Body, m.Tags); err != nil {
+		return nil, err
 	}
 	if req.Path != "" {
 		rel, err := w.RelPath(req.Path)

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cockroachdb/pebble/v2/vfs"
 	ts "github.com/odvcencio/gotreesitter"
 
 	"github.com/gloss-dev/gloss/index"
@@ -36,6 +37,12 @@ type Options struct {
 	// project memory's Markdown file that could not be written (the store
 	// already holds the memory). nil discards them.
 	Warn func(error)
+	// Force indexes a root that is not a project (see
+	// index.IsProjectRoot); without it Index refuses such a root.
+	Force bool
+	// StoreFS is the file system of the Pebble store; nil means the real
+	// one (tests inject write failures with Pebble's vfs/errorfs).
+	StoreFS vfs.FS
 }
 
 // Workspace is one project root with its isolated store: the engine API
@@ -55,6 +62,12 @@ type Workspace struct {
 	author string
 	now    func() time.Time
 	warn   func(error)
+	force  bool
+
+	// roMu guards roErr, the write failure that made the workspace
+	// read-only (nil when writable); see writefault.go.
+	roMu  sync.Mutex
+	roErr error
 
 	writeMu sync.Mutex // serializes memory writes and resolution
 
@@ -215,11 +228,11 @@ func Open(dir string, opts Options) (*Workspace, error) {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
 	_ = os.WriteFile(filepath.Join(pdir, "root"), []byte(root+"\n"), 0o600)
-	st, err := index.OpenStore(filepath.Join(pdir, "pebble"), nil)
+	st, err := index.OpenStore(filepath.Join(pdir, "pebble"), opts.StoreFS)
 	if err != nil {
 		return nil, err
 	}
-	w := &Workspace{Root: root, ID: id, Dir: pdir, Store: st, author: opts.Author, now: opts.Now, warn: opts.Warn}
+	w := &Workspace{Root: root, ID: id, Dir: pdir, Store: st, author: opts.Author, now: opts.Now, warn: opts.Warn, force: opts.Force}
 	if w.warn == nil {
 		w.warn = func(error) {}
 	}
@@ -239,19 +252,21 @@ func Open(dir string, opts Options) (*Workspace, error) {
 
 // Close releases the store and search index.
 func (w *Workspace) Close() error {
-	w.searchMu.Lock()
-	var serr error
-	if w.search != nil {
-		serr = w.search.Close()
-		w.search = nil
-	}
-	w.searchMu.Unlock()
-	return errors.Join(serr, w.Store.Close())
+	return errors.Join(w.closeSearch(), w.Store.Close())
 }
 
-// Index brings the symbol graph up to date with the working tree.
+// Index brings the symbol graph up to date with the working tree. It
+// refuses a root that is not a project (ErrNotProject) unless the
+// workspace was opened with Options.Force.
 func (w *Workspace) Index(ctx context.Context) (index.Stats, error) {
-	return w.Indexer.Run(ctx)
+	if err := w.checkProject(); err != nil {
+		return index.Stats{}, err
+	}
+	if err := w.writable(); err != nil {
+		return index.Stats{}, err
+	}
+	st, err := w.Indexer.Run(ctx)
+	return st, w.noteWriteFault(err)
 }
 
 // RelPath validates p (absolute, or relative to the current directory) and
@@ -277,6 +292,9 @@ func (w *Workspace) RelPath(p string) (string, error) {
 	if rel == "." {
 		return "", fmt.Errorf("path %s is the workspace root, not a file", p)
 	}
+	if err := index.CheckSourcePath(filepath.ToSlash(rel)); err != nil {
+		return "", err
+	}
 	return filepath.ToSlash(rel), nil
 }
 
@@ -284,7 +302,7 @@ func (w *Workspace) RelPath(p string) (string, error) {
 // returned File. Files of languages gloss does not parse get a File with
 // whitespace-separated tokens and no definitions.
 func (w *Workspace) parseFile(rel string) (*index.File, error) {
-	src, err := os.ReadFile(filepath.Join(w.Root, filepath.FromSlash(rel)))
+	src, err := index.ReadSourceFile(w.Root, rel, w.maxFileSize())
 	if err != nil {
 		return nil, err
 	}

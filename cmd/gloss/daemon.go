@@ -29,7 +29,7 @@ It exits after --idle-timeout without sessions (0: never).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			err := daemon.Run(cmd.Context(), daemon.Config{
-				Dir: g.dir, Memory: memory.Options{MaxFileSize: g.maxSize}, IdleTimeout: idle, Version: version, Log: cmd.ErrOrStderr(),
+				Dir: g.dir, Memory: memory.Options{MaxFileSize: g.maxSize, Force: g.force}, IdleTimeout: idle, Version: version, Log: cmd.ErrOrStderr(),
 			})
 			if errors.Is(err, daemon.ErrRunning) {
 				fmt.Fprintln(cmd.ErrOrStderr(), "gloss:", err)

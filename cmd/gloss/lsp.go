@@ -74,6 +74,6 @@ this process instead; it then holds the store alone.`,
 }
 
 func serveInProcess(cmd *cobra.Command, g *globals, in io.Reader, out io.Writer) error {
-	s := lsp.NewServer(lsp.Options{Memory: memory.Options{MaxFileSize: g.maxSize}, Log: cmd.ErrOrStderr(), Version: version})
+	s := lsp.NewServer(lsp.Options{Memory: memory.Options{MaxFileSize: g.maxSize, Force: g.force}, Log: cmd.ErrOrStderr(), Version: version})
 	return s.Serve(cmd.Context(), stdio{in, out})
 }

@@ -41,6 +41,7 @@ type globals struct {
 	json     bool
 	maxSize  int64
 	noDaemon bool
+	force    bool
 }
 
 func newRoot() *cobra.Command {
@@ -56,10 +57,12 @@ func newRoot() *cobra.Command {
 	root.PersistentFlags().StringVarP(&g.dir, "dir", "C", ".", "run as if gloss was started in this directory")
 	root.PersistentFlags().BoolVar(&g.json, "json", false, "print machine-readable JSON")
 	root.PersistentFlags().Int64Var(&g.maxSize, "max-file-size", 1<<20, "skip files larger than this many bytes when indexing")
+	root.PersistentFlags().BoolVar(&g.force, "force", false, "index a folder that is not a project (no git work tree, go.mod, package.json, pyproject.toml, Cargo.toml, .gloss/, …)")
 	root.PersistentFlags().BoolVar(&g.noDaemon, "no-daemon", false, "open the store in this process even when a daemon serves the workspace")
 	root.AddCommand(
 		indexCmd(g), rememberCmd(g), checkCmd(g), atCmd(g), showCmd(g), listCmd(g),
 		verifyCmd(g), forgetCmd(g), statusCmd(g), searchCmd(g), lspCmd(g), daemonCmd(g), mcpCmd(g),
+		doctorCmd(g),
 	)
 	root.AddCommand(teamCmds(g)...)
 	root.AddCommand(genericVerbs(g, root)...)

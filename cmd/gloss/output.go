@@ -26,21 +26,21 @@ func printMemory(w io.Writer, m memory.View, withBody bool) {
 	if m.Stale {
 		mark = "STALE"
 	}
-	fmt.Fprintf(w, "%s  %s  [%s] %s\n", m.ID, mark, m.Type, m.Title)
+	fmt.Fprintf(w, "%s  %s  [%s] %s\n", m.ID, mark, termSafe(m.Type, false), termSafe(m.Title, false))
 	for _, a := range m.Anchors {
 		fmt.Fprintf(w, "    %-17s %s", a.Status, placeOf(a))
 		if a.Symbol != "" {
-			fmt.Fprintf(w, "  %s", a.Symbol)
+			fmt.Fprintf(w, "  %s", termSafe(a.Symbol, false))
 		}
 		fmt.Fprintln(w)
 	}
 	if withBody {
-		fmt.Fprintf(w, "    by %s, %s", orDash(m.Author), m.CreatedAt.Local().Format("2006-01-02 15:04"))
+		fmt.Fprintf(w, "    by %s, %s", termSafe(orDash(m.Author), false), m.CreatedAt.Local().Format("2006-01-02 15:04"))
 		if len(m.Tags) > 0 {
-			fmt.Fprintf(w, " · tags: %s", strings.Join(m.Tags, ", "))
+			fmt.Fprintf(w, " · tags: %s", termSafe(strings.Join(m.Tags, ", "), false))
 		}
 		fmt.Fprintf(w, " · %s\n\n", m.Scope)
-		for _, l := range strings.Split(m.Body, "\n") {
+		for _, l := range strings.Split(termSafe(m.Body, true), "\n") {
 			fmt.Fprintf(w, "    %s\n", l)
 		}
 	}
@@ -49,11 +49,11 @@ func printMemory(w io.Writer, m memory.View, withBody bool) {
 // placeOf formats an anchor's place, with its origin when it moved
 // (memory.AnchorView gives the origin only then).
 func placeOf(a memory.AnchorView) string {
-	s := fmt.Sprintf("%s:%s", a.Path, lineSpan(a.StartLine, a.EndLine))
+	s := fmt.Sprintf("%s:%s", termSafe(a.Path, false), lineSpan(a.StartLine, a.EndLine))
 	switch {
 	case a.OriginStartLine == 0:
 	case a.OriginPath != a.Path:
-		s += fmt.Sprintf(" (was %s:%s)", a.OriginPath, lineSpan(a.OriginStartLine, a.OriginEndLine))
+		s += fmt.Sprintf(" (was %s:%s)", termSafe(a.OriginPath, false), lineSpan(a.OriginStartLine, a.OriginEndLine))
 	default:
 		s += fmt.Sprintf(" (was %s)", lineSpan(a.OriginStartLine, a.OriginEndLine))
 	}

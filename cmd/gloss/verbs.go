@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -24,7 +22,7 @@ func (g *globals) open(dir string) (*memory.Workspace, error) {
 	if dir == "" {
 		dir = g.dir
 	}
-	return memory.Open(dir, memory.Options{MaxFileSize: g.maxSize, Warn: func(err error) {
+	return memory.Open(dir, memory.Options{MaxFileSize: g.maxSize, Force: g.force, Warn: func(err error) {
 		fmt.Fprintln(os.Stderr, "gloss: warning:", err)
 	}})
 }
@@ -205,7 +203,7 @@ and with --json prints one JSON object per line, in input order, each with "id"
 			for _, a := range m.Anchors {
 				fmt.Fprintf(cmd.OutOrStdout(), "  %s anchor at %s", a.Kind, placeOf(a))
 				if a.Symbol != "" {
-					fmt.Fprintf(cmd.OutOrStdout(), "  %s", a.Symbol)
+					fmt.Fprintf(cmd.OutOrStdout(), "  %s", termSafe(a.Symbol, false))
 				}
 				fmt.Fprintln(cmd.OutOrStdout())
 			}
@@ -236,54 +234,26 @@ func runBatch(cmd *cobra.Command, g *globals, b *backend, file string) error {
 		defer f.Close()
 		r = f
 	}
-	var reqs []api.RememberArgs
-	var lineErrs []error
-	var lineNos []int
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	n := 0
-	for sc.Scan() {
-		n++
-		raw := bytes.TrimSpace(sc.Bytes())
-		if len(raw) == 0 {
-			continue
-		}
-		var bl batchLine
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
+	var lines []batchResult
+	err := readBatchLines(r, maxBatchLine, func(n int, line []byte, err error) {
 		var req api.RememberArgs
-		err := dec.Decode(&bl)
 		if err == nil {
-			req = api.RememberArgs{Text: bl.Text, Type: bl.Type, Title: bl.Title, Tags: bl.Tags, Symbol: bl.Symbol, Scope: bl.Scope}
-			if bl.At != "" {
-				var p string
-				var s, e int
-				p, s, e, err = memory.ParseLocation(bl.At)
-				if err == nil && s == 0 {
-					err = fmt.Errorf("\"at\" needs lines: PATH:START[-END]")
-				}
-				if err == nil {
-					req.Location, err = g.location(p, s, e)
-				}
-			} else if bl.Symbol == "" {
-				err = errors.New("a memory needs a place: give \"at\" or \"symbol\"")
+			if line = bytes.TrimSpace(line); len(line) == 0 {
+				return
 			}
-		} else {
-			err = fmt.Errorf("line %d: invalid JSON: %w", n, err)
+			req, err = parseBatchLine(line, g.location)
 		}
-		reqs = append(reqs, req)
-		lineErrs = append(lineErrs, err)
-		lineNos = append(lineNos, n)
-	}
-	if err := sc.Err(); err != nil {
+		lines = append(lines, batchResult{line: n, req: req, err: err})
+	})
+	if err != nil {
 		return err
 	}
 	// Only well-formed lines go to the engine; results keep input order.
 	var valid []api.RememberArgs
 	var pos []int
-	for i, err := range lineErrs {
-		if err == nil {
-			valid = append(valid, reqs[i])
+	for i, l := range lines {
+		if l.err == nil {
+			valid = append(valid, l.req)
 			pos = append(pos, i)
 		}
 	}
@@ -291,33 +261,47 @@ func runBatch(cmd *cobra.Command, g *globals, b *backend, file string) error {
 	if err != nil {
 		return err
 	}
-	results := make([]memory.View, len(reqs))
 	for j, i := range pos {
 		if it := res.Items[j]; it.Error != "" {
-			lineErrs[i] = errors.New(it.Error)
+			lines[i].err = errors.New(it.Error)
 		} else if it.Memory != nil {
-			results[i] = *it.Memory
+			lines[i].memory = *it.Memory
 		}
 	}
+	return printBatch(cmd, g, lines)
+}
+
+// batchResult is one line of a batch: its number, request, and memory or
+// error.
+type batchResult struct {
+	line   int
+	req    api.RememberArgs
+	memory memory.View
+	err    error
+}
+
+// printBatch prints one result per line (JSON lines with --json) and a
+// summary; it fails with exit code 1 when any line failed.
+func printBatch(cmd *cobra.Command, g *globals, lines []batchResult) error {
 	failed := 0
-	for i := range reqs {
-		if lineErrs[i] != nil {
+	for _, l := range lines {
+		if l.err != nil {
 			failed++
 			if g.json {
-				_ = printLine(cmd.OutOrStdout(), map[string]any{"error": lineErrs[i].Error(), "line": lineNos[i]})
+				_ = printLine(cmd.OutOrStdout(), map[string]any{"error": l.err.Error(), "line": l.line})
 			} else {
-				fmt.Fprintf(cmd.ErrOrStderr(), "line %d: %v\n", lineNos[i], lineErrs[i])
+				fmt.Fprintf(cmd.ErrOrStderr(), "line %d: %v\n", l.line, l.err)
 			}
 			continue
 		}
 		if g.json {
-			_ = printLine(cmd.OutOrStdout(), results[i])
+			_ = printLine(cmd.OutOrStdout(), l.memory)
 		} else {
-			fmt.Fprintf(cmd.OutOrStdout(), "%s  %s\n", results[i].ID, results[i].Title)
+			fmt.Fprintf(cmd.OutOrStdout(), "%s  %s\n", l.memory.ID, termSafe(l.memory.Title, false))
 		}
 	}
 	if !g.json {
-		fmt.Fprintf(cmd.OutOrStdout(), "%d remembered, %d failed\n", len(reqs)-failed, failed)
+		fmt.Fprintf(cmd.OutOrStdout(), "%d remembered, %d failed\n", len(lines)-failed, failed)
 	}
 	if failed > 0 {
 		return exitError{code: 1}

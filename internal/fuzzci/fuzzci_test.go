@@ -18,6 +18,8 @@ var targets = []struct{ pkg, name string }{
 	{"lsp", "FuzzStream"},
 	{"memory", "FuzzParseMemoryFile"},
 	{"memory", "FuzzParseLocation"},
+	{"memory", "FuzzFindSecret"},
+	{"cmd/gloss", "FuzzBatchLine"},
 	{"scip", "FuzzParse"},
 }
 

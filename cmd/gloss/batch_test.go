@@ -1,0 +1,118 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/gloss-dev/gloss/api"
+	"github.com/gloss-dev/gloss/internal/testutil"
+)
+
+func TestReadBatchLines(t *testing.T) {
+	in := "one\n" + strings.Repeat("x", 11) + "\n\r\nexactly10!\r\n" + strings.Repeat("y", 30) + "\nlast"
+	var got []string
+	err := readBatchLines(strings.NewReader(in), 10, func(n int, line []byte, err error) {
+		if err != nil {
+			got = append(got, "ERR")
+		} else {
+			got = append(got, string(line))
+		}
+	})
+	want := []string{"one", "ERR", "", "exactly10!", "ERR", "last"}
+	if err != nil || strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("lines %q, %v; want %q", got, err, want)
+	}
+}
+
+// Issue 17: a line over 16 MiB aborted the whole batch, a second JSON
+// object on a line was dropped and invalid UTF-8 was replaced. Each is now
+// an error of its own line; the other lines are remembered.
+func TestBatchPerLineErrors(t *testing.T) {
+	testutil.Hermetic(t)
+	repo := testutil.InitRepo(t)
+	testutil.WriteFiles(t, repo, map[string]string{"go.mod": "module example.com/cli\n", "main.go": cliGo})
+	testutil.Commit(t, repo, "init")
+	huge := `{"text":"` + strings.Repeat("a", maxBatchLine) + `","at":"main.go:4-12"}`
+	batch := strings.Join([]string{
+		`{"text":"first","at":"main.go:4-12"}`,
+		huge,
+		`{"text":"two objects","at":"main.go:4-12"} {"text":"dropped","at":"main.go:4-12"}`,
+		"{\"text\":\"caf\xe9\",\"at\":\"main.go:4-12\"}",
+		`{"text":"last","at":"main.go:14-17"}`,
+	}, "\n")
+	out, _, err := run(t, repo, batch, "--no-daemon", "remember", "--batch", "-", "--json")
+	if err == nil {
+		t.Error("batch with bad lines: want a non-zero exit")
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("batch printed %d lines, want 5:\n%.2000s", len(lines), out)
+	}
+	for i, want := range []string{"", "16 MiB", "more than one JSON value", "UTF-8", ""} {
+		var v struct{ ID, Error string }
+		if err := json.Unmarshal([]byte(lines[i]), &v); err != nil {
+			t.Fatal(err)
+		}
+		if want == "" && v.ID == "" || want != "" && !strings.Contains(v.Error, want) {
+			t.Errorf("line %d: %s, want %q", i+1, lines[i], want)
+		}
+	}
+	out, _, err = run(t, repo, "", "--no-daemon", "list")
+	if err != nil || !strings.Contains(out, "2 memories") {
+		t.Errorf("list: %v\n%s", err, out)
+	}
+}
+
+// Titles and bodies are printed with terminal controls escaped by list and
+// show; --json keeps them as they are.
+func TestTerminalEscapesInOutput(t *testing.T) {
+	testutil.Hermetic(t)
+	repo := testutil.InitRepo(t)
+	testutil.WriteFiles(t, repo, map[string]string{"go.mod": "module example.com/cli\n", "main.go": cliGo})
+	testutil.Commit(t, repo, "init")
+	title := "evil \x1b]0;pwned\x07 title \u009b2J"
+	body := "line one\n\x1b[2Jcleared\rover\u202eevil"
+	out, _, err := run(t, repo, "", "--no-daemon", "remember", body, "--title", title, "--at", "main.go:4-12", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct{ ID, Title, Body string }
+	if err := json.Unmarshal([]byte(out), &m); err != nil || m.Title != title || m.Body != body {
+		t.Fatalf("--json changed the text: %+v %v", m, err)
+	}
+	for _, args := range [][]string{{"list"}, {"show", m.ID}} {
+		out, _, err := run(t, repo, "", append([]string{"--no-daemon"}, args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.ContainsAny(out, "\x1b\x07\r\u009b\u202e") {
+			t.Errorf("%v printed terminal controls: %q", args, out)
+		}
+		if !strings.Contains(out, `\x1b]0;pwned\x07`) {
+			t.Errorf("%v: escaped title missing: %q", args, out)
+		}
+	}
+}
+
+// FuzzBatchLine: parsing a --batch line never panics, and an accepted
+// line yields valid UTF-8 text.
+func FuzzBatchLine(f *testing.F) {
+	f.Add([]byte(`{"text":"first","at":"main.go:4-12","tags":["a"]}`))
+	f.Add([]byte(`{"text":"a"} {"text":"b"}`))
+	f.Add([]byte("{\"text\":\"caf\xe9\"}"))
+	f.Add([]byte(`{"text":"x","at":"main.go"}`))
+	f.Add([]byte(`[1,2]`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		req, err := parseBatchLine(line, func(p string, first, last int) (api.Location, error) {
+			return api.Location{URI: api.PathToURI("/" + p), Range: api.LinesRange(first, last)}, nil
+		})
+		if err != nil {
+			return
+		}
+		if !utf8.Valid(line) || !utf8.ValidString(req.Text) || !utf8.ValidString(req.Title) {
+			t.Fatalf("accepted invalid UTF-8: %q", line)
+		}
+	})
+}
