@@ -93,23 +93,47 @@ func Start(cfg Config) (*Daemon, error) {
 	if err != nil {
 		return nil, err
 	}
-	home := cfg.Memory.Home
-	if home == "" {
-		if home, err = memory.DataHome(); err != nil {
+	if cfg.Memory.Home == "" {
+		if cfg.Memory.Home, err = memory.DataHome(); err != nil {
 			return nil, err
 		}
 	}
-	cfg.Memory.Home = home
 	if cfg.Memory.Warn == nil {
 		cfg.Memory.Warn = func(err error) { logger.Printf("%v", err) }
 	}
 	project := memory.ProjectID(root)
-	paths, err := PathsFor(home, project)
+	paths, err := PathsFor(cfg.Memory.Home, project)
 	if err != nil {
 		return nil, err
 	}
-	// The lifetime lock: held until the process ends, so a daemon killed
-	// with SIGKILL releases it and its socket is known stale.
+	lock, err := lockDaemon(paths)
+	if err != nil {
+		return nil, err
+	}
+	pool, ln, sock, err := listen(cfg, root, paths)
+	if err != nil {
+		lock.Close()
+		return nil, err
+	}
+	d := &Daemon{
+		cfg: cfg, paths: paths, log: logger, pool: pool, ln: ln, lock: lock, sock: sock,
+		sessions: map[net.Conn]struct{}{}, done: make(chan struct{}),
+		hello: Hello{Protocol: Protocol, Version: cfg.Version, PID: os.Getpid(), Root: root, Project: project, Home: cfg.Memory.Home,
+			Started: time.Now().UTC(), IdleTimeout: cfg.IdleTimeout.Seconds()},
+	}
+	d.run(root)
+	logger.Printf("serving %s (project %s) on %s, pid %d", root, project, paths.Socket, os.Getpid())
+	if cfg.Ready != nil {
+		cfg.Ready(d.Hello())
+	}
+	return d, nil
+}
+
+// lockDaemon takes the daemon's lifetime lock and writes its pid there:
+// the lock is held until the process ends, so a daemon killed with
+// SIGKILL releases it and its socket is known stale. It fails with
+// ErrRunning when another daemon holds it.
+func lockDaemon(paths Paths) (*os.File, error) {
 	lock, err := openRunFile(paths.Lock, os.O_RDWR|os.O_CREATE)
 	if err != nil {
 		return nil, fmt.Errorf("daemon lock: %w", err)
@@ -124,20 +148,22 @@ func Start(cfg Config) (*Daemon, error) {
 	}
 	_ = lock.Truncate(0)
 	_, _ = lock.WriteAt([]byte(strconv.Itoa(os.Getpid())), 0)
+	return lock, nil
+}
 
-	// What is set up so far is undone when a later step fails.
+// listen opens the daemon's own workspace (held for its whole life: it
+// holds the Pebble lock, and sessions find the store warm) and listens on
+// its socket (mode 0600), replacing a stale one; a failure undoes what was
+// set up. The caller holds the daemon lock.
+func listen(cfg Config, root string, paths Paths) (*memory.Pool, *net.UnixListener, os.FileInfo, error) {
 	var undo []func()
-	fail := func(err error) (*Daemon, error) {
+	fail := func(err error) (*memory.Pool, *net.UnixListener, os.FileInfo, error) {
 		for i := len(undo) - 1; i >= 0; i-- {
 			undo[i]()
 		}
-		return nil, err
+		return nil, nil, nil, err
 	}
-	undo = append(undo, func() { lock.Close() })
-
 	pool := memory.NewPool(cfg.Memory)
-	// The daemon's own workspace stays open for its whole life: it holds
-	// the Pebble lock, and sessions find the store warm.
 	if err := pool.Open(root); err != nil {
 		return fail(err)
 	}
@@ -159,34 +185,29 @@ func Start(cfg Config) (*Daemon, error) {
 	if err != nil {
 		return fail(err)
 	}
-	d := &Daemon{
-		cfg: cfg, paths: paths, log: logger, pool: pool, ln: ln, lock: lock, sock: sock,
-		sessions: map[net.Conn]struct{}{}, done: make(chan struct{}),
-		hello: Hello{Protocol: Protocol, Version: cfg.Version, PID: os.Getpid(), Root: root, Project: project, Home: home,
-			Started: time.Now().UTC(), IdleTimeout: cfg.IdleTimeout.Seconds()},
-	}
+	return pool, ln, sock, nil
+}
+
+// run starts the daemon's goroutines: the idle timer, the accept loop, the
+// socket watcher, and the warm-up check of root in the background (the
+// first session's check is then an incremental one; indexing garbage is
+// returned to the OS after).
+func (d *Daemon) run(root string) {
 	warmCtx, cancel := context.WithCancel(context.Background())
 	d.cancel = cancel
 	d.armIdle()
 	d.wg.Add(1)
 	go d.accept()
-	// Warm the index in the background: the first session's check is then
-	// an incremental one. Indexing garbage is returned to the OS after.
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
-		if err := pool.Check(warmCtx, root); err != nil && warmCtx.Err() == nil {
+		if err := d.pool.Check(warmCtx, root); err != nil && warmCtx.Err() == nil {
 			d.log.Printf("check %s: %v", root, err)
 		}
 		debug.FreeOSMemory()
 	}()
 	d.wg.Add(1)
 	go d.watchSocket()
-	logger.Printf("serving %s (project %s) on %s, pid %d", root, project, paths.Socket, os.Getpid())
-	if cfg.Ready != nil {
-		cfg.Ready(d.Hello())
-	}
-	return d, nil
 }
 
 // Paths returns the daemon's files.

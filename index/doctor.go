@@ -80,12 +80,31 @@ func CheckStore(dir, backup string) (*StoreCheck, error) {
 		return nil, fmt.Errorf("back up store %s to %s: %w", dir, backup, err)
 	}
 	c.Backup = backup
-	entries, err := os.ReadDir(dir)
+	manifests, hasMarker, err := manifestFiles(dir)
 	if err != nil {
 		return nil, err
 	}
-	var manifests []string
-	hasMarker := false
+	switch {
+	case hasMarker:
+		c.Problems = append(c.Problems, "the manifest marker is present, so this is not a lost marker, and gloss cannot repair it: restore a backup, or move the directory away to start over (its personal memories are then lost; project memories come back from .gloss/memories)")
+		return c, nil
+	case len(manifests) == 0:
+		c.Problems = append(c.Problems, "the manifest marker and every MANIFEST file are missing: the store cannot be recovered")
+		return c, nil
+	}
+	if err := c.recreateMarker(dir, manifests); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// manifestFiles lists the MANIFEST files of dir, newest first, and reports
+// whether a manifest marker is present.
+func manifestFiles(dir string) (manifests []string, hasMarker bool, err error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, false, err
+	}
 	for _, e := range entries {
 		n := e.Name()
 		if strings.HasPrefix(n, manifestMarkerPrefix) {
@@ -95,26 +114,26 @@ func CheckStore(dir, backup string) (*StoreCheck, error) {
 			manifests = append(manifests, n)
 		}
 	}
-	if hasMarker {
-		c.Problems = append(c.Problems, "the manifest marker is present, so this is not a lost marker, and gloss cannot repair it: restore a backup, or move the directory away to start over (its personal memories are then lost; project memories come back from .gloss/memories)")
-		return c, nil
-	}
-	if len(manifests) == 0 {
-		c.Problems = append(c.Problems, "the manifest marker and every MANIFEST file are missing: the store cannot be recovered")
-		return c, nil
-	}
 	sort.Slice(manifests, func(i, j int) bool {
 		a, _ := manifestNum(manifests[i])
 		b, _ := manifestNum(manifests[j])
 		return a > b
 	})
+	return manifests, hasMarker, nil
+}
+
+// recreateMarker points a new manifest marker at the newest of manifests
+// that gives a store that opens and reads completely, trying older ones
+// after it; a marker that does not work is removed again. The outcome is
+// recorded in c; the error is a failure to write or remove the marker.
+func (c *StoreCheck) recreateMarker(dir string, manifests []string) error {
 	for _, m := range manifests {
 		marker := filepath.Join(dir, manifestMarkerPrefix+"000001."+m)
 		if err := os.WriteFile(marker, nil, 0o600); err != nil {
-			return nil, fmt.Errorf("recreate manifest marker: %w", err)
+			return fmt.Errorf("recreate manifest marker: %w", err)
 		}
 		if err := syncDir(dir); err != nil {
-			return nil, err
+			return err
 		}
 		st, err := OpenStore(dir, nil)
 		if err == nil {
@@ -128,16 +147,16 @@ func CheckStore(dir, backup string) (*StoreCheck, error) {
 				c.OK = true
 				c.Repairs = append(c.Repairs, fmt.Sprintf("recreated the missing manifest marker, pointing at %s (the newest MANIFEST that reads completely)", m))
 				c.Problems = nil
-				return c, nil
+				return nil
 			}
 		}
 		c.Problems = append(c.Problems, fmt.Sprintf("%s does not give a readable store: %v", m, err))
 		if rerr := os.Remove(marker); rerr != nil {
-			return nil, fmt.Errorf("undo manifest marker: %w", rerr)
+			return fmt.Errorf("undo manifest marker: %w", rerr)
 		}
 	}
 	c.Problems = append(c.Problems, "no MANIFEST file gives a readable store; the store was left as it was")
-	return c, nil
+	return nil
 }
 
 // manifestNum returns the file number of a "MANIFEST-000123" name.

@@ -52,62 +52,14 @@ vscode, zed, codex) and exits.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if printConfig != "" {
-				dir := ""
-				if g.dir != "." && g.dir != "" {
-					abs, err := filepath.Abs(g.dir)
-					if err != nil {
-						return err
-					}
-					dir = abs
-				}
-				where, snippet, err := glossmcp.ClientConfig(printConfig, "gloss", dir)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(cmd.ErrOrStderr(), "# %s\n", where)
-				fmt.Fprint(cmd.OutOrStdout(), snippet)
-				return nil
+				return printMCPConfig(cmd, g, printConfig)
 			}
 			if httpAddr != "" {
 				if err := glossmcp.CheckListenAddr(httpAddr, allowRemote); err != nil {
 					return err
 				}
 			}
-			stderr := cmd.ErrOrStderr()
-			root, err := memory.FindRoot(g.dir)
-			if err != nil {
-				return err
-			}
-			ctx, cancel := context.WithCancel(cmd.Context())
-			defer cancel()
-			impl, closeImpl, err := mcpBackend(ctx, g, root, idle, stderr)
-			if err != nil {
-				return err
-			}
-			defer closeImpl()
-			var logger *slog.Logger
-			if verbose {
-				logger = slog.New(slog.NewTextHandler(stderr, nil))
-			}
-			s, err := glossmcp.New(impl, glossmcp.Options{Root: root, Version: version, Logger: logger})
-			if err != nil {
-				return err
-			}
-			warn := func(err error) { fmt.Fprintln(stderr, "gloss mcp: listing memories:", err) }
-			if poll >= 0 {
-				go s.Watch(ctx, poll, warn)
-			} else if _, err := s.Sync(ctx); err != nil {
-				warn(err)
-			}
-			if httpAddr != "" {
-				return serveMCPHTTP(ctx, s, httpAddr, stderr)
-			}
-			in, out := cmd.InOrStdin(), cmd.OutOrStdout()
-			err = s.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
-			if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
-				return nil
-			}
-			return err
+			return runMCP(cmd, g, mcpRun{http: httpAddr, poll: poll, idle: idle, verbose: verbose})
 		},
 	}
 	f := cmd.Flags()
@@ -118,6 +70,73 @@ vscode, zed, codex) and exits.`,
 	f.DurationVar(&idle, "daemon-idle-timeout", defaultIdleTimeout, "idle timeout of a daemon this command starts (0: never)")
 	f.BoolVar(&verbose, "verbose", false, "log MCP server activity to standard error")
 	return cmd
+}
+
+// printMCPConfig prints the setup snippet of an MCP client (where it
+// goes on stderr, the snippet on stdout).
+func printMCPConfig(cmd *cobra.Command, g *globals, client string) error {
+	dir := ""
+	if g.dir != "." && g.dir != "" {
+		abs, err := filepath.Abs(g.dir)
+		if err != nil {
+			return err
+		}
+		dir = abs
+	}
+	where, snippet, err := glossmcp.ClientConfig(client, "gloss", dir)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "# %s\n", where)
+	fmt.Fprint(cmd.OutOrStdout(), snippet)
+	return nil
+}
+
+// mcpRun are the flags of a `gloss mcp` server run.
+type mcpRun struct {
+	http       string
+	poll, idle time.Duration
+	verbose    bool
+}
+
+// runMCP serves the workspace of g.dir over stdio, or streamable HTTP on
+// o.http, until the client goes or the command is cancelled.
+func runMCP(cmd *cobra.Command, g *globals, o mcpRun) error {
+	stderr := cmd.ErrOrStderr()
+	root, err := memory.FindRoot(g.dir)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(cmd.Context())
+	defer cancel()
+	impl, closeImpl, err := mcpBackend(ctx, g, root, o.idle, stderr)
+	if err != nil {
+		return err
+	}
+	defer closeImpl()
+	var logger *slog.Logger
+	if o.verbose {
+		logger = slog.New(slog.NewTextHandler(stderr, nil))
+	}
+	s, err := glossmcp.New(impl, glossmcp.Options{Root: root, Version: version, Logger: logger})
+	if err != nil {
+		return err
+	}
+	warn := func(err error) { fmt.Fprintln(stderr, "gloss mcp: listing memories:", err) }
+	if o.poll >= 0 {
+		go s.Watch(ctx, o.poll, warn)
+	} else if _, err := s.Sync(ctx); err != nil {
+		warn(err)
+	}
+	if o.http != "" {
+		return serveMCPHTTP(ctx, s, o.http, stderr)
+	}
+	in, out := cmd.InOrStdin(), cmd.OutOrStdout()
+	err = s.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
+	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
+		return nil
+	}
+	return err
 }
 
 // nopWriteCloser makes standard output an io.WriteCloser whose Close does

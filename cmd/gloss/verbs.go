@@ -178,36 +178,14 @@ and with --json prints one JSON object per line, in input order, each with "id"
 				return fmt.Errorf("missing TEXT: gloss remember \"note\" --at PATH:START-END")
 			}
 			req := api.RememberArgs{Text: text, Type: typ, Title: title, Tags: tags, Symbol: symbol, Scope: scope, Source: source}
-			if at != "" {
-				p, s, e, err := memory.ParseLocation(at)
-				if err != nil {
-					return err
-				}
-				if s == 0 {
-					return fmt.Errorf("--at needs lines: PATH:START[-END]")
-				}
-				if req.Location, err = g.location(p, s, e); err != nil {
-					return err
-				}
-			} else if symbol == "" {
-				return errors.New("remember needs a location (--at) or a symbol (--symbol)")
+			if req.Location, err = g.atLocation(at, symbol); err != nil {
+				return err
 			}
 			m, err := b.Remember(cmd.Context(), req)
 			if err != nil {
 				return err
 			}
-			if g.json {
-				return printJSON(cmd.OutOrStdout(), m)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "Remembered %s %q\n", m.ID, m.Title)
-			for _, a := range m.Anchors {
-				fmt.Fprintf(cmd.OutOrStdout(), "  %s anchor at %s", a.Kind, placeOf(a))
-				if a.Symbol != "" {
-					fmt.Fprintf(cmd.OutOrStdout(), "  %s", termSafe(a.Symbol, false))
-				}
-				fmt.Fprintln(cmd.OutOrStdout())
-			}
-			return nil
+			return printRemembered(cmd, g, m)
 		},
 	}
 	f := cmd.Flags()
@@ -220,6 +198,41 @@ and with --json prints one JSON object per line, in input order, each with "id"
 	f.StringVar(&source, "source", "user", "user, agent, imported_git, imported_file or inferred")
 	f.StringVar(&batch, "batch", "", "read JSON lines from FILE (- for stdin)")
 	return cmd
+}
+
+// atLocation turns --at PATH:START[-END] into a command's location; with
+// no --at a --symbol is needed.
+func (g *globals) atLocation(at, symbol string) (api.Location, error) {
+	if at == "" {
+		if symbol == "" {
+			return api.Location{}, errors.New("remember needs a location (--at) or a symbol (--symbol)")
+		}
+		return api.Location{}, nil
+	}
+	p, s, e, err := memory.ParseLocation(at)
+	if err != nil {
+		return api.Location{}, err
+	}
+	if s == 0 {
+		return api.Location{}, fmt.Errorf("--at needs lines: PATH:START[-END]")
+	}
+	return g.location(p, s, e)
+}
+
+// printRemembered prints a new memory and its anchors (JSON with --json).
+func printRemembered(cmd *cobra.Command, g *globals, m memory.View) error {
+	if g.json {
+		return printJSON(cmd.OutOrStdout(), m)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "Remembered %s %q\n", m.ID, m.Title)
+	for _, a := range m.Anchors {
+		fmt.Fprintf(cmd.OutOrStdout(), "  %s anchor at %s", a.Kind, placeOf(a))
+		if a.Symbol != "" {
+			fmt.Fprintf(cmd.OutOrStdout(), "  %s", termSafe(a.Symbol, false))
+		}
+		fmt.Fprintln(cmd.OutOrStdout())
+	}
+	return nil
 }
 
 func runBatch(cmd *cobra.Command, g *globals, b *backend, file string) error {
