@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -55,11 +56,16 @@ this process instead; it then holds the store alone.`,
 			root, err := memory.FindRoot(dir)
 			if err == nil {
 				var c *daemon.Conn
-				c, err = daemon.Connect(cmd.Context(), daemon.Target{Root: root, Version: version}, daemon.VerbLSP,
-					daemon.StartOptions{Args: []string{"--idle-timeout", idle.String(), "--max-file-size", fmt.Sprint(g.maxSize)}})
+				c, err = connectDaemon(cmd, g, root, idle)
 				if err == nil {
 					defer c.Close()
 					return daemon.Forward(in, out, c, first)
+				}
+				if storeBusy(err) {
+					// Serving in-process would hold the store for the whole
+					// session once it frees, and keep the daemon (and every
+					// CLI call) out: say so instead.
+					return fmt.Errorf("the memory store of %s is held by another gloss process (a long `gloss index`, or `gloss lsp --no-daemon`); start the editor's gloss again when it is done: %w", root, err)
 				}
 			}
 			// Serve the session here rather than leave the editor without
@@ -71,6 +77,34 @@ this process instead; it then holds the store alone.`,
 	}
 	cmd.Flags().DurationVar(&idle, "daemon-idle-timeout", defaultIdleTimeout, "idle timeout of a daemon this command starts (0: never)")
 	return cmd
+}
+
+// connectAttempts is how many times `gloss lsp` tries to start the daemon
+// while another process holds the store (each start waits up to
+// index.LockWait for it).
+const connectAttempts = 3
+
+// connectDaemon connects to root's daemon, starting it when none runs;
+// while the store is busy (another process holds it) it tries again, up
+// to connectAttempts times.
+func connectDaemon(cmd *cobra.Command, g *globals, root string, idle time.Duration) (*daemon.Conn, error) {
+	var err error
+	for i := 0; i < connectAttempts; i++ {
+		var c *daemon.Conn
+		c, err = daemon.Connect(cmd.Context(), daemon.Target{Root: root, Version: version}, daemon.VerbLSP,
+			daemon.StartOptions{Args: []string{"--idle-timeout", idle.String(), "--max-file-size", fmt.Sprint(g.maxSize)}})
+		if err == nil || !storeBusy(err) {
+			return c, err
+		}
+	}
+	return nil, err
+}
+
+// storeBusy reports whether a daemon could not start because another
+// process held the store (index.OpenStore's message, seen in the log tail
+// daemon.Connect reports).
+func storeBusy(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "another gloss process has held it")
 }
 
 func serveInProcess(cmd *cobra.Command, g *globals, in io.Reader, out io.Writer) error {
