@@ -227,53 +227,73 @@ type ImportResult struct {
 // input or a store error.
 func (w *Workspace) Import(ctx context.Context, path string) (ImportResult, error) {
 	res := ImportResult{Imported: []string{}, Skipped: []string{}, Errors: []string{}}
-	type rec struct {
-		where string
-		m     *Memory
-		err   error
-	}
-	var recs []rec
-	add := func(where string, m *Memory, err error) { recs = append(recs, rec{where, m, err}) }
-	st, err := os.Stat(path)
+	files, err := importFiles(path)
 	if err != nil {
 		return res, err
 	}
-	var files []string
-	if st.IsDir() {
-		ents, err := os.ReadDir(path)
-		if err != nil {
-			return res, err
-		}
-		for _, e := range ents {
-			if !e.IsDir() && strings.HasSuffix(e.Name(), ".md") {
-				files = append(files, filepath.Join(path, e.Name()))
-			}
-		}
-		sort.Strings(files)
-	} else {
-		files = []string{path}
+	recs, err := w.readImportRecords(files)
+	if err != nil {
+		return res, err
 	}
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
+	err = w.storeImported(ctx, recs, &res)
+	return res, err
+}
+
+// importRecord is one record read by Import: where it is (file and line,
+// or file and record number), the memory it describes, or why it could
+// not be read.
+type importRecord struct {
+	where string
+	m     *Memory
+	err   error
+}
+
+// importFiles returns the files Import reads for path: the *.md files of
+// a directory (not its subdirectories), sorted by name, or path itself. It
+// needs no lock; the error is the one of os.Stat or os.ReadDir.
+func importFiles(path string) ([]string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return []string{path}, nil
+	}
+	ents, err := os.ReadDir(path)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, e := range ents {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".md") {
+			files = append(files, filepath.Join(path, e.Name()))
+		}
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// readImportRecords reads and parses files in order into import records:
+// a file starting with '{' as JSON lines, any other as Markdown memory
+// files one after the other. Records that cannot be parsed are returned
+// with their error. It needs no lock (the store is not touched); it fails
+// only when a file cannot be read.
+func (w *Workspace) readImportRecords(files []string) ([]importRecord, error) {
+	var recs []importRecord
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
-			return res, err
+			return nil, err
 		}
 		name := filepath.Base(f)
 		if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
-			sc := bufio.NewScanner(bytes.NewReader(data))
-			sc.Buffer(make([]byte, 1<<20), 64<<20)
-			for n := 1; sc.Scan(); n++ {
-				line := bytes.TrimSpace(sc.Bytes())
-				if len(line) == 0 {
-					continue
-				}
-				var m Memory
-				err := json.Unmarshal(line, &m)
-				add(fmt.Sprintf("%s:%d", name, n), &m, err)
+			jrecs, err := jsonImportRecords(name, data)
+			if err != nil {
+				return nil, err
 			}
-			if err := sc.Err(); err != nil {
-				return res, err
-			}
+			recs = append(recs, jrecs...)
 			continue
 		}
 		for i, doc := range splitDocs(string(data)) {
@@ -282,15 +302,43 @@ func (w *Workspace) Import(ctx context.Context, path string) (ImportResult, erro
 			if err == nil {
 				m, err = w.importedFromHeader(h, body)
 			}
-			add(fmt.Sprintf("%s#%d", name, i+1), m, err)
+			recs = append(recs, importRecord{fmt.Sprintf("%s#%d", name, i+1), m, err})
 		}
 	}
+	return recs, nil
+}
 
-	w.writeMu.Lock()
-	defer w.writeMu.Unlock()
+// jsonImportRecords parses data, the JSON-lines file name, into one
+// record per non-blank line (located as name:line). It fails only when the
+// file cannot be scanned (a line over 64 MiB).
+func jsonImportRecords(name string, data []byte) ([]importRecord, error) {
+	var recs []importRecord
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var m Memory
+		err := json.Unmarshal(line, &m)
+		recs = append(recs, importRecord{fmt.Sprintf("%s:%d", name, n), &m, err})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	return recs, nil
+}
+
+// storeImported validates recs, resolves the anchors of the valid new
+// ones against this workspace's code and stores them in one durable
+// write, recording in res what was imported, skipped or in error. w.writeMu
+// must be held. It returns a context, resolver or store error; on a failed
+// commit the memory files it wrote are removed.
+func (w *Workspace) storeImported(ctx context.Context, recs []importRecord, res *ImportResult) error {
 	r, err := w.newResolver()
 	if err != nil {
-		return res, err
+		return err
 	}
 	defer r.release()
 	b := w.Store.NewMemoryBatch()
@@ -299,7 +347,7 @@ func (w *Workspace) Import(ctx context.Context, path string) (ImportResult, erro
 	for _, rc := range recs {
 		if err := ctx.Err(); err != nil {
 			b.Close()
-			return res, err
+			return err
 		}
 		m, err := rc.m, rc.err
 		if err == nil {
@@ -309,16 +357,7 @@ func (w *Workspace) Import(ctx context.Context, path string) (ImportResult, erro
 			res.Errors = append(res.Errors, fmt.Sprintf("%s: %v", rc.where, err))
 			continue
 		}
-		if seen[m.ID] {
-			res.Skipped = append(res.Skipped, m.ID)
-			continue
-		}
-		seen[m.ID] = true
-		if old, _ := w.get(m.ID); old != nil {
-			res.Skipped = append(res.Skipped, m.ID)
-			continue
-		}
-		if h, _ := w.hidden(m.ID); h != nil {
+		if w.importSkipped(m.ID, seen) {
 			res.Skipped = append(res.Skipped, m.ID)
 			continue
 		}
@@ -330,22 +369,40 @@ func (w *Workspace) Import(ctx context.Context, path string) (ImportResult, erro
 		w.stampFile(m)
 		if err := putMemory(b, nil, m); err != nil {
 			b.Close()
-			return res, err
+			return err
 		}
 		put = append(put, m)
 		res.Imported = append(res.Imported, m.ID)
 	}
 	if len(put) == 0 {
 		b.Close()
-		return res, nil
+		return nil
 	}
 	if err := w.commit(b, put, nil); err != nil {
 		for _, m := range put {
 			_ = w.RemoveMemoryFile(m)
 		}
-		return res, err
+		return err
 	}
-	return res, nil
+	return nil
+}
+
+// importSkipped reports whether the memory id must not be imported: seen
+// earlier in this import, already in the store, or hidden there. It marks
+// id as seen. w.writeMu must be held (the store is read); read errors
+// count as absent, as they always did.
+func (w *Workspace) importSkipped(id string, seen map[string]bool) bool {
+	if seen[id] {
+		return true
+	}
+	seen[id] = true
+	if old, _ := w.get(id); old != nil {
+		return true
+	}
+	if h, _ := w.hidden(id); h != nil {
+		return true
+	}
+	return false
 }
 
 // importedFromHeader is the memory a Markdown record describes: a memory

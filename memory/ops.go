@@ -124,8 +124,29 @@ func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) (
 	return out, errs
 }
 
-// newMemory validates a request and builds the memory with its anchor.
+// newMemory validates a request and builds the memory with its anchor
+// (memoryFromRequest, then requestAnchors). Files parsed from disk are
+// cached in files. It is called by RememberBatch with w.writeMu held; it
+// returns the memory, not yet stored, or the first validation or anchoring
+// error.
 func (w *Workspace) newMemory(req RememberRequest, files map[string]*index.File) (*Memory, error) {
+	m, err := w.memoryFromRequest(req)
+	if err != nil {
+		return nil, err
+	}
+	anchors, err := w.requestAnchors(req, files)
+	if err != nil {
+		return nil, err
+	}
+	m.Anchors = anchors
+	return m, nil
+}
+
+// memoryFromRequest validates the fields of req (text, type, title, scope,
+// source, tags), applies their defaults and returns the new memory with a
+// fresh id and timestamps, without anchors. It needs no lock and reads
+// nothing from the store; the error describes the first invalid field.
+func (w *Workspace) memoryFromRequest(req RememberRequest) (*Memory, error) {
 	text := strings.TrimSpace(req.Text)
 	if text == "" {
 		return nil, fmt.Errorf("memory text is empty")
@@ -144,21 +165,9 @@ func (w *Workspace) newMemory(req RememberRequest, files map[string]*index.File)
 	if n := len([]rune(title)); n > MaxTitle {
 		return nil, fmt.Errorf("title is %d characters, the limit is %d", n, MaxTitle)
 	}
-	scope := req.Scope
-	if scope == "" {
-		scope = ScopePersonal
-	}
-	if scope != ScopePersonal && scope != ScopeProject {
-		return nil, fmt.Errorf("unknown scope %q (want personal or project)", scope)
-	}
-	source := req.Source
-	if source == "" {
-		source = "user"
-	}
-	switch source {
-	case "user", "agent", "imported_git", "imported_file", "inferred":
-	default:
-		return nil, fmt.Errorf("unknown source %q (want user, agent, imported_git, imported_file or inferred)", source)
+	scope, source, err := requestScopeSource(req)
+	if err != nil {
+		return nil, err
 	}
 	var tags []string
 	for _, t := range req.Tags {
@@ -174,12 +183,43 @@ func (w *Workspace) newMemory(req RememberRequest, files map[string]*index.File)
 	if author == "" {
 		author = w.author
 	}
-	m := &Memory{
+	return &Memory{
 		V: SchemaVersion, ID: ulid.Make().String(), Type: typ, Title: title, Body: text, Tags: tags,
 		Scope: scope, Source: source, Author: author,
 		CreatedAt: now, UpdatedAt: now, VerifiedAt: now,
 		Confidence: 1, HalfLifeDays: halfLives[typ],
+	}, nil
+}
+
+// requestScopeSource returns the scope (default personal) and source
+// (default user) of req, or an error naming the one that is unknown (the
+// scope is checked first).
+func requestScopeSource(req RememberRequest) (scope, source string, err error) {
+	scope = req.Scope
+	if scope == "" {
+		scope = ScopePersonal
 	}
+	if scope != ScopePersonal && scope != ScopeProject {
+		return "", "", fmt.Errorf("unknown scope %q (want personal or project)", scope)
+	}
+	source = req.Source
+	if source == "" {
+		source = "user"
+	}
+	switch source {
+	case "user", "agent", "imported_git", "imported_file", "inferred":
+	default:
+		return "", "", fmt.Errorf("unknown source %q (want user, agent, imported_git, imported_file or inferred)", source)
+	}
+	return scope, source, nil
+}
+
+// requestAnchors places a new memory: the anchor of req.Symbol or of the
+// lines of req.Path, nil when req is Unanchored (and names no place). It
+// fails when both or neither place is given, or when the place cannot be
+// anchored. Files it parses from disk are cached in files (released by the
+// caller); it is called by RememberBatch with w.writeMu held.
+func (w *Workspace) requestAnchors(req RememberRequest, files map[string]*index.File) ([]Anchor, error) {
 	switch {
 	case req.Symbol != "" && req.Path != "":
 		return nil, fmt.Errorf("give either a path with lines or a symbol, not both")
@@ -188,49 +228,59 @@ func (w *Workspace) newMemory(req RememberRequest, files map[string]*index.File)
 		if err != nil {
 			return nil, err
 		}
-		m.Anchors = []Anchor{a}
+		return []Anchor{a}, nil
 	case req.Path != "":
-		rel, err := w.RelPath(req.Path)
+		a, err := w.anchorLines(req, files)
 		if err != nil {
 			return nil, err
 		}
-		if req.StartLine < 1 {
-			return nil, fmt.Errorf("start line must be 1 or more (lines are 1-based), got %d", req.StartLine)
-		}
-		end := req.EndLine
-		if end == 0 {
-			end = req.StartLine
-		}
-		if end < req.StartLine {
-			return nil, fmt.Errorf("end line %d is before start line %d", end, req.StartLine)
-		}
-		size := int64(len(req.Content))
-		if req.Content == nil {
-			if st, err := os.Stat(filepath.Join(w.Root, filepath.FromSlash(rel))); err == nil {
-				size = st.Size()
-			}
-		}
-		if max := w.maxFileSize(); size > max {
-			return nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit of indexed files (--max-file-size): gloss cannot follow code there", rel, size, max)
-		}
-		var f *index.File
-		if req.Content != nil {
-			if f, err = w.parseSource(rel, req.Content); err != nil {
-				return nil, err
-			}
-			defer f.Release()
-		} else if f, err = w.cachedParse(rel, files); err != nil {
-			return nil, err
-		}
-		a, err := w.anchorAt(f, req.StartLine-1, end-1)
-		if err != nil {
-			return nil, err
-		}
-		m.Anchors = []Anchor{a}
+		return []Anchor{a}, nil
 	case !req.Unanchored:
 		return nil, fmt.Errorf("a memory needs a place: give --at PATH:LINE[-LINE] or --symbol")
 	}
-	return m, nil
+	return nil, nil
+}
+
+// anchorLines anchors the lines req.StartLine..req.EndLine (1-based,
+// inclusive; EndLine 0 means StartLine) of req.Path, in req.Content when
+// set (parsed and released here) or else on disk (parsed once and cached
+// in files). It checks the path is in the workspace, the lines are
+// ordered and the file is within the indexed size limit, and returns the
+// anchor or the first failure. It is called with w.writeMu held.
+func (w *Workspace) anchorLines(req RememberRequest, files map[string]*index.File) (Anchor, error) {
+	rel, err := w.RelPath(req.Path)
+	if err != nil {
+		return Anchor{}, err
+	}
+	if req.StartLine < 1 {
+		return Anchor{}, fmt.Errorf("start line must be 1 or more (lines are 1-based), got %d", req.StartLine)
+	}
+	end := req.EndLine
+	if end == 0 {
+		end = req.StartLine
+	}
+	if end < req.StartLine {
+		return Anchor{}, fmt.Errorf("end line %d is before start line %d", end, req.StartLine)
+	}
+	size := int64(len(req.Content))
+	if req.Content == nil {
+		if st, err := os.Stat(filepath.Join(w.Root, filepath.FromSlash(rel))); err == nil {
+			size = st.Size()
+		}
+	}
+	if max := w.maxFileSize(); size > max {
+		return Anchor{}, fmt.Errorf("%s is %d bytes, over the %d-byte limit of indexed files (--max-file-size): gloss cannot follow code there", rel, size, max)
+	}
+	var f *index.File
+	if req.Content != nil {
+		if f, err = w.parseSource(rel, req.Content); err != nil {
+			return Anchor{}, err
+		}
+		defer f.Release()
+	} else if f, err = w.cachedParse(rel, files); err != nil {
+		return Anchor{}, err
+	}
+	return w.anchorAt(f, req.StartLine-1, end-1)
 }
 
 func (w *Workspace) cachedParse(rel string, files map[string]*index.File) (*index.File, error) {

@@ -139,45 +139,87 @@ func (w *Workspace) MemoryFileChanged(ctx context.Context, path string, deleted 
 // memory id only. w.writeMu is held.
 func (w *Workspace) syncFiles(ctx context.Context, only string) (SyncResult, error) {
 	var res SyncResult
+	files, ok := w.readSyncFiles(only, &res)
+	if !ok {
+		return res, nil // refused or unreadable: nothing is hidden or loaded
+	}
+	stored, err := w.storedForSync(only)
+	if err != nil {
+		return res, err
+	}
+	ids := syncIDs(files, stored)
+	var r *resolver
+	defer func() {
+		if r != nil {
+			r.release()
+		}
+	}()
+	rewrite, err := w.applyMemFiles(ctx, ids, files, stored, only, &r, &res)
+	if err != nil {
+		return res, err
+	}
+	err = w.writeSyncedFiles(rewrite, &res)
+	return res, err
+}
+
+// readSyncFiles reads the memory files of a sync (every file, or only the
+// memory id only's) by id, reporting unloadable files in res. ok is false
+// when the memory files directory is refused or unreadable (reported in
+// res): the sync must then change nothing. A missing directory is no file.
+// w.writeMu is held (readMemFile updates w.fileStamps).
+func (w *Workspace) readSyncFiles(only string, res *SyncResult) (files map[string]*memFile, ok bool) {
 	dir, exists, err := w.memoryDir()
 	if err != nil {
-		// Refused or unreadable: nothing is hidden or loaded.
 		res.Problems = append(res.Problems, FileProblem{Path: ".gloss", Message: err.Error()})
-		return res, nil
+		return nil, false
 	}
-	files := map[string]*memFile{}
-	if exists {
-		if only != "" {
-			w.readMemFile(dir, only+".md", files, &res)
-		} else {
-			ents, err := os.ReadDir(dir)
-			if err != nil {
-				res.Problems = append(res.Problems, FileProblem{Path: MemoryFilesDir, Message: err.Error()})
-				return res, nil
-			}
-			for _, e := range ents {
-				w.readMemFile(dir, e.Name(), files, &res)
-			}
-		}
+	files = map[string]*memFile{}
+	if !exists {
+		return files, true
 	}
+	if only != "" {
+		w.readMemFile(dir, only+".md", files, res)
+		return files, true
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		res.Problems = append(res.Problems, FileProblem{Path: MemoryFilesDir, Message: err.Error()})
+		return nil, false
+	}
+	for _, e := range ents {
+		w.readMemFile(dir, e.Name(), files, res)
+	}
+	return files, true
+}
+
+// storedForSync returns the store's memories a sync compares with the
+// files, by id: all of them, or only the memory id only (none when it is
+// not stored). w.writeMu is held. It returns a store read error.
+func (w *Workspace) storedForSync(only string) (map[string]*Memory, error) {
 	stored := map[string]*Memory{}
 	if only != "" {
 		m, err := w.get(only)
 		if err != nil && !errors.Is(err, ErrNotFound) {
-			return res, err
+			return nil, err
 		}
 		if m != nil {
 			stored[only] = m
 		}
-	} else {
-		mems, err := w.List()
-		if err != nil {
-			return res, err
-		}
-		for _, m := range mems {
-			stored[m.ID] = m
-		}
+		return stored, nil
 	}
+	mems, err := w.List()
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range mems {
+		stored[m.ID] = m
+	}
+	return stored, nil
+}
+
+// syncIDs returns the ids of files and of stored memories, each once,
+// sorted: the order in which a sync applies them.
+func syncIDs(files map[string]*memFile, stored map[string]*Memory) []string {
 	ids := make([]string, 0, len(files)+len(stored))
 	for id := range files {
 		ids = append(ids, id)
@@ -188,19 +230,23 @@ func (w *Workspace) syncFiles(ctx context.Context, only string) (SyncResult, err
 		}
 	}
 	sort.Strings(ids)
+	return ids
+}
 
-	var r *resolver
-	defer func() {
-		if r != nil {
-			r.release()
-		}
-	}()
+// applyMemFiles brings the store's copies of ids in line with their files
+// in one batch, committed when anything was loaded or hidden (the policy
+// above SyncMemoryFiles), and records in res what it loaded, hid and could
+// not load. *r is the sync's resolver, made on first need (the caller
+// releases it). w.writeMu is held. It returns the memories whose files
+// must be (re)written, or a context or store error (the batch is then
+// discarded).
+func (w *Workspace) applyMemFiles(ctx context.Context, ids []string, files map[string]*memFile, stored map[string]*Memory, only string, r **resolver, res *SyncResult) ([]*Memory, error) {
 	b := w.Store.NewMemoryBatch()
 	var put, rewrite []*Memory
 	for _, id := range ids {
 		if err := ctx.Err(); err != nil {
 			b.Close()
-			return res, err
+			return nil, err
 		}
 		f, m := files[id], stored[id]
 		switch {
@@ -214,7 +260,7 @@ func (w *Workspace) syncFiles(ctx context.Context, only string) (SyncResult, err
 			}
 			if err := hideMemory(b, m); err != nil {
 				b.Close()
-				return res, err
+				return nil, err
 			}
 			res.Hidden = append(res.Hidden, id)
 		case f.err != nil:
@@ -224,26 +270,13 @@ func (w *Workspace) syncFiles(ctx context.Context, only string) (SyncResult, err
 		case m != nil && m.FileSum == f.sum:
 			// Unchanged.
 		default:
-			if r == nil {
-				if r, err = w.newResolver(); err != nil {
-					b.Close()
-					return res, err
-				}
-			}
-			nm, upgrade, err := w.fromFile(id, f, m, r)
+			nm, upgrade, err := w.loadMemFile(b, id, f, m, r, res)
 			if err != nil {
-				res.Problems = append(res.Problems, problemOf(f.rel, err))
-				continue
-			}
-			if m == nil {
-				if err := b.Unhide(id); err != nil {
-					b.Close()
-					return res, err
-				}
-			}
-			if err := putMemory(b, m, nm); err != nil {
 				b.Close()
-				return res, err
+				return nil, err
+			}
+			if nm == nil {
+				continue // not loadable: reported in res
 			}
 			put = append(put, nm)
 			res.Loaded = append(res.Loaded, id)
@@ -254,13 +287,49 @@ func (w *Workspace) syncFiles(ctx context.Context, only string) (SyncResult, err
 	}
 	if len(put)+len(res.Hidden) > 0 {
 		if err := w.commit(b, put, res.Hidden); err != nil {
-			return res, err
+			return nil, err
 		}
 	} else {
 		b.Close()
 	}
-	// Files the store must write: each is written first, then its sum is
-	// stored (a crash in between reloads the same content from the file).
+	return rewrite, nil
+}
+
+// loadMemFile adds to b the memory id as its new or changed file f
+// describes it, over its stored copy m (nil: unhidden or new), making the
+// resolver *r first if there is none yet. w.writeMu is held. It returns the
+// memory and whether its file must be rewritten (an older format); a nil
+// memory and nil error when the file cannot be loaded (reported in res);
+// an error when the store or resolver fails (b must then be discarded).
+func (w *Workspace) loadMemFile(b *index.MemoryBatch, id string, f *memFile, m *Memory, r **resolver, res *SyncResult) (*Memory, bool, error) {
+	if *r == nil {
+		var err error
+		if *r, err = w.newResolver(); err != nil {
+			return nil, false, err
+		}
+	}
+	nm, upgrade, err := w.fromFile(id, f, m, *r)
+	if err != nil {
+		res.Problems = append(res.Problems, problemOf(f.rel, err))
+		return nil, false, nil
+	}
+	if m == nil {
+		if err := b.Unhide(id); err != nil {
+			return nil, false, err
+		}
+	}
+	if err := putMemory(b, m, nm); err != nil {
+		return nil, false, err
+	}
+	return nm, upgrade, nil
+}
+
+// writeSyncedFiles writes the memory file of each memory of rewrite, then
+// stores its new sum in its own commit (a crash in between reloads the
+// same content from the file), recording the ids in res.Written; a memory
+// whose file could not be written is skipped. w.writeMu is held. It
+// returns the first store error.
+func (w *Workspace) writeSyncedFiles(rewrite []*Memory, res *SyncResult) error {
 	for _, m := range rewrite {
 		old := m.clone()
 		w.stampFile(m)
@@ -270,14 +339,14 @@ func (w *Workspace) syncFiles(ctx context.Context, only string) (SyncResult, err
 		b := w.Store.NewMemoryBatch()
 		if err := putMemory(b, old, m); err != nil {
 			b.Close()
-			return res, err
+			return err
 		}
 		if err := w.commit(b, []*Memory{m}, nil); err != nil {
-			return res, err
+			return err
 		}
 		res.Written = append(res.Written, m.ID)
 	}
-	return res, nil
+	return nil
 }
 
 // readMemFile reads the directory entry name of the memory files
@@ -429,32 +498,9 @@ func (w *Workspace) memoryFromHeader(id string, h FileHeader, body string, prev 
 	}
 	m.Scope = ScopeProject
 	legacy := h.Source == ""
-	typ := h.Type
-	if typ == "" {
-		typ = "note"
-	}
-	if err := ValidateType(typ); err != nil {
+	typ, title, body, tags, err := headerText(h, body)
+	if err != nil {
 		return nil, false, err
-	}
-	body = strings.TrimSpace(body)
-	if body == "" {
-		return nil, false, errors.New("the memory text below the front matter is empty")
-	}
-	title := strings.TrimSpace(h.Title)
-	if title == "" {
-		title = DeriveTitle(body)
-	}
-	if n := len([]rune(title)); n > MaxTitle {
-		return nil, false, fmt.Errorf("title is %d characters, the limit is %d", n, MaxTitle)
-	}
-	if err := CheckSecrets(body + "\n" + title); err != nil {
-		return nil, false, err
-	}
-	var tags []string
-	for _, t := range h.Tags {
-		if t = strings.TrimSpace(t); t != "" {
-			tags = append(tags, t)
-		}
 	}
 	edited := prev == nil || body != prev.Body || title != prev.Title || typ != prev.Type || !slices.Equal(tags, prev.Tags)
 	if prev == nil || typ != prev.Type {
@@ -464,6 +510,60 @@ func (w *Workspace) memoryFromHeader(id string, h FileHeader, body string, prev 
 	if h.Author != "" {
 		m.Author = h.Author
 	}
+	applyHeaderDates(m, h, prev, edited, now)
+	if !legacy {
+		if err := applyHeaderProvenance(m, h); err != nil {
+			return nil, false, err
+		}
+	}
+	oldAnchors, err := w.headerAnchors(m, h, prev)
+	if err != nil {
+		return nil, false, err
+	}
+	return m, legacy || oldAnchors, nil
+}
+
+// headerText validates the text fields of a memory file: its type
+// (default note), body (trimmed, not empty), title (default derived from
+// the body, at most MaxTitle characters) and tags (trimmed, blanks
+// dropped), and checks body and title for secrets. It needs no lock. It
+// returns the cleaned fields, or the first invalid one's error.
+func headerText(h FileHeader, rawBody string) (typ, title, body string, tags []string, err error) {
+	typ = h.Type
+	if typ == "" {
+		typ = "note"
+	}
+	if err := ValidateType(typ); err != nil {
+		return "", "", "", nil, err
+	}
+	body = strings.TrimSpace(rawBody)
+	if body == "" {
+		return "", "", "", nil, errors.New("the memory text below the front matter is empty")
+	}
+	title = strings.TrimSpace(h.Title)
+	if title == "" {
+		title = DeriveTitle(body)
+	}
+	if n := len([]rune(title)); n > MaxTitle {
+		return "", "", "", nil, fmt.Errorf("title is %d characters, the limit is %d", n, MaxTitle)
+	}
+	if err := CheckSecrets(body + "\n" + title); err != nil {
+		return "", "", "", nil, err
+	}
+	for _, t := range h.Tags {
+		if t = strings.TrimSpace(t); t != "" {
+			tags = append(tags, t)
+		}
+	}
+	return typ, title, body, tags, nil
+}
+
+// applyHeaderDates sets m's created, updated and verified times from h
+// where it gives them; a memory edited by hand (edited, over prev) without
+// a later updated time is updated now, and missing times default to the
+// creation time (itself now when unknown). It changes only m and needs no
+// lock.
+func applyHeaderDates(m *Memory, h FileHeader, prev *Memory, edited bool, now time.Time) {
 	if !h.CreatedAt.IsZero() {
 		m.CreatedAt = h.CreatedAt
 	}
@@ -485,15 +585,31 @@ func (w *Workspace) memoryFromHeader(id string, h FileHeader, body string, prev 
 	if m.VerifiedAt.IsZero() {
 		m.VerifiedAt = m.CreatedAt
 	}
-	if !legacy {
-		switch h.Source {
-		case "user", "agent", "imported_git", "imported_file", "inferred":
-		default:
-			return nil, false, fmt.Errorf("unknown source %q", h.Source)
-		}
-		m.Source, m.Pinned, m.NeedsReview, m.Relations = h.Source, h.Pinned, h.NeedsReview, h.Relations
-		m.GitCommit, m.GitBranch = h.GitCommit, h.GitBranch
+}
+
+// applyHeaderProvenance sets m's source, pin, review flag, relations and
+// git origin from h, a file of the current format (h.Source set). It
+// changes only m and needs no lock; it returns an error for an unknown
+// source, leaving m unchanged.
+func applyHeaderProvenance(m *Memory, h FileHeader) error {
+	switch h.Source {
+	case "user", "agent", "imported_git", "imported_file", "inferred":
+	default:
+		return fmt.Errorf("unknown source %q", h.Source)
 	}
+	m.Source, m.Pinned, m.NeedsReview, m.Relations = h.Source, h.Pinned, h.NeedsReview, h.Relations
+	m.GitCommit, m.GitBranch = h.GitCommit, h.GitBranch
+	return nil
+}
+
+// headerAnchors sets m's anchors from h's: anchors of an older format are
+// kept from prev when there is one, else rebuilt (legacyAnchor); current
+// ones replace m's unless prev makes the same claims (sameAnchors), so a
+// checkout keeps its resolution state. It changes only m and reads only
+// the code, so it needs no lock (a sync calls it with w.writeMu held,
+// Import's reading phase without). It reports whether h's anchors are of
+// the older format, or returns the first anchor that cannot be read.
+func (w *Workspace) headerAnchors(m *Memory, h FileHeader, prev *Memory) (bool, error) {
 	oldAnchors := len(h.Anchors) > 0 && slices.ContainsFunc(h.Anchors, FileAnchor.Legacy)
 	switch {
 	case oldAnchors && prev != nil:
@@ -503,7 +619,7 @@ func (w *Workspace) memoryFromHeader(id string, h FileHeader, body string, prev 
 		for _, fa := range h.Anchors {
 			a, err := w.legacyAnchor(fa)
 			if err != nil {
-				return nil, false, err
+				return false, err
 			}
 			m.Anchors = append(m.Anchors, a)
 		}
@@ -512,7 +628,7 @@ func (w *Workspace) memoryFromHeader(id string, h FileHeader, body string, prev 
 		for _, fa := range h.Anchors {
 			a, err := fa.anchor()
 			if err != nil {
-				return nil, false, err
+				return false, err
 			}
 			as = append(as, a)
 		}
@@ -520,7 +636,7 @@ func (w *Workspace) memoryFromHeader(id string, h FileHeader, body string, prev 
 			m.Anchors = as
 		}
 	}
-	return m, legacy || oldAnchors, nil
+	return oldAnchors, nil
 }
 
 // sameAnchors reports whether two anchor lists make the same claims about

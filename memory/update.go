@@ -38,10 +38,31 @@ func (w *Workspace) Update(ctx context.Context, id string, req UpdateRequest) (*
 		return nil, err
 	}
 	old := m.clone()
+	if err := applyUpdateFields(m, req); err != nil {
+		return nil, err
+	}
+	if req.Path != "" {
+		if err := w.reanchorUpdate(m, req); err != nil {
+			return nil, err
+		}
+	}
+	m.UpdatedAt = w.now().UTC()
+	if err := w.save(old, m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// applyUpdateFields sets on m the text, title, type and tags req gives
+// (nil ones are kept) and validates the result. It changes only m (Update
+// passes the memory freshly read from the store, with w.writeMu held, so
+// an error leaves the store as it was) and returns the first invalid
+// field's error.
+func applyUpdateFields(m *Memory, req UpdateRequest) error {
 	if req.Text != nil {
 		text := strings.TrimSpace(*req.Text)
 		if text == "" {
-			return nil, fmt.Errorf("memory text is empty")
+			return fmt.Errorf("memory text is empty")
 		}
 		m.Body = text
 	}
@@ -51,13 +72,13 @@ func (w *Workspace) Update(ctx context.Context, id string, req UpdateRequest) (*
 			title = DeriveTitle(m.Body)
 		}
 		if n := len([]rune(title)); n > MaxTitle {
-			return nil, fmt.Errorf("title is %d characters, the limit is %d", n, MaxTitle)
+			return fmt.Errorf("title is %d characters, the limit is %d", n, MaxTitle)
 		}
 		m.Title = title
 	}
 	if req.Type != nil {
 		if err := ValidateType(*req.Type); err != nil {
-			return nil, err
+			return err
 		}
 		if m.Type != *req.Type {
 			m.Type = *req.Type
@@ -73,43 +94,44 @@ func (w *Workspace) Update(ctx context.Context, id string, req UpdateRequest) (*
 		}
 		m.Tags = tags
 	}
-	if err := validateFields(m.Title, m.Body, m.Tags); err != nil {
-		return nil, err
+	return validateFields(m.Title, m.Body, m.Tags)
+}
+
+// reanchorUpdate replaces the anchors of m with one anchor to the lines
+// req.StartLine..req.EndLine of req.Path (in req.Content when set),
+// stamped with git provenance, and marks m verified now and no longer in
+// need of review. It is called by Update with w.writeMu held and changes
+// only m; it returns an error for a path outside the workspace, bad lines
+// or a file that cannot be parsed or anchored.
+func (w *Workspace) reanchorUpdate(m *Memory, req UpdateRequest) error {
+	rel, err := w.RelPath(req.Path)
+	if err != nil {
+		return err
 	}
-	if req.Path != "" {
-		rel, err := w.RelPath(req.Path)
-		if err != nil {
-			return nil, err
-		}
-		end := req.EndLine
-		if end == 0 {
-			end = req.StartLine
-		}
-		if req.StartLine < 1 || end < req.StartLine {
-			return nil, fmt.Errorf("bad lines %d-%d (1-based, start ≤ end)", req.StartLine, end)
-		}
-		var f *index.File
-		if req.Content != nil {
-			f, err = w.parseSource(rel, req.Content)
-		} else {
-			f, err = w.parseFile(rel)
-		}
-		if err != nil {
-			return nil, err
-		}
-		a, err := w.anchorAt(f, req.StartLine-1, end-1)
-		f.Release()
-		if err != nil {
-			return nil, err
-		}
-		w.stampGit(&a)
-		m.Anchors = []Anchor{a}
-		m.VerifiedAt = w.now().UTC()
-		m.NeedsReview = false
+	end := req.EndLine
+	if end == 0 {
+		end = req.StartLine
 	}
-	m.UpdatedAt = w.now().UTC()
-	if err := w.save(old, m); err != nil {
-		return nil, err
+	if req.StartLine < 1 || end < req.StartLine {
+		return fmt.Errorf("bad lines %d-%d (1-based, start ≤ end)", req.StartLine, end)
 	}
-	return m, nil
+	var f *index.File
+	if req.Content != nil {
+		f, err = w.parseSource(rel, req.Content)
+	} else {
+		f, err = w.parseFile(rel)
+	}
+	if err != nil {
+		return err
+	}
+	a, err := w.anchorAt(f, req.StartLine-1, end-1)
+	f.Release()
+	if err != nil {
+		return err
+	}
+	w.stampGit(&a)
+	m.Anchors = []Anchor{a}
+	m.VerifiedAt = w.now().UTC()
+	m.NeedsReview = false
+	return nil
 }
