@@ -15,7 +15,7 @@ import (
 // the module root and fuzz test name. index's FuzzReparse is left out: it
 // is too slow for a CI time slice.
 var targets = []struct{ pkg, name string }{
-	{"lsp", "FuzzStream"},
+	{"internal/lspconn", "FuzzStream"},
 	{"memory", "FuzzParseMemoryFile"},
 	{"memory", "FuzzParseLocation"},
 	{"memory", "FuzzFindSecret"},
