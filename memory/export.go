@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gloss-dev/gloss/internal/secret"
 	"github.com/oklog/ulid/v2"
 )
 
@@ -448,7 +449,7 @@ func (w *Workspace) validImport(m *Memory) error {
 	if n := len([]rune(m.Title)); n > MaxTitle {
 		return fmt.Errorf("title is %d characters, the limit is %d", n, MaxTitle)
 	}
-	if err := CheckSecrets(m.Body + "\n" + m.Title); err != nil {
+	if err := secret.Check(m.Body + "\n" + m.Title); err != nil {
 		return err
 	}
 	if m.Source == "" {

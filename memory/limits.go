@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/gloss-dev/gloss/internal/secret"
 )
 
 // MaxSearchLimit caps the number of results Search returns (and asks the
@@ -71,4 +73,19 @@ func validateFields(title, body string, tags []string) error {
 		}
 	}
 	return checkMemorySecrets(title, body, tags)
+}
+
+// checkMemorySecrets checks every text field of a memory and names the
+// field in the error.
+func checkMemorySecrets(title, body string, tags []string) error {
+	fields := []struct{ name, text string }{{"title", title}, {"text", body}}
+	for _, t := range tags {
+		fields = append(fields, struct{ name, text string }{"tag", t})
+	}
+	for _, f := range fields {
+		if kind := secret.Find(f.text); kind != "" {
+			return fmt.Errorf("refused: the %s looks like it contains a %s; remove the secret and try again", f.name, kind)
+		}
+	}
+	return nil
 }

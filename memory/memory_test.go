@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gloss-dev/gloss/internal/ident"
+	"github.com/gloss-dev/gloss/internal/secret"
 	"github.com/gloss-dev/gloss/internal/testutil"
 	"github.com/gloss-dev/gloss/memory"
 )
@@ -20,8 +22,8 @@ func TestSplitIdentifier(t *testing.T) {
 		"`<constructor>`":    "constructor",
 		"already lower case": "already lower case",
 	} {
-		if got := memory.SplitIdentifier(in); got != want {
-			t.Errorf("SplitIdentifier(%q) = %q, want %q", in, got, want)
+		if got := ident.Split(in); got != want {
+			t.Errorf("ident.Split(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -48,14 +50,14 @@ func TestCheckSecrets(t *testing.T) {
 		"use sk-" + "abcdefghijklmnopqrstuvwxyz0123456789abcd",
 	}
 	for _, s := range bad {
-		if memory.CheckSecrets(s) == nil {
-			t.Errorf("CheckSecrets(%q) = nil, want refusal", s)
+		if secret.Check(s) == nil {
+			t.Errorf("secret.Check(%q) = nil, want refusal", s)
 		}
 	}
 	good := []string{"Retries are capped at 3 because upstream rate-limits bursts", "the password field is hashed with argon2", "see AKIA docs"}
 	for _, s := range good {
-		if err := memory.CheckSecrets(s); err != nil {
-			t.Errorf("CheckSecrets(%q) = %v, want nil", s, err)
+		if err := secret.Check(s); err != nil {
+			t.Errorf("secret.Check(%q) = %v, want nil", s, err)
 		}
 	}
 }

@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"unicode"
 
 	"github.com/gloss-dev/gloss/index"
+	"github.com/gloss-dev/gloss/internal/ident"
 	"github.com/gloss-dev/gloss/scip"
 )
 
@@ -32,17 +32,17 @@ func searchDoc(m *Memory) index.Doc {
 		if a.Symbol != "" {
 			if p, err := scip.Parse(a.Symbol); err == nil {
 				for _, d := range p.Descriptors {
-					syms = append(syms, d.Name, SplitIdentifier(d.Name))
+					syms = append(syms, d.Name, ident.Split(d.Name))
 				}
 			}
 		}
-		paths = append(paths, a.Path, SplitIdentifier(a.Path))
-		code = append(code, SplitIdentifier(a.Snapshot))
+		paths = append(paths, a.Path, ident.Split(a.Path))
+		code = append(code, ident.Split(a.Snapshot))
 	}
 	return index.Doc{ID: m.ID, Fields: map[string]string{
 		"title": m.Title, "body": m.Body, "tags": strings.Join(m.Tags, " "), "type": m.Type,
 		"symbols": strings.Join(syms, " "), "paths": strings.Join(paths, " "),
-		"words": SplitIdentifier(m.Title + " " + m.Body), "code": strings.Join(code, " "),
+		"words": ident.Split(m.Title + " " + m.Body), "code": strings.Join(code, " "),
 	}}
 }
 
@@ -130,7 +130,7 @@ func (w *Workspace) Search(ctx context.Context, query string, limit int) ([]Sear
 	if err != nil {
 		return nil, err
 	}
-	q := index.Query{Texts: []index.Text{{Text: query, Weight: 1}, {Text: SplitIdentifier(query), Weight: 0.5}}, Fields: searchFields, Limit: limit * 2}
+	q := index.Query{Texts: []index.Text{{Text: query, Weight: 1}, {Text: ident.Split(query), Weight: 0.5}}, Fields: searchFields, Limit: limit * 2}
 	scored, err := ft.Search(ctx, q)
 	if err != nil {
 		return nil, err
@@ -157,47 +157,6 @@ func (w *Workspace) Search(ctx context.Context, query string, limit int) ([]Sear
 		hits = hits[:limit]
 	}
 	return hits, nil
-}
-
-// SplitIdentifier splits camelCase, PascalCase, snake_case, kebab-case and
-// path-like identifiers into lower-case words: "createFileUploads" →
-// "create file uploads", "HTTPServer_v2" → "http server v 2"... digits
-// and letters are separated.
-func SplitIdentifier(s string) string {
-	var words []string
-	var cur []rune
-	flush := func() {
-		if len(cur) > 0 {
-			words = append(words, strings.ToLower(string(cur)))
-			cur = cur[:0]
-		}
-	}
-	rs := []rune(s)
-	for i, r := range rs {
-		switch {
-		case !unicode.IsLetter(r) && !unicode.IsDigit(r):
-			flush()
-		case unicode.IsUpper(r):
-			// Break before an upper-case letter that follows a lower-case
-			// one, or that starts a word after an acronym (HTTPServer).
-			if i > 0 && (unicode.IsLower(rs[i-1]) || unicode.IsDigit(rs[i-1]) || (unicode.IsUpper(rs[i-1]) && i+1 < len(rs) && unicode.IsLower(rs[i+1]))) {
-				flush()
-			}
-			cur = append(cur, r)
-		case unicode.IsDigit(r):
-			if i > 0 && !unicode.IsDigit(rs[i-1]) {
-				flush()
-			}
-			cur = append(cur, r)
-		default:
-			if i > 0 && unicode.IsDigit(rs[i-1]) {
-				flush()
-			}
-			cur = append(cur, r)
-		}
-	}
-	flush()
-	return strings.Join(words, " ")
 }
 
 // OpenSearch opens the derived full-text index now, rebuilding it from the

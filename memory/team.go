@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gloss-dev/gloss/index"
+	"github.com/gloss-dev/gloss/internal/secret"
 )
 
 // Team memories (DESIGN.md "Storage"): the Markdown files under
@@ -547,7 +548,7 @@ func headerText(h FileHeader, rawBody string) (typ, title, body string, tags []s
 	if n := len([]rune(title)); n > MaxTitle {
 		return "", "", "", nil, fmt.Errorf("title is %d characters, the limit is %d", n, MaxTitle)
 	}
-	if err := CheckSecrets(body + "\n" + title); err != nil {
+	if err := secret.Check(body + "\n" + title); err != nil {
 		return "", "", "", nil, err
 	}
 	for _, t := range h.Tags {

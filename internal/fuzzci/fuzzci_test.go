@@ -18,7 +18,7 @@ var targets = []struct{ pkg, name string }{
 	{"internal/lspconn", "FuzzStream"},
 	{"memory", "FuzzParseMemoryFile"},
 	{"memory", "FuzzParseLocation"},
-	{"memory", "FuzzFindSecret"},
+	{"internal/secret", "FuzzFind"},
 	{"cmd/gloss", "FuzzBatchLine"},
 	{"scip", "FuzzParse"},
 }

@@ -1,4 +1,4 @@
-package memory
+package secret
 
 import (
 	"bufio"
@@ -77,7 +77,7 @@ func TestSecretCorpus(t *testing.T) {
 	}
 	caught := 0
 	for _, s := range secrets {
-		if FindSecret(s) != "" {
+		if Find(s) != "" {
 			caught++
 		} else {
 			t.Logf("missed: %q", s)
@@ -85,7 +85,7 @@ func TestSecretCorpus(t *testing.T) {
 	}
 	fps := 0
 	for _, s := range others {
-		if kind := FindSecret(s); kind != "" {
+		if kind := Find(s); kind != "" {
 			fps++
 			t.Logf("false positive (%s): %q", kind, s)
 		}
@@ -101,38 +101,16 @@ func TestSecretCorpus(t *testing.T) {
 	}
 }
 
-// Every field of a memory is scanned, not only the body.
-func TestCheckMemorySecretsFields(t *testing.T) {
-	tok := "ghp_" + strings.Repeat("aB3", 12)
-	for _, tc := range []struct {
-		title, body string
-		tags        []string
-		field       string
-	}{
-		{title: "key " + tok, body: "fine", field: "title"},
-		{title: "fine", body: "DB_PASSWORD=hunter2hunter2", field: "text"},
-		{title: "fine", body: "fine", tags: []string{"ok", tok}, field: "tag"},
-	} {
-		err := checkMemorySecrets(tc.title, tc.body, tc.tags)
-		if err == nil || !strings.Contains(err.Error(), "the "+tc.field+" ") {
-			t.Errorf("checkMemorySecrets(%q, %q, %q) = %v, want a refusal naming the %s", tc.title, tc.body, tc.tags, err, tc.field)
-		}
-	}
-	if err := checkMemorySecrets("Retry cap", "Retries are capped at 3", []string{"net"}); err != nil {
-		t.Error(err)
-	}
-}
-
-// FuzzFindSecret: the scanner never panics, and invisible characters
+// FuzzFind: the scanner never panics, and invisible characters
 // inserted anywhere do not change its verdict.
-func FuzzFindSecret(f *testing.F) {
+func FuzzFind(f *testing.F) {
 	f.Add("postgres://app:S3cr3t@db/prod", 3)
 	f.Add("token ghp_abcdefghijklmnopqrstuvwxyz0123456789AB", 10)
 	f.Add("password := os.Getenv(\"PW\")", 0)
 	f.Add("ＤＢ＿ＰＡＳＳＷＯＲＤ=hunter2hunter2", 5)
 	f.Add("AKIAIOSFODNN7\nEXAMPLE", 7)
 	f.Fuzz(func(t *testing.T, s string, at int) {
-		got := FindSecret(s)
+		got := Find(s)
 		if at < 0 {
 			at = -at
 		}
@@ -145,8 +123,8 @@ func FuzzFindSecret(f *testing.F) {
 			at--
 		}
 		z := s[:at] + "\u200b" + s[at:]
-		if got2 := FindSecret(z); got2 != got {
-			t.Fatalf("FindSecret(%q) = %q but with a zero-width space at %d = %q", s, got, at, got2)
+		if got2 := Find(z); got2 != got {
+			t.Fatalf("Find(%q) = %q but with a zero-width space at %d = %q", s, got, at, got2)
 		}
 	})
 }

@@ -1,4 +1,20 @@
-package memory
+// Package secret detects credentials in text. gloss refuses memory text
+// that contains one: memories are shown in hovers, mirrored to
+// .gloss/memories files that are committed, and sent to agents.
+//
+// The token rules (tokenRules) follow the public formats of each issuer.
+// Many are ported from the default rule set of gitleaks
+// (https://github.com/gitleaks/gitleaks, config/gitleaks.toml, MIT licence,
+// Copyright (c) 2019 Zachary Rice), simplified to Go's RE2 syntax and to
+// whole-token matches; the assignment, connection string and bearer rules
+// and the placeholder filter are gloss's own.
+//
+// Before matching, text is normalized against obfuscation (normalize):
+// zero-width characters are removed and the text is NFKC-folded, so
+// fullwidth "ｇｈｐ＿…" is "ghp_…". Token rules also run over a copy in which
+// line breaks between two token characters are removed, which finds a
+// token split over lines.
+package secret
 
 import (
 	"encoding/base64"
@@ -8,25 +24,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/gloss-dev/gloss/internal/ident"
 	"golang.org/x/text/unicode/norm"
 )
-
-// Secret detection. gloss refuses memory text that contains a credential:
-// memories are shown in hovers, mirrored to .gloss/memories files that are
-// committed, and sent to agents.
-//
-// The token rules (tokenRules) follow the public formats of each issuer.
-// Many are ported from the default rule set of gitleaks
-// (https://github.com/gitleaks/gitleaks, config/gitleaks.toml, MIT licence,
-// Copyright (c) 2019 Zachary Rice), simplified to Go's RE2 syntax and to
-// whole-token matches; the assignment, connection string and bearer rules
-// and the placeholder filter are gloss's own.
-//
-// Before matching, text is normalized against obfuscation (normalizeSecretText):
-// zero-width characters are removed and the text is NFKC-folded, so
-// fullwidth "ｇｈｐ＿…" is "ghp_…". Token rules also run over a copy in which
-// line breaks between two token characters are removed, which finds a
-// token split over lines.
 
 // secretRule is one detector.
 type secretRule struct {
@@ -140,10 +140,10 @@ var zeroWidth = strings.NewReplacer("\u200b", "", "\u200c", "", "\u200d", "", "\
 // characters that occur in tokens.
 var lineBreakInToken = regexp.MustCompile(`([A-Za-z0-9_+/=.-])[ \t]*\r?\n[ \t]*([A-Za-z0-9_+/=.-])`)
 
-// normalizeSecretText removes zero-width characters and NFKC-folds text
+// normalize removes zero-width characters and NFKC-folds text
 // (fullwidth letters, ligatures and other compatibility forms become their
 // ASCII equivalents).
-func normalizeSecretText(text string) string {
+func normalize(text string) string {
 	return norm.NFKC.String(zeroWidth.Replace(text))
 }
 
@@ -161,9 +161,10 @@ func joinTokenLines(text string) string {
 	return text
 }
 
-// FindSecret returns the kind of credential found in text ("" when none).
-func FindSecret(text string) string {
-	n := normalizeSecretText(text)
+// Find returns the kind of credential found in text ("" when none), such
+// as "GitHub token" or "password assignment".
+func Find(text string) string {
+	n := normalize(text)
 	for _, r := range tokenRules {
 		if r.re.MatchString(n) {
 			return r.name
@@ -186,26 +187,11 @@ func FindSecret(text string) string {
 	return ""
 }
 
-// CheckSecrets returns an error naming the kind of credential found in
+// Check returns an error naming the kind of credential found in
 // text, or nil. gloss refuses such text instead of storing it.
-func CheckSecrets(text string) error {
-	if kind := FindSecret(text); kind != "" {
+func Check(text string) error {
+	if kind := Find(text); kind != "" {
 		return fmt.Errorf("refused: the text looks like it contains a %s; remove the secret and try again", kind)
-	}
-	return nil
-}
-
-// checkMemorySecrets checks every text field of a memory and names the
-// field in the error.
-func checkMemorySecrets(title, body string, tags []string) error {
-	fields := []struct{ name, text string }{{"title", title}, {"text", body}}
-	for _, t := range tags {
-		fields = append(fields, struct{ name, text string }{"tag", t})
-	}
-	for _, f := range fields {
-		if kind := FindSecret(f.text); kind != "" {
-			return fmt.Errorf("refused: the %s looks like it contains a %s; remove the secret and try again", f.name, kind)
-		}
 	}
 	return nil
 }
@@ -252,7 +238,7 @@ var metadataWords = map[string]bool{
 // assignmentIsSecret decides a "key = value" match (m[1] the key, m[2] the
 // value).
 func assignmentIsSecret(m []string) bool {
-	words := strings.Fields(SplitIdentifier(m[1]))
+	words := strings.Fields(ident.Split(m[1]))
 	if len(words) > 0 && metadataWords[words[len(words)-1]] {
 		return false
 	}
