@@ -23,6 +23,11 @@ func ReadFrame(r *bufio.Reader) ([]byte, error) {
 	return body, err
 }
 
+// MaxSkipSize is the largest Content-Length, in bytes, that is read and
+// skipped as an oversized message (1 GiB); a larger length is a malformed
+// header, which ends the session.
+const MaxSkipSize = 1 << 30
+
 // tooLargeError is readFrame's error for a body over MaxMessageSize.
 type tooLargeError struct{ length int64 }
 
@@ -39,6 +44,11 @@ func readFrame(r *bufio.Reader) ([]byte, int64, error) {
 	length, hdrLen, err := readHeader(r)
 	if err != nil {
 		return nil, 0, err
+	}
+	if length > MaxSkipSize {
+		// No client sends this much: a broken or hostile length. Skipping
+		// it would swallow every later message; end the session instead.
+		return nil, 0, &headerError{fmt.Sprintf("Content-Length %d is beyond the %d MiB any message may skip", length, MaxSkipSize>>20)}
 	}
 	if length > MaxMessageSize {
 		if _, err := io.CopyN(io.Discard, r, length); err != nil {

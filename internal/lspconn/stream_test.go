@@ -193,9 +193,12 @@ func TestTolerantStream(t *testing.T) {
 			msg:     fmt.Sprintf("message of %d bytes exceeds the 64 MiB limit", over),
 		},
 		{
-			name: "huge Content-Length without a body",
-			in:   strings.NewReader("Content-Length: 1000000000000000\r\n\r\n{}"),
-			err:  io.ErrUnexpectedEOF,
+			// Issue 17: skipping 10^12 bytes swallowed every later message.
+			name:    "Content-Length beyond any skip ends the session",
+			in:      strings.NewReader("Content-Length: 1000000000000\r\n\r\n" + frame(note("after"))),
+			err:     jsonrpc2.ErrInvalidHeader,
+			replies: []jsonrpc2.Code{parseErr},
+			msg:     "Content-Length 1000000000000 is beyond the 1024 MiB any message may skip",
 		},
 		{
 			name: "Content-Length within the limit without a body",
