@@ -390,12 +390,17 @@ func (w *Workspace) Check(ctx context.Context) (CheckResult, error) {
 	}
 	w.writeMu.Lock()
 	defer w.writeMu.Unlock()
-	if res.Files, err = w.syncFiles(ctx, ""); err != nil {
-		return res, err
-	}
 	mems, err := w.List()
 	if err != nil {
 		return res, err
+	}
+	if res.Files, err = w.syncFilesListed(ctx, "", mems); err != nil {
+		return res, err
+	}
+	if res.Files.Changed() || len(res.Files.Written) > 0 {
+		if mems, err = w.List(); err != nil { // the files changed the store
+			return res, err
+		}
 	}
 	r, err := w.newResolver()
 	if err != nil {

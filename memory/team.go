@@ -139,12 +139,19 @@ func (w *Workspace) MemoryFileChanged(ctx context.Context, path string, deleted 
 // syncFiles implements SyncMemoryFiles for every file (only "") or for the
 // memory id only. w.writeMu is held.
 func (w *Workspace) syncFiles(ctx context.Context, only string) (SyncResult, error) {
+	return w.syncFilesListed(ctx, only, nil)
+}
+
+// syncFilesListed is syncFiles with the store's memories already listed
+// (listed, when not nil, is every memory as List returns it, which a whole
+// sync would otherwise read again). w.writeMu is held.
+func (w *Workspace) syncFilesListed(ctx context.Context, only string, listed []*Memory) (SyncResult, error) {
 	var res SyncResult
 	files, ok := w.readSyncFiles(only, &res)
 	if !ok {
 		return res, nil // refused or unreadable: nothing is hidden or loaded
 	}
-	stored, err := w.storedForSync(only)
+	stored, err := w.storedForSync(only, listed)
 	if err != nil {
 		return res, err
 	}
@@ -194,9 +201,10 @@ func (w *Workspace) readSyncFiles(only string, res *SyncResult) (files map[strin
 }
 
 // storedForSync returns the store's memories a sync compares with the
-// files, by id: all of them, or only the memory id only (none when it is
-// not stored). w.writeMu is held. It returns a store read error.
-func (w *Workspace) storedForSync(only string) (map[string]*Memory, error) {
+// files, by id: all of them (copies of listed when given), or only the
+// memory id only (none when it is not stored). w.writeMu is held. It
+// returns a store read error.
+func (w *Workspace) storedForSync(only string, listed []*Memory) (map[string]*Memory, error) {
 	stored := map[string]*Memory{}
 	if only != "" {
 		m, err := w.get(only)
@@ -208,12 +216,15 @@ func (w *Workspace) storedForSync(only string) (map[string]*Memory, error) {
 		}
 		return stored, nil
 	}
-	mems, err := w.List()
-	if err != nil {
-		return nil, err
+	mems := listed
+	if mems == nil {
+		var err error
+		if mems, err = w.List(); err != nil {
+			return nil, err
+		}
 	}
 	for _, m := range mems {
-		stored[m.ID] = m
+		stored[m.ID] = m.clone()
 	}
 	return stored, nil
 }
