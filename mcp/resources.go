@@ -11,7 +11,6 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-	"gopkg.in/yaml.v3"
 
 	"github.com/gloss-dev/gloss/api"
 	"github.com/gloss-dev/gloss/memory"
@@ -209,15 +208,7 @@ func FormatMemory(v memory.View, diff string) []byte {
 	for _, a := range v.Anchors {
 		h.Anchors = append(h.Anchors, anchorFront{Path: a.Path, Symbol: a.Symbol, Lines: fmt.Sprintf("%d-%d", a.StartLine, a.EndLine), Status: a.Status})
 	}
-	var b bytes.Buffer
-	b.WriteString("---\n")
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	_ = enc.Encode(h)
-	_ = enc.Close()
-	b.WriteString("---\n\n")
-	b.WriteString(strings.TrimSpace(v.Body))
-	b.WriteString("\n")
+	b := bytes.NewBuffer(memory.FrontMatterDoc(h, v.Body))
 	if diff != "" {
 		b.WriteString("\n## What changed\n\n```diff\n")
 		b.WriteString(strings.TrimRight(diff, "\n"))

@@ -230,14 +230,21 @@ func FormatMemoryFile(m *Memory) []byte {
 	for _, a := range m.Anchors {
 		h.Anchors = append(h.Anchors, fileAnchor(a))
 	}
+	return FrontMatterDoc(h, m.Body)
+}
+
+// FrontMatterDoc renders a Markdown document with YAML front matter: the
+// header (any YAML-encodable value, 2-space indent) between "---" lines,
+// a blank line, then body trimmed, ending in a newline.
+func FrontMatterDoc(header any, body string) []byte {
 	var b bytes.Buffer
 	b.WriteString("---\n")
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
-	_ = enc.Encode(h)
+	_ = enc.Encode(header)
 	_ = enc.Close()
 	b.WriteString("---\n\n")
-	b.WriteString(strings.TrimSpace(m.Body))
+	b.WriteString(strings.TrimSpace(body))
 	b.WriteString("\n")
 	return b.Bytes()
 }

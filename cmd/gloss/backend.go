@@ -36,12 +36,9 @@ func (g *globals) connect(ctx context.Context) (*backend, error) {
 		c, err := daemon.Dial(daemon.Target{Root: root, Version: version}, daemon.VerbLSP)
 		switch {
 		case err == nil:
-			cl := lspconn.NewClient(c, lspconn.ClientOptions{})
-			ictx, cancel := context.WithTimeout(ctx, 60*time.Second)
-			defer cancel()
-			if err := cl.Initialize(ictx, root, false); err != nil {
-				c.Close()
-				return nil, fmt.Errorf("gloss daemon (pid %d): %w", c.Hello.PID, err)
+			cl, err := initClient(ctx, c, root)
+			if err != nil {
+				return nil, err
 			}
 			return &backend{Interface: api.Client{Caller: cl}, close: func() error {
 				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -59,6 +56,19 @@ func (g *globals) connect(ctx context.Context) (*backend, error) {
 		return nil, err
 	}
 	return &backend{Interface: &api.Engine{Host: api.Single{W: w}, IndexFirst: true}, close: w.Close}, nil
+}
+
+// initClient starts an LSP client session on the daemon connection c
+// with root as its only folder and no initial check; c is closed on error.
+func initClient(ctx context.Context, c *daemon.Conn, root string) (*lspconn.Client, error) {
+	cl := lspconn.NewClient(c, lspconn.ClientOptions{})
+	ictx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	if err := cl.Initialize(ictx, root, false); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("gloss daemon (pid %d): %w", c.Hello.PID, err)
+	}
+	return cl, nil
 }
 
 // location turns a CLI path (relative to -C) and 1-based inclusive lines

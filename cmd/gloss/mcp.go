@@ -156,14 +156,7 @@ func mcpBackend(ctx context.Context, g *globals, root string, idle time.Duration
 			if err != nil {
 				return nil, err
 			}
-			cl := lspconn.NewClient(c, lspconn.ClientOptions{})
-			ictx, cancel := context.WithTimeout(ctx, 60*time.Second)
-			defer cancel()
-			if err := cl.Initialize(ictx, root, false); err != nil {
-				c.Close()
-				return nil, fmt.Errorf("gloss daemon (pid %d): %w", c.Hello.PID, err)
-			}
-			return cl, nil
+			return initClient(ctx, c, root)
 		}}
 		if _, err := dc.client(ctx); err == nil {
 			return api.Client{Caller: dc}, dc.close, nil
