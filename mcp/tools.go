@@ -406,10 +406,9 @@ func (s *Server) impact(ctx context.Context, _ *sdk.CallToolRequest, in ImpactIn
 	return nil, res, nil
 }
 
-// contextTool combines memories_at for each file and search for the task,
-// deduplicated, within a budget of characters of title and body. It is
-// a simple stand-in for the retrieval issue's gloss.context, which will
-// replace it (same tool name, ranked and budgeted by the engine).
+// contextTool returns gloss.context's briefing (api.Context) for the
+// task, files (relative to the workspace root; escapes refused) and
+// symbols.
 func (s *Server) contextTool(ctx context.Context, _ *sdk.CallToolRequest, in ContextInput) (*sdk.CallToolResult, ContextOutput, error) {
 	if len(in.Files) == 0 && len(in.Symbols) == 0 && strings.TrimSpace(in.Task) == "" {
 		return nil, ContextOutput{}, errors.New(`give "files" or "symbols" you will work on, a "task" description, or both`)
