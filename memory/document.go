@@ -9,11 +9,17 @@ import (
 // ResolveDocumentDefs is ResolveDocument that also returns the definitions
 // of content, parsing it once (a second parse would dominate the cost of a
 // language server's per-keystroke update on large files). The definitions
-// are nil when content is of a language gloss does not parse.
+// are nil when content is of a language gloss does not parse. Content
+// over the indexing size limit (--max-file-size) is not parsed: it gives
+// an error at once, as such files are not indexed either, rather than a
+// parse of megabytes on every keystroke.
 func (w *Workspace) ResolveDocumentDefs(path string, content []byte) ([]*Memory, []index.Definition, error) {
 	rel, err := w.RelPath(path)
 	if err != nil {
 		return nil, nil, err
+	}
+	if max := w.maxFileSize(); int64(len(content)) > max {
+		return nil, nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit of indexed files (--max-file-size): gloss does not follow code there", rel, len(content), max)
 	}
 	if reason := index.CheckContent(content); reason != "" {
 		return nil, nil, fmt.Errorf("%s: %s content", rel, reason)
