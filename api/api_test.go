@@ -257,3 +257,45 @@ func TestContext(t *testing.T) {
 		t.Error("context of a file outside the workspace: want an error")
 	}
 }
+
+func TestSearchFilters(t *testing.T) {
+	e, root := newEngine(t)
+	ctx := context.Background()
+	uri := api.PathToURI(filepath.Join(root, "service.go"))
+	for _, a := range []api.RememberArgs{
+		{Location: api.Location{URI: uri, Range: api.LinesRange(8, 15)}, Text: "retry loop is capped", Type: "gotcha", Tags: []string{"net"}},
+		{Location: api.Location{URI: uri, Range: api.LinesRange(20, 23)}, Text: "retry happens in Fetch, not here", Type: "decision"},
+	} {
+		if _, err := e.Remember(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count := func(f memory.Filter) int {
+		t.Helper()
+		res, err := e.Search(ctx, api.SearchArgs{Query: "retry", Filter: f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(res.Memories)
+	}
+	for name, tc := range map[string]struct {
+		f    memory.Filter
+		want int
+	}{
+		"none":         {memory.Filter{}, 2},
+		"type":         {memory.Filter{Type: "decision"}, 1},
+		"tag":          {memory.Filter{Tag: "NET"}, 1},
+		"path pattern": {memory.Filter{Path: "*.go"}, 2},
+		"other path":   {memory.Filter{Path: "pkg"}, 0},
+		"symbol name":  {memory.Filter{Symbol: "Handle"}, 1},
+		"stale only":   {memory.Filter{Stale: "only"}, 0},
+		"confidence":   {memory.Filter{MinConfidence: 0.5}, 2},
+	} {
+		if got := count(tc.f); got != tc.want {
+			t.Errorf("%s: %d results, want %d", name, got, tc.want)
+		}
+	}
+	if _, err := e.Search(ctx, api.SearchArgs{Query: "retry", Filter: memory.Filter{Stale: "maybe"}}); err == nil {
+		t.Error("stale=maybe: want an error")
+	}
+}

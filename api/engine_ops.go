@@ -55,13 +55,26 @@ func (e *Engine) Search(ctx context.Context, a SearchArgs) (SearchResult, error)
 		a.Limit = 20
 	}
 	a.Limit = min(a.Limit, MaxLimit)
+	if err := a.Filter.Validate(); err != nil {
+		return SearchResult{}, invalid("%s: %v", Search.name, err)
+	}
+	ask := a.Limit
+	if !a.Filter.Empty() {
+		ask = MaxLimit // filter the whole ranking, then cut
+	}
 	var lists [][]memory.SearchHit
 	for _, w := range e.Host.Workspaces() {
-		h, err := w.Search(ctx, a.Query, a.Limit)
+		h, err := w.Search(ctx, a.Query, ask)
 		if err != nil {
 			return SearchResult{}, err
 		}
-		lists = append(lists, h)
+		kept := h[:0]
+		for _, hit := range h {
+			if a.Filter.Keep(hit.Memory) {
+				kept = append(kept, hit)
+			}
+		}
+		lists = append(lists, kept)
 	}
 	hits := memory.MergeHits(a.Limit, lists...)
 	out := SearchResult{Memories: make([]memory.View, len(hits)), Scores: make([]float64, len(hits))}

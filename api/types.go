@@ -93,10 +93,13 @@ type SymbolArgs struct {
 }
 
 // SearchArgs are the arguments of gloss.search. Limit 0 means 20; it is
-// capped at MaxLimit.
+// capped at MaxLimit. The filter fields are memory.Filter's.
 type SearchArgs struct {
 	Query string `json:"query"`
 	Limit int    `json:"limit,omitempty"`
+	// Filter narrows the results (type, tag, path pattern, symbol, stale,
+	// min_confidence); the limit applies after it.
+	memory.Filter
 }
 
 // MaxLimit caps every result count a client may ask for

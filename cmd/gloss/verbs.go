@@ -591,6 +591,7 @@ func statusCmd(g *globals) *cobra.Command {
 
 func searchCmd(g *globals) *cobra.Command {
 	var limit int
+	var filter memory.Filter
 	cmd := &cobra.Command{
 		Use:   "search QUERY",
 		Short: "Full-text (BM25) search over memories: title, body, tags, symbol names, paths",
@@ -601,7 +602,7 @@ func searchCmd(g *globals) *cobra.Command {
 				return err
 			}
 			defer b.Close()
-			res, err := b.Search(cmd.Context(), api.SearchArgs{Query: strings.Join(args, " "), Limit: limit})
+			res, err := b.Search(cmd.Context(), api.SearchArgs{Query: strings.Join(args, " "), Limit: limit, Filter: filter})
 			if err != nil {
 				return err
 			}
@@ -629,6 +630,13 @@ func searchCmd(g *globals) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().IntVarP(&limit, "limit", "n", 20, "maximum results")
+	f := cmd.Flags()
+	f.IntVarP(&limit, "limit", "n", 20, "maximum results")
+	f.StringVar(&filter.Type, "type", "", "only memories of this type")
+	f.StringVar(&filter.Tag, "tag", "", "only memories with this tag")
+	f.StringVar(&filter.Path, "path", "", "only memories anchored in paths matching this pattern (e.g. 'internal/*.go', or a directory)")
+	f.StringVar(&filter.Symbol, "symbol", "", "only memories anchored to this symbol (SCIP symbol or Name / Type.Method)")
+	f.StringVar(&filter.Stale, "stale", "", "include (default), exclude or only stale memories")
+	f.Float64Var(&filter.MinConfidence, "min-confidence", 0, "only memories of at least this confidence (0..1)")
 	return cmd
 }
