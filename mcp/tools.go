@@ -43,9 +43,13 @@ type SymbolInput struct {
 
 // SearchInput is the input of the search tool.
 type SearchInput struct {
-	Query string `json:"query" jsonschema:"words to look for in memory titles, bodies and tags (full-text, BM25)"`
-	Limit int    `json:"limit,omitempty" jsonschema:"maximum number of memories to return (default 10)"`
-	Type  string `json:"type,omitempty" jsonschema:"only memories of this type (gotcha, decision, convention, ...)"`
+	Query  string `json:"query" jsonschema:"words to look for in memory titles, bodies, tags, anchored symbols and code (full-text, BM25)"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"maximum number of memories to return (default 10)"`
+	Type   string `json:"type,omitempty" jsonschema:"only memories of this type (gotcha, decision, convention, ...)"`
+	Tag    string `json:"tag,omitempty" jsonschema:"only memories with this tag"`
+	Path   string `json:"path,omitempty" jsonschema:"only memories anchored in files matching this pattern (relative to the workspace root, e.g. internal/*.go) or below this directory"`
+	Symbol string `json:"symbol,omitempty" jsonschema:"only memories anchored to this definition (name or SCIP symbol)"`
+	Stale  string `json:"stale,omitempty" jsonschema:"include (default), exclude or only memories whose code changed since"`
 }
 
 // IDInput names one memory: the input of show and verify.
@@ -290,23 +294,13 @@ func (s *Server) search(ctx context.Context, _ *sdk.CallToolRequest, in SearchIn
 	if limit == 0 {
 		limit = defaultSearchLimit
 	}
-	ask := limit
-	if in.Type != "" {
-		// The api has no type filter: ask for more and filter here.
-		ask = min(limit*5, api.MaxLimit)
-	}
-	res, err := s.impl.Search(ctx, api.SearchArgs{Query: in.Query, Limit: ask})
+	f := memory.Filter{Type: in.Type, Tag: in.Tag, Path: in.Path, Symbol: in.Symbol, Stale: in.Stale}
+	res, err := s.impl.Search(ctx, api.SearchArgs{Query: in.Query, Limit: limit, Filter: f})
 	if err != nil {
 		return nil, SearchOutput{}, toolError(err)
 	}
 	out := SearchOutput{Hits: []SearchHit{}}
 	for i, v := range res.Memories {
-		if in.Type != "" && v.Type != in.Type {
-			continue
-		}
-		if len(out.Hits) == limit {
-			break
-		}
 		h := SearchHit{View: v}
 		if i < len(res.Scores) {
 			h.Score = res.Scores[i]
