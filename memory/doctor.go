@@ -96,9 +96,7 @@ func Doctor(dir string, opts Options) (*DoctorReport, error) {
 		r.Problems = append(r.Problems, fmt.Sprintf("read memories: %v", err))
 		return r, nil
 	}
-	for _, c := range r.Corrupt {
-		r.Problems = append(r.Problems, c)
-	}
+	r.Problems = append(r.Problems, r.Corrupt...)
 	// The search index is derived from the store: rebuild it from scratch.
 	_ = w.closeSearch()
 	w.searchMu.Lock()
