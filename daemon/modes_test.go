@@ -39,7 +39,10 @@ func TestCrossClient(t *testing.T) {
 			}
 			acked := time.Now()
 			b.waitFor("code lens refresh in the second session", func() bool { return b.refresh > refreshBefore })
-			t.Logf("%s: second session asked to refresh %s after the remember was acknowledged", m, b.lastSeen.Sub(acked))
+			b.mu.Lock()
+			seen := b.lastSeen
+			b.mu.Unlock()
+			t.Logf("%s: second session asked to refresh %s after the remember was acknowledged", m, seen.Sub(acked))
 			if got := b.lenses(path); len(got) != 1 || !strings.HasPrefix(got[0], "1 memory") {
 				t.Fatalf("second session's lenses = %q, want one \"1 memory\"", got)
 			}
