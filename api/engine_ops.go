@@ -94,11 +94,9 @@ func (e *Engine) Show(_ context.Context, a ShowArgs) (ShowResult, error) {
 	res := ShowResult{View: memory.ViewOf(m)}
 	for _, an := range m.Anchors {
 		if memory.IsStale(an.Status) || a.Diff {
-			path := filepath.Join(w.Root, filepath.FromSlash(an.Path))
-			var src []byte
-			if readable(path) || e.open(path) {
-				src, _, _ = e.text(w, path)
-			}
+			// The open document's text, else the file; nil when it is
+			// gone or not a regular file (Workspace.ReadFile refuses).
+			src, _, _ := e.text(w, filepath.Join(w.Root, filepath.FromSlash(an.Path)))
 			res.Diff += memory.AnchorDiff(an, src, 0)
 		}
 	}
@@ -109,11 +107,6 @@ func (e *Engine) Show(_ context.Context, a ShowArgs) (ShowResult, error) {
 		}
 	}
 	return res, nil
-}
-
-func (e *Engine) open(path string) bool {
-	_, ok := e.Host.Document(path)
-	return ok
 }
 
 // current returns m with its anchors in open documents re-resolved

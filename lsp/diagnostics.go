@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/gloss-dev/gloss/internal/syncx"
 	"github.com/gloss-dev/gloss/memory"
@@ -182,7 +181,7 @@ func (s *Server) publishStoredFile(f *folder, path string) {
 
 func (s *Server) folderForLocked(p string) *folder {
 	for _, f := range s.folders {
-		if p == f.root || strings.HasPrefix(p, f.root+string(filepath.Separator)) {
+		if memory.Contains(f.root, p) {
 			return f
 		}
 	}
