@@ -462,15 +462,7 @@ func (w *Workspace) validImport(m *Memory) error {
 		m.HalfLifeDays = halfLives[m.Type]
 	}
 	now := w.now().UTC()
-	if m.CreatedAt.IsZero() {
-		m.CreatedAt = now
-	}
-	if m.UpdatedAt.IsZero() {
-		m.UpdatedAt = m.CreatedAt
-	}
-	if m.VerifiedAt.IsZero() {
-		m.VerifiedAt = m.CreatedAt
-	}
+	m.defaultDates(now)
 	for _, a := range m.Anchors {
 		if err := checkRelPath(a.Path); err != nil {
 			return err

@@ -164,6 +164,20 @@ func (m *Memory) Stale() bool {
 }
 
 // clone returns a copy of m that does not share its anchors.
+// defaultDates fills zero times of a memory read from a file or an
+// import: created now, updated and verified when created.
+func (m *Memory) defaultDates(now time.Time) {
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = now
+	}
+	if m.UpdatedAt.IsZero() {
+		m.UpdatedAt = m.CreatedAt
+	}
+	if m.VerifiedAt.IsZero() {
+		m.VerifiedAt = m.CreatedAt
+	}
+}
+
 func (m *Memory) clone() *Memory {
 	c := *m
 	c.Anchors = append([]Anchor(nil), m.Anchors...)

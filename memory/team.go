@@ -588,15 +588,7 @@ func applyHeaderDates(m *Memory, h FileHeader, prev *Memory, edited bool, now ti
 	if !h.VerifiedAt.IsZero() {
 		m.VerifiedAt = h.VerifiedAt
 	}
-	if m.CreatedAt.IsZero() {
-		m.CreatedAt = now
-	}
-	if m.UpdatedAt.IsZero() {
-		m.UpdatedAt = m.CreatedAt
-	}
-	if m.VerifiedAt.IsZero() {
-		m.VerifiedAt = m.CreatedAt
-	}
+	m.defaultDates(now)
 }
 
 // applyHeaderProvenance sets m's source, pin, review flag, relations and
