@@ -1,0 +1,3 @@
+module example.com/tollgate
+
+go 1.22
