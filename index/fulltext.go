@@ -161,10 +161,18 @@ func (f *FullText) Search(ctx context.Context, q Query) (out []Scored, err error
 		return nil, err
 	}
 	defer r.Close()
+	// Clauses in a fixed (sorted field) order: the boolean query sums
+	// clause scores in order, and a map's random order changed the last
+	// bits of equal-looking scores, and so the ranking, between runs.
+	fields := make([]string, 0, len(q.Fields))
+	for field := range q.Fields {
+		fields = append(fields, field)
+	}
+	sort.Strings(fields)
 	bq := bluge.NewBooleanQuery()
 	for _, t := range q.Texts {
-		for field, boost := range q.Fields {
-			bq.AddShould(bluge.NewMatchQuery(t.Text).SetField(field).SetAnalyzer(analyzer()).SetBoost(boost * t.Weight))
+		for _, field := range fields {
+			bq.AddShould(bluge.NewMatchQuery(t.Text).SetField(field).SetAnalyzer(analyzer()).SetBoost(q.Fields[field] * t.Weight))
 		}
 	}
 	it, err := r.Search(ctx, bluge.NewTopNSearch(max(q.Limit, 1), bq))

@@ -1,0 +1,301 @@
+package rankeval
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/blugelabs/bluge/analysis/lang/en"
+
+	"github.com/gloss-dev/gloss/internal/ident"
+	"github.com/gloss-dev/gloss/internal/testutil"
+	"github.com/gloss-dev/gloss/memory"
+	"github.com/gloss-dev/gloss/scip"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+// floors are the scores each ranker must keep per query kind: today's
+// values (rounded down), never targets not yet met. Raise them when a
+// ranker improves.
+var floors = map[string]map[string]Metrics{
+	"bm25": {
+		KindIdentifier: {RecallAt5: 0.95, MRRAt10: 0.89},
+		KindTask:       {RecallAt5: 0.66, MRRAt10: 0.71},
+	},
+	// Issue #15 asks fused recall@5 >= 0.9 on every kind; identifiers
+	// meet it today (fused is Search). Add paraphrase and task floors
+	// when fusion meets them.
+	"fused": {
+		KindIdentifier: {RecallAt5: 0.90},
+	},
+}
+
+// fixture is the golden set loaded into a workspace.
+type fixture struct {
+	w       *memory.Workspace
+	queries []Query
+	keyOf   map[string]string         // memory id → key
+	byKey   map[string]*memory.Memory // key → memory
+}
+
+// loadFixture copies testdata/repo into a new hermetic git repository,
+// indexes it and remembers every memory of testdata/memories.txt through
+// Workspace.RememberBatch (the path of `gloss remember --batch`).
+func loadFixture(t *testing.T) *fixture {
+	t.Helper()
+	home := testutil.Hermetic(t)
+	repo := testutil.InitRepo(t)
+	testutil.WriteFiles(t, repo, readTree(t, filepath.Join("testdata", "repo")))
+	testutil.Commit(t, repo, "fixture")
+	w, err := memory.Open(repo, memory.Options{Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	ctx := context.Background()
+	if _, err := w.Index(ctx); err != nil {
+		t.Fatal(err)
+	}
+	specs := parseFile(t, "memories.txt", ParseMemories)
+	reqs := make([]memory.RememberRequest, len(specs))
+	for i, s := range specs {
+		if reqs[i], err = s.Request(repo); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mems, errs := w.RememberBatch(ctx, reqs)
+	f := &fixture{w: w, queries: parseFile(t, "queries.txt", ParseQueries), keyOf: map[string]string{}, byKey: map[string]*memory.Memory{}}
+	for i, s := range specs {
+		if errs[i] != nil {
+			t.Errorf("memory %s (memories.txt:%d): %v", s.Key, s.Line, errs[i])
+			continue
+		}
+		f.keyOf[mems[i].ID], f.byKey[s.Key] = s.Key, mems[i]
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+	return f
+}
+
+func readTree(t *testing.T, root string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(root, p)
+		files[filepath.ToSlash(rel)] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+func parseFile[T any](t *testing.T, name string, parse func(r io.Reader) ([]T, error)) []T {
+	t.Helper()
+	fh, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	out, err := parse(fh)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return out
+}
+
+// evaluate runs every ranker of Rankers over the queries.
+func (f *fixture) evaluate(t *testing.T) ([]string, map[string][]Result, map[string]map[string]Metrics) {
+	t.Helper()
+	var names []string
+	results := map[string][]Result{}
+	metrics := map[string]map[string]Metrics{}
+	for _, r := range Rankers {
+		res, err := Run(context.Background(), f.w, r.Rank, f.queries, f.keyOf)
+		if err != nil {
+			t.Fatalf("ranker %s: %v", r.Name, err)
+		}
+		names = append(names, r.Name)
+		results[r.Name], metrics[r.Name] = res, Summarize(res)
+	}
+	return names, results, metrics
+}
+
+// TestRanking checks the golden set itself (relevant keys exist, at least
+// 200 memories and 20 queries per kind, paraphrases share no content word
+// with their targets), compares each ranker's top 10 per query and the
+// summary table with the golden files (rewritten with -update), and
+// asserts the floors.
+func TestRanking(t *testing.T) {
+	f := loadFixture(t)
+	if len(f.byKey) < 200 {
+		t.Errorf("%d memories, want at least 200", len(f.byKey))
+	}
+	perKind := map[string]int{}
+	for _, q := range f.queries {
+		perKind[q.Kind]++
+		for _, k := range q.Relevant {
+			if f.byKey[k] == nil {
+				t.Errorf("query %q: unknown memory key %s", q.Text, k)
+			}
+		}
+	}
+	for _, k := range Kinds {
+		if perKind[k] < 20 {
+			t.Errorf("%d %s queries, want at least 20", perKind[k], k)
+		}
+	}
+	f.checkParaphrases(t)
+	names, results, metrics := f.evaluate(t)
+	for _, n := range names {
+		compareGolden(t, n+".txt", Golden(results[n]))
+	}
+	table := Table(names, metrics)
+	compareGolden(t, "summary.md", table)
+	t.Logf("ranking golden set (%d memories, %d queries):\n%s", len(f.byKey), len(f.queries), table)
+	for ranker, kinds := range floors {
+		for kind, floor := range kinds {
+			got := metrics[ranker][kind]
+			if got.RecallAt5 < floor.RecallAt5 || got.MRRAt10 < floor.MRRAt10 {
+				t.Errorf("%s on %s queries: recall@5 %.3f, MRR@10 %.3f; floors %.3f, %.3f", ranker, kind, got.RecallAt5, got.MRRAt10, floor.RecallAt5, floor.MRRAt10)
+			}
+		}
+	}
+}
+
+// TestRankingReport prints the summary table as Markdown for docs/eval.md
+// (go test ./internal/rankeval -run TestRankingReport -v).
+func TestRankingReport(t *testing.T) {
+	if !testing.Verbose() {
+		t.Skip("prints a report; run with -v")
+	}
+	f := loadFixture(t)
+	names, _, metrics := f.evaluate(t)
+	fmt.Printf("\n%d memories, %d queries (%s)\n\n%s\n", len(f.byKey), len(f.queries), kindCounts(f.queries), Table(names, metrics))
+}
+
+func kindCounts(qs []Query) string {
+	n := map[string]int{}
+	for _, q := range qs {
+		n[q.Kind]++
+	}
+	var parts []string
+	for _, k := range Kinds {
+		parts = append(parts, fmt.Sprintf("%d %s", n[k], k))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func compareGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/rankeval -update to create it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from the ranking; if the change is intended, run go test ./internal/rankeval -update and review the diff\n%s", path, firstDiff(string(want), got))
+	}
+}
+
+// firstDiff shows the first differing line of two texts with its number.
+func firstDiff(want, got string) string {
+	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(wl) || i < len(gl); i++ {
+		var w, g string
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if w != g {
+			return fmt.Sprintf("line %d:\n  want %q\n  got  %q", i+1, w, g)
+		}
+	}
+	return ""
+}
+
+// checkParaphrases fails for a paraphrase query that shares a content word
+// with a target memory: after identifier splitting and the English
+// analysis of the full-text index (stop words removed, stemmed), the
+// query's terms must be disjoint from those of every field the memory
+// contributes to the index (title, body, tags, type, anchored symbol names
+// and paths; the anchored code is the code's text, not the memory's).
+func (f *fixture) checkParaphrases(t *testing.T) {
+	t.Helper()
+	for _, q := range f.queries {
+		if q.Kind != KindParaphrase {
+			continue
+		}
+		qw := contentWords(q.Text)
+		if len(qw) == 0 {
+			t.Errorf("paraphrase %q has no content word", q.Text)
+		}
+		for _, k := range q.Relevant {
+			m := f.byKey[k]
+			if m == nil {
+				continue
+			}
+			mw := contentWords(memoryText(m))
+			var shared []string
+			for w := range qw {
+				if mw[w] {
+					shared = append(shared, w)
+				}
+			}
+			if len(shared) > 0 {
+				sort.Strings(shared)
+				t.Errorf("paraphrase %q shares %v with its target %s", q.Text, shared, k)
+			}
+		}
+	}
+}
+
+func memoryText(m *memory.Memory) string {
+	parts := []string{m.Title, m.Body, strings.Join(m.Tags, " "), m.Type}
+	for _, a := range m.Anchors {
+		parts = append(parts, a.Path)
+		if p, err := scip.Parse(a.Symbol); err == nil {
+			for _, d := range p.Descriptors {
+				parts = append(parts, d.Name)
+			}
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+var english = en.NewAnalyzer()
+
+// contentWords returns the index terms of text and of its identifiers
+// split into words.
+func contentWords(text string) map[string]bool {
+	out := map[string]bool{}
+	for _, tok := range english.Analyze([]byte(text + " " + ident.Split(text))) {
+		out[string(tok.Term)] = true
+	}
+	return out
+}
