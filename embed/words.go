@@ -1,0 +1,52 @@
+package embed
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/blevesearch/snowballstem"
+	"github.com/blevesearch/snowballstem/english"
+	"github.com/blugelabs/bluge/analysis/lang/en"
+
+	"github.com/gloss-dev/gloss/internal/ident"
+)
+
+// stopWords is the Snowball English stop list (as in the full-text
+// index), so that "the" or "is" carry no meaning in a vector either.
+var stopWords = en.StopWords()
+
+// maxWordLen bounds a word; longer runs (hashes, base64) are dropped.
+const maxWordLen = 40
+
+// Words returns the words of text as the built-in model sees them:
+// identifiers split (internal/ident.Split: "maxRetryCount" → "max retry
+// count"), lower case, English stop words and tokens of one character
+// or of digits only dropped, each word reduced to its Snowball (Porter 2)
+// English stem ("retries" → "retri", "capped" → "cap"). The result is
+// empty for text without words.
+func Words(text string) []string {
+	fields := strings.Fields(ident.Split(text))
+	out := fields[:0]
+	for _, f := range fields {
+		if len(f) < 2 || len(f) > maxWordLen || stopWords[f] || allDigits(f) {
+			continue
+		}
+		env := snowballstem.NewEnv(f)
+		english.Stem(env)
+		s := env.Current()
+		if len(s) < 2 || stopWords[s] {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func allDigits(s string) bool {
+	for _, r := range s {
+		if !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
+}
