@@ -25,7 +25,9 @@ type Unit struct {
 type TrainOptions struct {
 	Dim      int // vector length [128]
 	MaxVocab int // most frequent words kept [16384]
-	MinCount int // fewest occurrences of a vocabulary word [2]
+	// MinCount is the fewest occurrences of a vocabulary word [2, or 1
+	// for a corpus under 50,000 words, where most words are rare].
+	MinCount int
 	Window   int // co-occurrence window, in words on each side [5]
 	// PowerIters is the number of power iterations of the randomized SVD
 	// [2].
@@ -38,9 +40,6 @@ func (o *TrainOptions) defaults() {
 	}
 	if o.MaxVocab <= 0 {
 		o.MaxVocab = 16384
-	}
-	if o.MinCount <= 0 {
-		o.MinCount = 2
 	}
 	if o.Window <= 0 {
 		o.Window = 5
@@ -106,6 +105,12 @@ func TrainBuiltin(ctx context.Context, units iter.Seq[Unit], opts TrainOptions) 
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if opts.MinCount <= 0 {
+		opts.MinCount = 2
+		if total < 50000 {
+			opts.MinCount = 1
+		}
 	}
 	vocab := selectVocab(counts, opts.MinCount, opts.MaxVocab)
 	b := &Builtin{dim: opts.Dim, words: make(map[string]int32, len(vocab)), vocab: vocab, counts: make([]uint32, len(vocab)), total: total}
