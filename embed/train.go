@@ -60,6 +60,9 @@ const (
 // Goldberg & Dagan 2015).
 const cdsAlpha = 0.75
 
+// minCommonUnits is the smallest corpus whose common component is removed.
+const minCommonUnits = 200
+
 // TrainBuiltin learns a Builtin model from units:
 //
 //  1. words (Words) with at least MinCount occurrences, the MaxVocab most
@@ -73,7 +76,8 @@ const cdsAlpha = 0.75
 //     2011); word vectors W = U·Σ^½ (eigenvalue weighting p = 0.5, Levy
 //     et al. 2015), rows L2-normalised;
 //  5. the first principal component of the text vectors of (up to 4,096)
-//     units, removed from every text vector (Arora et al. 2017).
+//     units, removed from every text vector (Arora et al. 2017), for
+//     corpora of at least 200 units.
 //
 // Training is deterministic: the same units give the same weights and the
 // same Model id. It fails only when ctx ends.
@@ -235,9 +239,11 @@ func ppmi(co map[uint64]float64, n int) *csr {
 
 // commonComponent returns the first principal direction (uncentred, as
 // Arora et al. 2017) of the text vectors of up to 4,096 evenly spread
-// units, by 30 power iterations; nil when there is none.
+// units, by 30 power iterations; nil when there is none or the corpus has
+// fewer than minCommonUnits units (on a handful of texts the "common"
+// direction is one of the texts, and removing it erases that text).
 func commonComponent(b *Builtin, seqs [][]string) []float32 {
-	if len(b.vocab) == 0 || len(seqs) == 0 {
+	if len(b.vocab) == 0 || len(seqs) < minCommonUnits {
 		return nil
 	}
 	step := max(1, len(seqs)/4096)

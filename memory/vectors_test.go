@@ -111,3 +111,45 @@ func TestVectorSearchParaphrases(t *testing.T) {
 		t.Fatalf("recall@5 of paraphrases: vectors %.2f, BM25 %.2f; want vectors ≥ 0.8 and ≥ 2× BM25", vecRecall, bm25Recall)
 	}
 }
+
+// TestNearDuplicateThreshold measures the cosine of rewordings of a note
+// (near-duplicates) and of different notes on related code, and checks
+// that NearDuplicateCosine separates them.
+func TestNearDuplicateThreshold(t *testing.T) {
+	w, ids := shopWorkspace(t)
+	ctx := context.Background()
+	dups := map[string]string{
+		"retrycap": "Retry cap: charges are retried at most three times because the payment gateway bans clients that hammer it",
+		"pool":     "The pool size is 20: above that the managed Postgres refuses new clients",
+		"session":  "Sessions last 24 hours since product wanted people to re-authenticate every day",
+		"refund":   "Refund first when cancelling: release the items only after the refund, so a failed refund leaves the order intact",
+	}
+	cosineOf := func(text, id string) float64 {
+		hits, err := w.NearestMemories(ctx, text, 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range hits {
+			if h.ID == id {
+				return h.Score
+			}
+		}
+		return 0
+	}
+	for key, text := range dups {
+		c := cosineOf(text, ids[key])
+		t.Logf("rewording of %s: cosine %.3f", key, c)
+		if c < memory.NearDuplicateCosine {
+			t.Errorf("rewording of %s: cosine %.3f < NearDuplicateCosine %.2f", key, c, memory.NearDuplicateCosine)
+		}
+	}
+	// Different notes, some on the same code.
+	for _, pair := range [][2]string{{"backoff", "retrycap"}, {"quota", "retrycap"}, {"migrateV2", "migrate"}, {"ttl", "invalid"}, {"checkout", "reserve"}, {"refund", "checkout"}} {
+		m := shopMemories[pair[0]]
+		c := cosineOf(m[1]+"\n"+m[2], ids[pair[1]])
+		t.Logf("%s vs %s: cosine %.3f", pair[0], pair[1], c)
+		if c >= memory.NearDuplicateCosine {
+			t.Errorf("different notes %s and %s: cosine %.3f ≥ NearDuplicateCosine %.2f", pair[0], pair[1], c, memory.NearDuplicateCosine)
+		}
+	}
+}
