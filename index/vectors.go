@@ -65,6 +65,7 @@ func OpenVectors(dir string, e embed.Embedder) (v *Vectors, ok bool, err error) 
 		st, rerr = decodeBase(data)
 	}
 	if rerr != nil || st.model != e.Model() || (e.Dim() != 0 && st.dim != e.Dim()) {
+		// Missing, corrupt, or another model: start empty.
 		v.st = v.emptyState(0)
 		return v, false, nil
 	}
@@ -78,7 +79,7 @@ func OpenVectors(dir string, e embed.Embedder) (v *Vectors, ok bool, err error) 
 }
 
 func (v *Vectors) emptyState(epoch uint64) *vecState {
-	return &vecState{model: v.emb.Model(), dim: v.emb.Dim(), epoch: epoch, pos: map[string]int{}}
+	return &vecState{model: v.emb.Model(), dim: v.emb.Dim(), epoch: epoch}
 }
 
 // Model returns the model id of the rows (the embedder's).
@@ -143,20 +144,20 @@ func textHash(s string) uint64 {
 // whose text hash is unchanged and embedding the others in batches
 // (reporting progress when report is set).
 func (v *Vectors) embedMissing(ctx context.Context, docs []Doc, report bool) ([][]float32, []uint64, error) {
-	v.mu.RLock()
+	v.mu.Lock() // st.index may build the id map
 	e, st := v.emb, v.st
 	vecs := make([][]float32, len(docs))
 	hashes := make([]uint64, len(docs))
 	var todo []int
 	for i, d := range docs {
 		hashes[i] = textHash(docText(d))
-		if r, ok := st.pos[d.ID]; ok && st.hash[r] == hashes[i] && st.model == e.Model() {
+		if r, ok := st.index(d.ID); ok && st.hash[r] == hashes[i] && st.model == e.Model() {
 			vecs[i] = append([]float32(nil), st.row(r)...)
 		} else {
 			todo = append(todo, i)
 		}
 	}
-	v.mu.RUnlock()
+	v.mu.Unlock()
 	done := len(docs) - len(todo)
 	for len(todo) > 0 {
 		n := min(len(todo), rebuildBatch)

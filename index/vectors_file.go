@@ -10,14 +10,17 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"unsafe"
 )
 
 // The vector index of a directory is two files:
 //
 //	vectors.bin  the base: header (magic, model id, dim, generation,
-//	             epoch, row count), rows (id, text hash, dim float32),
-//	             CRC-32 of all that; replaced atomically (temporary file,
-//	             rename) by Rebuild and by compaction.
+//	             epoch, row count), then the rows by column — ids
+//	             (uint16 length + bytes), text hashes (uint64), vectors
+//	             (rows × dim float32, one block, so that opening is one
+//	             copy) — and a CRC-32 of all that; replaced atomically
+//	             (temporary file, rename) by Rebuild and by compaction.
 //	vectors.log  changes since the base: a header naming the base's epoch,
 //	             then records (uint32 length, payload, CRC-32 of the
 //	             payload): upserts, deletions, and a generation record
@@ -30,7 +33,7 @@ import (
 const (
 	vecBaseFile = "vectors.bin"
 	vecLogFile  = "vectors.log"
-	vecMagic    = "GLOSSVX1"
+	vecMagic    = "GLOSSVX2"
 	vecLogMagic = "GLOSSVL1"
 )
 
@@ -53,15 +56,28 @@ type vecState struct {
 	epoch uint64
 	ids   []string
 	hash  []uint64
-	data  []float32 // len(ids)*dim
-	pos   map[string]int
+	data  []float32      // len(ids)*dim
+	pos   map[string]int // id → row; built on first use (index)
 }
 
 func (s *vecState) row(i int) []float32 { return s.data[i*s.dim : (i+1)*s.dim] }
 
+// index returns the row of id, building the id map on first use (opening
+// an index for search alone never builds it).
+func (s *vecState) index(id string) (int, bool) {
+	if s.pos == nil {
+		s.pos = make(map[string]int, len(s.ids))
+		for i, x := range s.ids {
+			s.pos[x] = i
+		}
+	}
+	i, ok := s.pos[id]
+	return i, ok
+}
+
 // put adds or replaces the row of id.
 func (s *vecState) put(id string, h uint64, v []float32) {
-	if i, ok := s.pos[id]; ok {
+	if i, ok := s.index(id); ok {
 		s.hash[i] = h
 		copy(s.row(i), v)
 		return
@@ -74,7 +90,7 @@ func (s *vecState) put(id string, h uint64, v []float32) {
 
 // remove deletes the row of id (the last row takes its place).
 func (s *vecState) remove(id string) {
-	i, ok := s.pos[id]
+	i, ok := s.index(id)
 	if !ok {
 		return
 	}
@@ -91,7 +107,7 @@ func (s *vecState) remove(id string) {
 // encodeBase returns the base file of s.
 func encodeBase(s *vecState) []byte {
 	var b bytes.Buffer
-	b.Grow(64 + len(s.ids)*(24+s.dim*4))
+	b.Grow(64 + len(s.ids)*(40+s.dim*4))
 	b.WriteString(vecMagic)
 	b.Write(le.AppendUint32(nil, uint32(len(s.model))))
 	b.WriteString(s.model)
@@ -99,11 +115,15 @@ func encodeBase(s *vecState) []byte {
 	b.Write(le.AppendUint64(nil, s.gen))
 	b.Write(le.AppendUint64(nil, s.epoch))
 	b.Write(le.AppendUint32(nil, uint32(len(s.ids))))
-	row := make([]byte, 0, 12+s.dim*4)
-	for i, id := range s.ids {
-		row = appendRow(row[:0], id, s.hash[i], s.row(i))
-		b.Write(row)
+	for _, id := range s.ids {
+		b.Write(le.AppendUint16(nil, uint16(len(id))))
+		b.WriteString(id)
 	}
+	for _, h := range s.hash {
+		b.Write(le.AppendUint64(nil, h))
+	}
+	b.Write(make([]byte, pad4(b.Len())))
+	b.Write(float32Bytes(s.data))
 	b.Write(le.AppendUint32(nil, crc32.ChecksumIEEE(b.Bytes())))
 	return b.Bytes()
 }
@@ -139,7 +159,7 @@ func decodeRow(r []byte, dim int) (id string, h uint64, v []float32, rest []byte
 // decodeBase parses a base file.
 func decodeBase(data []byte) (*vecState, error) {
 	if len(data) < len(vecMagic)+4 || string(data[:len(vecMagic)]) != vecMagic {
-		return nil, errors.New("not a gloss vector index")
+		return nil, errors.New("not a gloss vector index of this version")
 	}
 	body := data[:len(data)-4]
 	if crc32.ChecksumIEEE(body) != le.Uint32(data[len(data)-4:]) {
@@ -150,7 +170,7 @@ func decodeBase(data []byte) (*vecState, error) {
 	if len(r) < 4+ml+24 {
 		return nil, errors.New("truncated header")
 	}
-	s := &vecState{model: string(r[4 : 4+ml]), known: true, pos: map[string]int{}}
+	s := &vecState{model: string(r[4 : 4+ml]), known: true}
 	r = r[4+ml:]
 	s.dim, s.gen, s.epoch = int(le.Uint32(r)), le.Uint64(r[4:]), le.Uint64(r[12:])
 	n := int(le.Uint32(r[20:]))
@@ -158,18 +178,23 @@ func decodeBase(data []byte) (*vecState, error) {
 	if s.dim <= 0 || s.dim > 1<<16 || n > len(r) {
 		return nil, fmt.Errorf("bad header (dim %d, %d rows)", s.dim, n)
 	}
-	s.data = make([]float32, 0, n*s.dim)
-	for i := 0; i < n; i++ {
-		id, h, v, rest, err := decodeRow(r, s.dim)
-		if err != nil {
-			return nil, err
+	s.ids = make([]string, n)
+	for i := range s.ids {
+		if len(r) < 2 || len(r) < 2+int(le.Uint16(r)) {
+			return nil, errors.New("truncated ids")
 		}
-		s.put(id, h, v)
-		r = rest
+		l := int(le.Uint16(r))
+		s.ids[i], r = string(r[2:2+l]), r[2+l:]
 	}
-	if len(r) != 0 {
-		return nil, errors.New("trailing bytes")
+	pad := pad4(len(body) - len(r) + n*8)
+	if len(r) != n*8+pad+n*s.dim*4 {
+		return nil, fmt.Errorf("rows of %d bytes, want %d", len(r), n*8+pad+n*s.dim*4)
 	}
+	s.hash = make([]uint64, n)
+	for i := range s.hash {
+		s.hash[i] = le.Uint64(r[i*8:])
+	}
+	s.data = viewFloat32s(r[n*8+pad:], n*s.dim)
 	return s, nil
 }
 
@@ -257,6 +282,43 @@ func applyRecord(s *vecState, p []byte) error {
 	s.put(id, h, v)
 	return nil
 }
+
+// float32Bytes returns the little-endian bytes of v.
+func float32Bytes(v []float32) []byte {
+	if nativeLittleEndian && len(v) > 0 {
+		return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), len(v)*4)
+	}
+	out := make([]byte, 0, len(v)*4)
+	for _, x := range v {
+		out = le.AppendUint32(out, math.Float32bits(x))
+	}
+	return out
+}
+
+// pad4 returns the zero bytes that align offset to 4: the vector block
+// of a base file starts 4-aligned, so that it is used in place.
+func pad4(offset int) int { return (4 - offset%4) % 4 }
+
+// viewFloat32s returns the n little-endian float32s of src: src itself
+// seen as []float32 on little-endian machines when 4-aligned (no copy:
+// opening an index reads the file once), else a decoded copy.
+func viewFloat32s(src []byte, n int) []float32 {
+	if n == 0 {
+		return nil
+	}
+	if nativeLittleEndian && uintptr(unsafe.Pointer(&src[0]))%4 == 0 {
+		return unsafe.Slice((*float32)(unsafe.Pointer(&src[0])), n)[:n:n]
+	}
+	dst := make([]float32, n)
+	for i := range dst {
+		dst[i] = math.Float32frombits(le.Uint32(src[i*4:]))
+	}
+	return dst
+}
+
+// nativeLittleEndian reports whether float32s are stored little-endian
+// in memory, so that rows are copied without decoding.
+var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // appendLog appends records to the log at path, creating it with the
 // header of epoch when missing.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gloss-dev/gloss/embed"
 	"github.com/gloss-dev/gloss/index"
@@ -31,7 +32,8 @@ type vectorState struct {
 	idx      *index.Vectors
 	checked  bool // idx was compared with the store's generation and count
 
-	building bool // a background rebuild runs
+	building bool      // a background rebuild runs
+	failedAt time.Time // when the last background rebuild failed
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
 }
@@ -108,11 +110,17 @@ func (w *Workspace) openVectors(ctx context.Context) (*index.Vectors, error) {
 		return v, nil
 	}
 	if isRemote(v.Embedder()) {
-		w.rebuildVectorsInBackground(v)
+		if time.Since(w.vecs.failedAt) >= retryRebuildAfter {
+			w.rebuildVectorsInBackground(v)
+		}
 		return v, nil
 	}
 	return v, w.rebuildVectors(ctx, v)
 }
+
+// retryRebuildAfter is the pause after a failed background rebuild
+// before the next search or write tries again.
+const retryRebuildAfter = time.Minute
 
 // isRemote reports whether e calls a server.
 func isRemote(e embed.Embedder) bool {
@@ -167,6 +175,9 @@ func (w *Workspace) rebuildVectorsInBackground(v *index.Vectors) {
 		w.vecs.mu.Lock()
 		w.vecs.building = false
 		w.vecs.checked = err == nil
+		if err != nil {
+			w.vecs.failedAt = time.Now()
+		}
 		w.vecs.mu.Unlock()
 	}()
 }
