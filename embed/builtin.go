@@ -2,7 +2,6 @@ package embed
 
 import (
 	"context"
-	"hash/fnv"
 	"math"
 	"sync"
 )
@@ -47,7 +46,7 @@ const sifA = 1e-3
 var _ Embedder = (*Builtin)(nil)
 
 // Model implements Embedder: "builtin:ppmi-svd-<dim>@<first 12 hex digits
-// of the SHA-256 of the saved weights>".
+// of the SHA-256 of builtinVersion and the saved weights>".
 func (b *Builtin) Model() string { return b.id }
 
 // Dim implements Embedder.
@@ -138,15 +137,24 @@ func (b *Builtin) buildSubwords() {
 }
 
 // ngramHashes returns the buckets of the character n-grams (n = 3..5) of
-// "<w>" (FNV-1a, modulo subwordBuckets), as fastText forms subwords.
+// "<w>" (FNV-1a of the n-gram's UTF-8 bytes, modulo subwordBuckets), as
+// fastText forms subwords.
 func ngramHashes(w string) []uint32 {
-	rs := []rune("<" + w + ">")
-	var out []uint32
+	s := "<" + w + ">"
+	starts := make([]int, 0, len(s)+1)
+	for i := range s {
+		starts = append(starts, i)
+	}
+	starts = append(starts, len(s))
+	runes := len(starts) - 1
+	out := make([]uint32, 0, 3*runes)
 	for n := 3; n <= 5; n++ {
-		for i := 0; i+n <= len(rs); i++ {
-			h := fnv.New32a()
-			_, _ = h.Write([]byte(string(rs[i : i+n])))
-			out = append(out, h.Sum32()%subwordBuckets)
+		for i := 0; i+n <= runes; i++ {
+			h := uint32(2166136261)
+			for _, c := range []byte(s[starts[i]:starts[i+n]]) {
+				h = (h ^ uint32(c)) * 16777619
+			}
+			out = append(out, h%subwordBuckets)
 		}
 	}
 	return out

@@ -43,13 +43,26 @@ func (b *Builtin) marshal() []byte {
 	return buf.Bytes()
 }
 
+// builtinVersion versions how a Builtin turns text into a vector from its
+// weights (Words, n-gram hashing, SIF, common component). It is hashed
+// into the model id with the weights: change it with that code, so that
+// vectors embedded by older code are never compared with new ones.
+const builtinVersion = "1"
+
+// builtinID returns the model id of saved weights.
+func builtinID(dim int, saved []byte) string {
+	h := sha256.New()
+	h.Write([]byte(builtinVersion + "\x00"))
+	h.Write(saved)
+	return fmt.Sprintf("builtin:ppmi-svd-%d@%s", dim, hex.EncodeToString(h.Sum(nil))[:12])
+}
+
 // setID sets the model id from the hash of the saved weights.
 func (b *Builtin) setID() error {
 	if b.dim <= 0 || b.dim > 1<<16 {
 		return fmt.Errorf("built-in model dimension %d out of range 1..65536", b.dim)
 	}
-	sum := sha256.Sum256(b.marshal())
-	b.id = fmt.Sprintf("builtin:ppmi-svd-%d@%s", b.dim, hex.EncodeToString(sum[:])[:12])
+	b.id = builtinID(b.dim, b.marshal())
 	return nil
 }
 
@@ -130,7 +143,6 @@ func unmarshalBuiltin(data []byte) (*Builtin, error) {
 	if norm(b.common) == 0 {
 		b.common = nil
 	}
-	sumID := sha256.Sum256(data)
-	b.id = fmt.Sprintf("builtin:ppmi-svd-%d@%s", dim, hex.EncodeToString(sumID[:])[:12])
+	b.id = builtinID(dim, data)
 	return b, nil
 }

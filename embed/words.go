@@ -2,6 +2,8 @@ package embed
 
 import (
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode"
 
 	"github.com/blevesearch/snowballstem"
@@ -31,15 +33,35 @@ func Words(text string) []string {
 		if len(f) < 2 || len(f) > maxWordLen || stopWords[f] || allDigits(f) {
 			continue
 		}
-		env := snowballstem.NewEnv(f)
-		english.Stem(env)
-		s := env.Current()
+		s := stem(f)
 		if len(s) < 2 || stopWords[s] {
 			continue
 		}
 		out = append(out, s)
 	}
 	return out
+}
+
+// stems caches stem results (identifiers repeat a lot), up to
+// maxCachedStems words.
+var (
+	stems      sync.Map
+	stemsCount atomic.Int64
+)
+
+const maxCachedStems = 200_000
+
+func stem(w string) string {
+	if s, ok := stems.Load(w); ok {
+		return s.(string)
+	}
+	env := snowballstem.NewEnv(w)
+	english.Stem(env)
+	s := env.Current()
+	if stemsCount.Add(1) <= maxCachedStems {
+		stems.Store(w, s)
+	}
+	return s
 }
 
 func allDigits(s string) bool {
