@@ -2,7 +2,6 @@ package embed
 
 import (
 	"context"
-	"fmt"
 	"iter"
 	"math"
 	"slices"
@@ -273,12 +272,4 @@ func commonComponent(b *Builtin, seqs [][]string) []float32 {
 		return nil
 	}
 	return u
-}
-
-// checkDim reports a vector of the wrong length.
-func checkDim(model string, want int, v []float32) error {
-	if len(v) != want {
-		return fmt.Errorf("embedder %s returned a vector of length %d, want %d", model, len(v), want)
-	}
-	return nil
 }
