@@ -76,6 +76,13 @@ func TestVectorsGenerationMismatch(t *testing.T) {
 	if got := vecIDs(t, w, "retry attempts capped"); !strings.HasPrefix(got, a) {
 		t.Fatalf("search: %s, want %s first", got, a)
 	}
+	// A forgotten memory leaves the index.
+	if _, err := w.Forget(a); err != nil {
+		t.Fatal(err)
+	}
+	if got := vecIDs(t, w, "retry attempts capped"); strings.Contains(got, a) {
+		t.Fatalf("search after forget: %s still has %s", got, a)
+	}
 }
 
 // Retraining the built-in model (here forced by its state) changes the
