@@ -29,6 +29,9 @@ type builtinState struct {
 	Files    int    `json:"files"`    // indexed files at training
 	Memories int    `json:"memories"` // memories at training
 	Changed  int    `json:"changed"`  // files changed by index runs since
+	// Gen is the memory generation at the last policy check: an index run
+	// that changed no file and saw no memory write since reads nothing more.
+	Gen uint64 `json:"gen"`
 }
 
 // embedSpec returns the embedder selection: Options.Embedder, else
@@ -145,7 +148,11 @@ func (w *Workspace) trainBuiltin(ctx context.Context) (*embed.Builtin, error) {
 	if err != nil {
 		return nil, err
 	}
-	return b, w.saveBuiltinState(builtinState{Model: b.Model(), Files: files, Memories: n})
+	gen, err := w.Store.MemoryGeneration()
+	if err != nil {
+		return nil, err
+	}
+	return b, w.saveBuiltinState(builtinState{Model: b.Model(), Files: files, Memories: n, Gen: gen})
 }
 
 func (w *Workspace) loadBuiltinState() (builtinState, bool) {
@@ -194,16 +201,21 @@ func (w *Workspace) refreshBuiltin(ctx context.Context, changed, files int) erro
 	if _, err := os.Stat(w.builtinPath(builtinModelFile)); err != nil {
 		ok = false
 	}
+	gen, err := w.Store.MemoryGeneration()
+	if err != nil {
+		return err
+	}
+	if ok && changed == 0 && gen == s.Gen {
+		return nil
+	}
 	s.Changed += changed
+	s.Gen = gen
 	memories, err := w.Store.MemoryCount()
 	if err != nil {
 		return err
 	}
 	if !retrainNeeded(s, ok, files, memories) {
-		if changed > 0 {
-			return w.saveBuiltinState(s)
-		}
-		return nil
+		return w.saveBuiltinState(s)
 	}
 	b, err := w.trainBuiltin(ctx)
 	if err != nil {
