@@ -69,8 +69,8 @@ func vectorDocs(mems []*Memory) []index.Doc {
 }
 
 // openVectors opens the vector index (once) and brings it in step with
-// the store: when its generation differs from the store's (or, at the
-// first open, its count), it is rebuilt — at once for local embedders
+// the store: when its generation differs from the store's (or, for a
+// store at generation 0, its count), it is rebuilt — at once for local embedders
 // (built-in, model2vec), in the background with progress logged through
 // Options.Warn for remote ones (Ollama, OpenAI-compatible), while
 // searches see the rows embedded so far. It returns nil, nil when
@@ -100,7 +100,7 @@ func (w *Workspace) openVectors(ctx context.Context) (*index.Vectors, error) {
 	}
 	g, known := v.Generation()
 	ok := known && g == gen
-	if ok && !w.vecs.checked {
+	if ok && !w.vecs.checked && gen == 0 { // a store from before generations were counted
 		n, _ := v.Count()
 		stored, err := w.Store.MemoryCount()
 		ok = err == nil && n == uint64(stored)
