@@ -85,8 +85,8 @@ func (w *Workspace) builtinPath(name string) string {
 
 // trainingUnits returns the corpus of the built-in model: per definition
 // of the indexed code its name and doc comment, per function the names it
-// calls, per memory its anchored symbol names and tags with its
-// contextual text (vectorText).
+// calls, each block of other comments (commentUnits), per memory its
+// anchored symbol names and tags with its contextual text (vectorText).
 func (w *Workspace) trainingUnits() ([]embed.Unit, int, error) {
 	var units []embed.Unit
 	files := 0
@@ -108,6 +108,9 @@ func (w *Workspace) trainingUnits() ([]embed.Unit, int, error) {
 		for _, c := range callers {
 			units = append(units, embed.Unit{Head: names[c], Body: strings.Join(calls[c], " ")})
 		}
+		if src, err := index.ReadSourceFile(w.Root, rec.Path, w.maxFileSize()); err == nil {
+			units = append(units, commentUnits(rec, src)...)
+		}
 		return nil
 	})
 	if err != nil {
@@ -128,6 +131,57 @@ func (w *Workspace) trainingUnits() ([]embed.Unit, int, error) {
 		units = append(units, embed.Unit{Head: strings.Join(head, " "), Body: vectorText(m)})
 	}
 	return units, files, nil
+}
+
+// commentUnits returns one unit per block of consecutive commented lines
+// of src ("//" comments, "#" for Python) other than doc comments, which
+// the definitions' units already hold: comments inside functions explain
+// code in the words people search with.
+func commentUnits(rec *index.FileRecord, src []byte) []embed.Unit {
+	marker := "//"
+	if rec.Lang == "python" {
+		marker = "#"
+	}
+	doc := map[int]bool{}
+	for _, d := range rec.Defs {
+		for l := d.DocLine; l < d.Range.StartLine; l++ {
+			doc[l] = true
+		}
+	}
+	var units []embed.Unit
+	var block []string
+	flush := func() {
+		if len(block) > 0 {
+			units = append(units, embed.Unit{Body: strings.Join(block, " ")})
+			block = block[:0]
+		}
+	}
+	for i, line := range strings.Split(string(src), "\n") {
+		at := commentStart(line, marker)
+		if at < 0 || doc[i] {
+			flush()
+			continue
+		}
+		block = append(block, line[at+len(marker):])
+	}
+	flush()
+	return units
+}
+
+// commentStart returns the offset of the first marker of line at its
+// start or after a blank (so not the "//" of "http://"), or -1.
+func commentStart(line, marker string) int {
+	for off := 0; ; {
+		at := strings.Index(line[off:], marker)
+		if at < 0 {
+			return -1
+		}
+		at += off
+		if at == 0 || line[at-1] == ' ' || line[at-1] == '\t' {
+			return at
+		}
+		off = at + len(marker)
+	}
 }
 
 // trainBuiltin trains the built-in model on the workspace (see

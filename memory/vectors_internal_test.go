@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/internal/testutil"
 )
 
@@ -214,5 +215,17 @@ func TestVectorsRemoteEmbedder(t *testing.T) {
 	}
 	if m := w.vecs.idx.Model(); m != "openai:fake2" {
 		t.Fatalf("index model %s", m)
+	}
+}
+
+func TestCommentUnits(t *testing.T) {
+	src := "package x\n\n// F is documented.\nfunc F() {\n\t// retry the charge\n\t// three times at most\n\tcall(\"http://host\") // the gateway throttles\n\n\tx := 1\n}\n"
+	rec := &index.FileRecord{Lang: "go", Defs: []index.Definition{{Name: "F", DocLine: 2, Range: index.Range{StartLine: 3}}}}
+	var got []string
+	for _, u := range commentUnits(rec, []byte(src)) {
+		got = append(got, strings.Join(strings.Fields(u.Body), " "))
+	}
+	if want := "retry the charge three times at most the gateway throttles"; len(got) != 1 || got[0] != want {
+		t.Fatalf("comment units %q, want [%q] (no doc comment, no URL)", got, want)
 	}
 }
