@@ -96,6 +96,7 @@ func (w *Workspace) openSearch() (index.Derived, error) {
 // caller (Pebble already holds the truth); the index is marked for
 // rebuild instead.
 func (w *Workspace) indexSearch(mems []*Memory, deleted []string, gen uint64) {
+	defer w.indexVectors(mems, deleted, gen) // after searchMu is released
 	w.searchMu.Lock()
 	defer w.searchMu.Unlock()
 	ft, err := w.openSearch()
@@ -165,6 +166,7 @@ func (w *Workspace) Search(ctx context.Context, query string, limit int) ([]Sear
 // it at start. It returns the error of reading the store or writing the
 // index.
 func (w *Workspace) OpenSearch() error {
+	defer w.openVectorsLogged()
 	w.searchMu.Lock()
 	defer w.searchMu.Unlock()
 	_, err := w.openSearch()

@@ -2,13 +2,259 @@ package memory
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
 
+	"github.com/gloss-dev/gloss/embed"
 	"github.com/gloss-dev/gloss/index"
+	"github.com/gloss-dev/gloss/internal/ident"
+	"github.com/gloss-dev/gloss/scip"
 )
 
+// NearDuplicateCosine is the cosine similarity (built-in embedder) at or
+// above which NearestMemories' hits are near-duplicates of the text: the
+// same note reworded or extended. Measured on hand-written pairs
+// (TestNearDuplicateThreshold, title and body against the stored
+// contextual text): four rewordings of a note scored 0.83–0.96, six pairs
+// of different notes on the same or related code 0.24–0.52. Other
+// embedders have other scales: calibrate before relying on it.
+const NearDuplicateCosine = 0.75
+
+// vectorState is the workspace's vector index and embedder, guarded by mu.
+type vectorState struct {
+	mu       sync.Mutex
+	spec     string // the embedder selection (Options.Embedder, $GLOSS_EMBEDDER)
+	emb      embed.Embedder
+	disabled bool // spec "none"
+	idx      *index.Vectors
+	checked  bool // idx was compared with the store's generation and count
+
+	building bool      // a background rebuild runs
+	failedAt time.Time // when the last background rebuild failed
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+}
+
+// vectorText is the contextual text a memory is embedded from: its type
+// and title, the names of its anchored symbols (as written and split into
+// words) and its anchor paths, its tags, then its body.
+func vectorText(m *Memory) string {
+	var b strings.Builder
+	b.WriteString(m.Type + ": " + m.Title + "\n")
+	for _, a := range m.Anchors {
+		if a.Symbol != "" {
+			if p, err := scip.Parse(a.Symbol); err == nil && len(p.Descriptors) > 0 {
+				name := p.Descriptors[len(p.Descriptors)-1].Name
+				b.WriteString(name + " (" + ident.Split(name) + ") ")
+			}
+		}
+		b.WriteString("in " + a.Path + "\n")
+	}
+	if len(m.Tags) > 0 {
+		b.WriteString("tags: " + strings.Join(m.Tags, ", ") + "\n")
+	}
+	b.WriteString(m.Body)
+	return b.String()
+}
+
+func vectorDocs(mems []*Memory) []index.Doc {
+	out := make([]index.Doc, len(mems))
+	for i, m := range mems {
+		out[i] = index.Doc{ID: m.ID, Fields: map[string]string{index.VectorText: vectorText(m)}}
+	}
+	return out
+}
+
+// openVectors opens the vector index (once) and brings it in step with
+// the store: when its generation differs from the store's (or, for a
+// store at generation 0, its count), it is rebuilt — at once for local embedders
+// (built-in, model2vec), in the background with progress logged through
+// Options.Warn for remote ones (Ollama, OpenAI-compatible), while
+// searches see the rows embedded so far. It returns nil, nil when
+// vectors are disabled (embedder "none"). The caller holds vecs.mu.
+func (w *Workspace) openVectors(ctx context.Context) (*index.Vectors, error) {
+	if w.vecs.disabled {
+		return nil, nil
+	}
+	if w.vecs.idx == nil {
+		e, err := w.embedder(ctx)
+		if err != nil || e == nil {
+			return nil, err
+		}
+		v, _, err := index.OpenVectors(filepath.Join(w.Dir, "vectors"), e)
+		if err != nil {
+			return nil, err
+		}
+		w.vecs.idx, w.vecs.checked = v, false
+	}
+	v := w.vecs.idx
+	if w.vecs.building {
+		return v, nil
+	}
+	gen, err := w.Store.MemoryGeneration()
+	if err != nil {
+		return nil, err
+	}
+	g, known := v.Generation()
+	ok := known && g == gen
+	if ok && !w.vecs.checked && gen == 0 { // a store from before generations were counted
+		n, _ := v.Count()
+		stored, err := w.Store.MemoryCount()
+		ok = err == nil && n == uint64(stored)
+	}
+	w.vecs.checked = true
+	if ok {
+		return v, nil
+	}
+	if isRemote(v.Embedder()) {
+		if time.Since(w.vecs.failedAt) >= retryRebuildAfter {
+			w.rebuildVectorsInBackground(v)
+		}
+		return v, nil
+	}
+	return v, w.rebuildVectors(ctx, v)
+}
+
+// retryRebuildAfter is the pause after a failed background rebuild
+// before the next search or write tries again.
+const retryRebuildAfter = time.Minute
+
+// isRemote reports whether e calls a server.
+func isRemote(e embed.Embedder) bool {
+	switch e.(type) {
+	case *embed.Ollama, *embed.OpenAI:
+		return true
+	}
+	return false
+}
+
+// rebuildVectors rebuilds v from the store until it reflects the store's
+// generation (memory writes during a rebuild make another, cheap pass:
+// unchanged texts are not embedded again), at most 3 passes.
+func (w *Workspace) rebuildVectors(ctx context.Context, v *index.Vectors) error {
+	for pass := 0; pass < 3; pass++ {
+		gen, err := w.Store.MemoryGeneration()
+		if err != nil {
+			return err
+		}
+		mems, err := w.List()
+		if err != nil {
+			return err
+		}
+		if err := v.RebuildContext(ctx, vectorDocs(mems), gen); err != nil {
+			return fmt.Errorf("rebuild vector index: %w", err)
+		}
+		if now, err := w.Store.MemoryGeneration(); err != nil || now == gen {
+			return err
+		}
+	}
+	return nil
+}
+
+// rebuildVectorsInBackground starts rebuildVectors in a goroutine that
+// Close cancels. The caller holds vecs.mu.
+func (w *Workspace) rebuildVectorsInBackground(v *index.Vectors) {
+	ctx, cancel := context.WithCancel(context.Background())
+	w.vecs.building, w.vecs.cancel = true, cancel
+	model := v.Embedder().Model()
+	v.Progress = func(done, total int) {
+		if done == total || done%1024 < 64 {
+			w.warn(fmt.Errorf("vector index: embedded %d of %d memories with %s", done, total, model))
+		}
+	}
+	w.vecs.wg.Add(1)
+	go func() {
+		defer w.vecs.wg.Done()
+		err := w.rebuildVectors(ctx, v)
+		if err != nil {
+			w.warn(fmt.Errorf("vector index (%s): %w; vector search is incomplete until the next attempt", model, err))
+		}
+		w.vecs.mu.Lock()
+		w.vecs.building = false
+		w.vecs.checked = err == nil
+		if err != nil {
+			w.vecs.failedAt = time.Now()
+		}
+		w.vecs.mu.Unlock()
+	}()
+}
+
+// vectorIndex opens the vector index under vecs.mu.
+func (w *Workspace) vectorIndex(ctx context.Context) (v *index.Vectors, err error) {
+	w.vecs.mu.Lock()
+	defer w.vecs.mu.Unlock()
+	defer index.Recover(w.Dir, "open vector index", &err)
+	return w.openVectors(ctx)
+}
+
+// indexVectors applies memory changes (the store is at generation gen)
+// to the vector index. Failures never fail the write: the index is marked
+// for rebuild and the problem reported through Options.Warn.
+func (w *Workspace) indexVectors(mems []*Memory, deleted []string, gen uint64) {
+	w.vecs.mu.Lock()
+	defer w.vecs.mu.Unlock()
+	v, err := w.openVectors(context.Background())
+	if err != nil || v == nil {
+		if err != nil {
+			w.warn(fmt.Errorf("vector index: %w", err))
+		}
+		return
+	}
+	if g, known := v.Generation(); known && g == gen {
+		return // a rebuild already saw these changes
+	}
+	if err := v.Update(vectorDocs(mems), deleted, gen); err != nil {
+		v.Invalidate()
+		w.warn(fmt.Errorf("vector index: %w (it will be rebuilt)", err))
+	}
+}
+
+// openVectorsLogged opens the vector index at daemon start; a failure is
+// reported through Options.Warn, since full-text search works without it.
+func (w *Workspace) openVectorsLogged() {
+	if _, err := w.vectorIndex(context.Background()); err != nil {
+		w.warn(fmt.Errorf("vector index: %w", err))
+	}
+}
+
+// closeVectors stops a background rebuild and waits for it.
+func (w *Workspace) closeVectors() error {
+	w.vecs.mu.Lock()
+	if w.vecs.cancel != nil {
+		w.vecs.cancel()
+	}
+	w.vecs.mu.Unlock()
+	w.vecs.wg.Wait()
+	return nil
+}
+
 // VectorSearch returns the memories nearest to query in the vector index
-// (cosine similarity, best first, ties by id), at most limit. With no
-// vector index configured it returns nil, nil.
+// (cosine similarity of the query's embedding and the memories'
+// contextual texts, see vectorText; best first, ties by id; hits of
+// similarity ≤ 0 left out), at most limit (0: 20). With vectors disabled
+// (embedder "none") it returns nil, nil; while a remote embedder
+// re-embeds in the background it searches the rows embedded so far. It
+// fails on an empty query, when the embedder cannot be loaded, or when
+// embedding the query fails.
 func (w *Workspace) VectorSearch(ctx context.Context, query string, limit int) ([]index.Scored, error) {
-	return nil, nil
+	query = strings.TrimSpace(query)
+	if query == "" {
+		return nil, fmt.Errorf("empty search query")
+	}
+	v, err := w.vectorIndex(ctx)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	return v.Search(ctx, index.Query{Texts: []index.Text{{Text: query, Weight: 1}}, Limit: clampSearchLimit(limit)})
+}
+
+// NearestMemories returns the k memories most similar to text (a
+// memory's title and body about to be stored), by cosine similarity,
+// best first, ties by id. Hits at or above NearDuplicateCosine are
+// near-duplicates. Errors are VectorSearch's.
+func (w *Workspace) NearestMemories(ctx context.Context, text string, k int) ([]index.Scored, error) {
+	return w.VectorSearch(ctx, text, k)
 }

@@ -43,6 +43,10 @@ type Options struct {
 	// StoreFS is the file system of the Pebble store; nil means the real
 	// one (tests inject write failures with Pebble's vfs/errorfs).
 	StoreFS vfs.FS
+	// Embedder selects the embedder of the vector index (embed.ParseSpec:
+	// builtin, none, model2vec:DIR, ollama:MODEL[@URL],
+	// openai:MODEL[@URL]); "" means $GLOSS_EMBEDDER, else builtin.
+	Embedder string
 }
 
 // Workspace is one project root with its isolated store: the engine API
@@ -76,6 +80,8 @@ type Workspace struct {
 
 	searchMu sync.Mutex
 	search   index.Derived // the full-text index (index.FullText), opened on first use
+
+	vecs vectorState // the vector index and its embedder (vectors.go)
 
 	// docMu serializes resolutions against unsaved documents and guards
 	// docs, the last parse of each document, which Reparse builds on (the
@@ -233,6 +239,7 @@ func Open(dir string, opts Options) (*Workspace, error) {
 		return nil, err
 	}
 	w := &Workspace{Root: root, ID: id, Dir: pdir, Store: st, author: opts.Author, now: opts.Now, warn: opts.Warn, force: opts.Force}
+	w.vecs.spec = opts.Embedder
 	if w.warn == nil {
 		w.warn = func(error) {}
 	}
@@ -250,9 +257,10 @@ func Open(dir string, opts Options) (*Workspace, error) {
 	return w, nil
 }
 
-// Close releases the store and search index.
+// Close releases the store and search index (after stopping a background
+// re-embedding of the vector index).
 func (w *Workspace) Close() error {
-	return errors.Join(w.closeSearch(), w.Store.Close())
+	return errors.Join(w.closeVectors(), w.closeSearch(), w.Store.Close())
 }
 
 // Index brings the symbol graph up to date with the working tree. It
@@ -266,6 +274,9 @@ func (w *Workspace) Index(ctx context.Context) (index.Stats, error) {
 		return index.Stats{}, err
 	}
 	st, err := w.Indexer.Run(ctx)
+	if err == nil {
+		w.afterIndex(ctx, st) // the built-in embedder learns from the index
+	}
 	return st, w.noteWriteFault(err)
 }
 

@@ -1,0 +1,196 @@
+package embed
+
+import (
+	"context"
+	"math"
+	"sync"
+)
+
+// Builtin is the default embedder: static word embeddings learned from
+// the workspace itself (TrainBuiltin), needing no download or network.
+//
+// A word's vector is its row of the truncated SVD of the PPMI
+// co-occurrence matrix (Levy, Goldberg & Dagan 2015), L2-normalised. A
+// word outside the vocabulary gets the normalised mean of the vectors of
+// its hashed character n-grams (3 to 5 characters of "<word>", hashed
+// into subwordBuckets buckets as in fastText, Bojanowski et al. 2017),
+// each bucket holding the mean vector of the vocabulary words whose
+// n-grams fall into it (a closed-form variant of bag-of-subwords,
+// Zhao, Mudgal & Liang 2018). A text's vector is the SIF-weighted mean of
+// its words' vectors, weight a/(a+p(w)) with a = 1e-3 and p(w) the word's
+// corpus frequency, minus its projection on the corpus's first principal
+// component (Arora, Liang & Ma 2017), L2-normalised.
+//
+// A Builtin is immutable once trained or loaded and safe for concurrent
+// use.
+type Builtin struct {
+	dim    int
+	words  map[string]int32 // word → row
+	vocab  []string         // row → word
+	counts []uint32         // row → corpus count
+	total  uint64           // sum of counts of all words seen in training
+	vecs   []float32        // len(vocab)*dim, rows L2-normalised
+	common []float32        // first principal component of text vectors (unit, or zeros)
+	id     string           // model id, with a hash of the weights
+
+	subOnce sync.Once
+	sub     []float32 // subwordBuckets*dim, rows L2-normalised (or zero)
+}
+
+// subwordBuckets is the number of hash buckets of character n-grams.
+const subwordBuckets = 1 << 14
+
+// sifA is the SIF smoothing constant a (Arora et al. 2017 use 1e-3).
+const sifA = 1e-3
+
+var _ Embedder = (*Builtin)(nil)
+
+// Model implements Embedder: "builtin:ppmi-svd-<dim>@<first 12 hex digits
+// of the SHA-256 of builtinVersion and the saved weights>".
+func (b *Builtin) Model() string { return b.id }
+
+// Dim implements Embedder.
+func (b *Builtin) Dim() int { return b.dim }
+
+// VocabSize returns the number of words with a learned vector.
+func (b *Builtin) VocabSize() int { return len(b.vocab) }
+
+// Embed implements Embedder. It never fails except when ctx ends; a text
+// without known words or n-grams gets the zero vector.
+func (b *Builtin) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		out[i] = b.EmbedText(t)
+	}
+	return out, nil
+}
+
+// EmbedText returns the vector of one text (see Builtin).
+func (b *Builtin) EmbedText(text string) []float32 {
+	return b.embedWords(Words(text))
+}
+
+func (b *Builtin) embedWords(words []string) []float32 {
+	v := make([]float32, b.dim)
+	for _, w := range words {
+		wv, p := b.wordVector(w)
+		if wv == nil {
+			continue
+		}
+		axpy(float32(sifA/(sifA+p)), wv, v)
+	}
+	if len(b.common) == b.dim {
+		axpy(-dot(v, b.common), b.common, v)
+	}
+	Normalize(v)
+	return v
+}
+
+// wordVector returns the unit vector of w and its corpus frequency p(w)
+// (0 for words outside the vocabulary), or nil when w has neither a row
+// nor a known n-gram.
+func (b *Builtin) wordVector(w string) ([]float32, float64) {
+	if r, ok := b.words[w]; ok {
+		p := 0.0
+		if b.total > 0 {
+			p = float64(b.counts[r]) / float64(b.total)
+		}
+		return b.vecs[int(r)*b.dim : (int(r)+1)*b.dim], p
+	}
+	b.subOnce.Do(b.buildSubwords)
+	v := make([]float32, b.dim)
+	n := 0
+	for _, h := range ngramHashes(w) {
+		row := b.sub[int(h)*b.dim : (int(h)+1)*b.dim]
+		if row[0] == 0 && norm(row) == 0 {
+			continue
+		}
+		axpy(1, row, v)
+		n++
+	}
+	if n == 0 || norm(v) == 0 {
+		return nil, 0
+	}
+	Normalize(v)
+	return v, 0
+}
+
+// buildSubwords fills the n-gram buckets from the vocabulary: each bucket
+// is the normalised sum of the vectors of the words having an n-gram in
+// it.
+func (b *Builtin) buildSubwords() {
+	b.sub = make([]float32, subwordBuckets*b.dim)
+	for r, w := range b.vocab {
+		wv := b.vecs[r*b.dim : (r+1)*b.dim]
+		for _, h := range ngramHashes(w) {
+			axpy(1, wv, b.sub[int(h)*b.dim:(int(h)+1)*b.dim])
+		}
+	}
+	for h := 0; h < subwordBuckets; h++ {
+		Normalize(b.sub[h*b.dim : (h+1)*b.dim])
+	}
+}
+
+// ngramHashes returns the buckets of the character n-grams (n = 3..5) of
+// "<w>" (FNV-1a of the n-gram's UTF-8 bytes, modulo subwordBuckets), as
+// fastText forms subwords.
+func ngramHashes(w string) []uint32 {
+	s := "<" + w + ">"
+	starts := make([]int, 0, len(s)+1)
+	for i := range s {
+		starts = append(starts, i)
+	}
+	starts = append(starts, len(s))
+	runes := len(starts) - 1
+	out := make([]uint32, 0, 3*runes)
+	for n := 3; n <= 5; n++ {
+		for i := 0; i+n <= runes; i++ {
+			h := uint32(2166136261)
+			for _, c := range []byte(s[starts[i]:starts[i+n]]) {
+				h = (h ^ uint32(c)) * 16777619
+			}
+			out = append(out, h%subwordBuckets)
+		}
+	}
+	return out
+}
+
+// Normalize scales v to unit L2 norm in place; a zero vector stays zero.
+func Normalize(v []float32) {
+	n := norm(v)
+	if n == 0 {
+		return
+	}
+	inv := float32(1 / n)
+	for i := range v {
+		v[i] *= inv
+	}
+}
+
+func norm(v []float32) float64 {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	return math.Sqrt(s)
+}
+
+func dot(a, b []float32) float32 {
+	var s float32
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}
+
+// axpy adds a·x to y.
+func axpy(a float32, x, y []float32) {
+	for i := range x {
+		y[i] += a * x[i]
+	}
+}

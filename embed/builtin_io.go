@@ -1,0 +1,148 @@
+package embed
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"os"
+	"path/filepath"
+)
+
+// builtinMagic starts a saved built-in model (version 1 of the layout).
+const builtinMagic = "GLOSSBI1"
+
+// The saved layout, little-endian: magic, uint32 dim, uint32 vocabulary
+// size, uint64 total word count; per word uint16 length, the word's
+// bytes, uint32 count; the word vectors (vocabulary size × dim float32);
+// the common component (dim float32); a CRC-32 (IEEE) of all that.
+func (b *Builtin) marshal() []byte {
+	var buf bytes.Buffer
+	buf.WriteString(builtinMagic)
+	le := binary.LittleEndian
+	buf.Write(le.AppendUint32(nil, uint32(b.dim)))
+	buf.Write(le.AppendUint32(nil, uint32(len(b.vocab))))
+	buf.Write(le.AppendUint64(nil, b.total))
+	for i, w := range b.vocab {
+		buf.Write(le.AppendUint16(nil, uint16(len(w))))
+		buf.WriteString(w)
+		buf.Write(le.AppendUint32(nil, b.counts[i]))
+	}
+	common := b.common
+	if len(common) != b.dim {
+		common = make([]float32, b.dim)
+	}
+	for _, v := range append(append([]float32(nil), b.vecs...), common...) {
+		buf.Write(le.AppendUint32(nil, math.Float32bits(v)))
+	}
+	buf.Write(le.AppendUint32(nil, crc32.ChecksumIEEE(buf.Bytes())))
+	return buf.Bytes()
+}
+
+// builtinVersion versions how a Builtin turns text into a vector from its
+// weights (Words, n-gram hashing, SIF, common component). It is hashed
+// into the model id with the weights: change it with that code, so that
+// vectors embedded by older code are never compared with new ones.
+const builtinVersion = "1"
+
+// builtinID returns the model id of saved weights.
+func builtinID(dim int, saved []byte) string {
+	h := sha256.New()
+	h.Write([]byte(builtinVersion + "\x00"))
+	h.Write(saved)
+	return fmt.Sprintf("builtin:ppmi-svd-%d@%s", dim, hex.EncodeToString(h.Sum(nil))[:12])
+}
+
+// setID sets the model id from the hash of the saved weights.
+func (b *Builtin) setID() error {
+	if b.dim <= 0 || b.dim > 1<<16 {
+		return fmt.Errorf("built-in model dimension %d out of range 1..65536", b.dim)
+	}
+	b.id = builtinID(b.dim, b.marshal())
+	return nil
+}
+
+// Save writes the model to path atomically (a temporary file in the same
+// directory, then rename), creating the directory.
+func (b *Builtin) Save(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".builtin-*.tmp")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(b.marshal())
+	if err := errors.Join(werr, tmp.Close()); err != nil {
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("save built-in model: %w", err)
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// ErrCorruptModel is wrapped by LoadBuiltin's error for a file that is
+// not a whole, intact saved model.
+var ErrCorruptModel = errors.New("corrupt built-in model")
+
+// LoadBuiltin reads a model written by Save. It returns an error wrapping
+// os.ErrNotExist when path is missing and ErrCorruptModel when the file is
+// truncated, of another layout or fails its checksum.
+func LoadBuiltin(path string) (*Builtin, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	b, err := unmarshalBuiltin(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %v", path, ErrCorruptModel, err)
+	}
+	return b, nil
+}
+
+func unmarshalBuiltin(data []byte) (*Builtin, error) {
+	le := binary.LittleEndian
+	if len(data) < len(builtinMagic)+20 || string(data[:len(builtinMagic)]) != builtinMagic {
+		return nil, errors.New("bad header")
+	}
+	body, sum := data[:len(data)-4], le.Uint32(data[len(data)-4:])
+	if crc32.ChecksumIEEE(body) != sum {
+		return nil, errors.New("checksum mismatch")
+	}
+	r := body[len(builtinMagic):]
+	dim, n, total := int(le.Uint32(r)), int(le.Uint32(r[4:])), le.Uint64(r[8:])
+	r = r[16:]
+	if dim <= 0 || dim > 1<<16 || n < 0 || n > len(r) {
+		return nil, fmt.Errorf("bad sizes (dim %d, vocabulary %d)", dim, n)
+	}
+	b := &Builtin{dim: dim, words: make(map[string]int32, n), vocab: make([]string, n), counts: make([]uint32, n), total: total}
+	for i := 0; i < n; i++ {
+		if len(r) < 2 {
+			return nil, errors.New("truncated vocabulary")
+		}
+		l := int(le.Uint16(r))
+		if len(r) < 2+l+4 {
+			return nil, errors.New("truncated vocabulary")
+		}
+		b.vocab[i] = string(r[2 : 2+l])
+		b.words[b.vocab[i]] = int32(i)
+		b.counts[i] = le.Uint32(r[2+l:])
+		r = r[2+l+4:]
+	}
+	if len(r) != (n+1)*dim*4 {
+		return nil, fmt.Errorf("weights of %d bytes, want %d", len(r), (n+1)*dim*4)
+	}
+	vals := make([]float32, (n+1)*dim)
+	for i := range vals {
+		vals[i] = math.Float32frombits(le.Uint32(r[i*4:]))
+	}
+	b.vecs, b.common = vals[:n*dim], vals[n*dim:]
+	if norm(b.common) == 0 {
+		b.common = nil
+	}
+	b.id = builtinID(dim, data)
+	return b, nil
+}

@@ -1,0 +1,116 @@
+package embed
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// topicUnits is a small corpus of identifiers and doc comments on a few
+// topics, each topic using several words for one idea, as code does.
+func topicUnits() iter.Seq[Unit] {
+	units := []Unit{
+		{"maxRetries", "maxRetries caps the number of attempts before the client gives up; the upstream throttles bursts"},
+		{"retryLimit", "retry limit: maximum attempts when the server is throttling requests"},
+		{"backoffRetry", "backoff between retry attempts, capped at the maximum delay"},
+		{"RetryPolicy", "RetryPolicy caps retries and throttles attempts"},
+		{"attemptCount", "number of attempts made so far, at most maxRetries"},
+		{"rateLimiter", "rate limiter throttling bursts of requests to the upstream"},
+		{"openDatabase", "open the database connection pool and run migrations"},
+		{"DBPool", "database connection pool: connections are reused by queries"},
+		{"runMigrations", "run schema migrations on the database before queries"},
+		{"queryRows", "query rows from the database through a pooled connection"},
+		{"renderTemplate", "render the HTML template with the page data"},
+		{"templateCache", "cache of parsed HTML templates for rendering pages"},
+		{"parseTemplate", "parse an HTML template file into the cache"},
+		{"writePage", "write the rendered page to the HTTP response"},
+	}
+	return func(yield func(Unit) bool) {
+		for r := 0; r < 3; r++ { // repeat so that every word passes MinCount
+			for _, u := range units {
+				if !yield(u) {
+					return
+				}
+			}
+		}
+	}
+}
+
+func trainTopics(t *testing.T) *Builtin {
+	t.Helper()
+	b, err := TrainBuiltin(context.Background(), topicUnits(), TrainOptions{Dim: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func cos(a, b []float32) float32 { return dot(a, b) }
+
+func TestBuiltinParaphrase(t *testing.T) {
+	b := trainTopics(t)
+	q := b.EmbedText("maximum attempts throttling")
+	target := b.EmbedText("Retry caps: give up after three tries")
+	others := []string{"database connection pool", "render HTML pages from templates"}
+	ct := cos(q, target)
+	for _, o := range others {
+		if co := cos(q, b.EmbedText(o)); co >= ct {
+			t.Errorf("cos(query, %q) = %.3f ≥ cos(query, retry note) = %.3f", o, co, ct)
+		}
+	}
+	if ct < 0.5 {
+		t.Errorf("cos(query, retry note) = %.3f, want ≥ 0.5", ct)
+	}
+	// An unseen word still gets a vector through its n-grams.
+	if v, _ := b.wordVector("retrying"); v == nil {
+		t.Error("no subword vector for the unseen word retrying")
+	}
+}
+
+func TestBuiltinDeterministicSaveLoad(t *testing.T) {
+	b1, b2 := trainTopics(t), trainTopics(t)
+	if b1.Model() != b2.Model() {
+		t.Fatalf("two trainings on one corpus: models %s and %s", b1.Model(), b2.Model())
+	}
+	path := filepath.Join(t.TempDir(), "m", "builtin.model")
+	if err := b1.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	l, err := LoadBuiltin(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Model() != b1.Model() || l.Dim() != 16 || l.VocabSize() != b1.VocabSize() {
+		t.Fatalf("loaded %s dim %d vocab %d, saved %s dim 16 vocab %d", l.Model(), l.Dim(), l.VocabSize(), b1.Model(), b1.VocabSize())
+	}
+	text := "retry attempts against a throttled upstream"
+	if !slices.Equal(l.EmbedText(text), b1.EmbedText(text)) {
+		t.Fatal("loaded model embeds differently")
+	}
+	data, _ := os.ReadFile(path)
+	data[len(data)/2] ^= 0xff
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadBuiltin(path); !errors.Is(err, ErrCorruptModel) {
+		t.Fatalf("corrupt model: err %v, want ErrCorruptModel", err)
+	}
+	if _, err := LoadBuiltin(filepath.Join(t.TempDir(), "none")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("missing model: err %v, want not exist", err)
+	}
+}
+
+func TestBuiltinEmptyCorpus(t *testing.T) {
+	b, err := TrainBuiltin(context.Background(), slices.Values([]Unit{}), TrainOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, err := b.Embed(context.Background(), []string{"anything"})
+	if err != nil || len(vs) != 1 || len(vs[0]) != 128 || norm(vs[0]) != 0 {
+		t.Fatalf("empty model: %v, %v; want one zero vector of 128", vs, err)
+	}
+}

@@ -1,0 +1,154 @@
+package embed
+
+import (
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sort"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// oversample is the number of extra columns of the randomized SVD's test
+// matrix (Halko et al. 2011 suggest 5 to 10).
+const oversample = 10
+
+// wordVectors returns the rows of U·Σ^½ of the rank-dim randomized SVD of
+// a (Halko, Martinsson & Tropp 2011, algorithms 4.4 and 5.1), each row
+// L2-normalised, as one slice of a.n*dim values. Columns past the rank
+// of a are zero.
+func wordVectors(a *csr, dim, powerIters int) []float32 {
+	out := make([]float32, a.n*dim)
+	if a.n == 0 || len(a.val) == 0 {
+		return out
+	}
+	l := min(dim+oversample, a.n)
+	at := a.transpose()
+	rng := rand.New(rand.NewPCG(1, 2))
+	omega := mat.NewDense(a.n, l, nil)
+	for i := 0; i < a.n; i++ {
+		for j := 0; j < l; j++ {
+			omega.Set(i, j, rng.NormFloat64())
+		}
+	}
+	q := orthonormalize(a.mul(omega))
+	for it := 0; it < powerIters; it++ {
+		z := orthonormalize(at.mul(q))
+		q = orthonormalize(a.mul(z))
+	}
+	// B = Qᵀ·A is l×n; its left singular vectors are the eigenvectors of
+	// B·Bᵀ = (Aᵀ·Q)ᵀ·(Aᵀ·Q).
+	bt := at.mul(q)
+	var g mat.SymDense
+	g.SymOuterK(1, bt.T())
+	var eig mat.EigenSym
+	if !eig.Factorize(&g, true) {
+		return out
+	}
+	vals := eig.Values(nil)
+	var ev mat.Dense
+	eig.VectorsTo(&ev)
+	var u mat.Dense
+	u.Mul(q, &ev) // n×l, columns in ascending eigenvalue order
+	order := make([]int, l)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool { return vals[order[i]] > vals[order[j]] })
+	for c := 0; c < dim && c < l; c++ {
+		src := order[c]
+		w := math.Pow(math.Max(vals[src], 0), 0.25) // σ^½ = (σ²)^¼
+		for i := 0; i < a.n; i++ {
+			out[i*dim+c] = float32(u.At(i, src) * w)
+		}
+	}
+	for i := 0; i < a.n; i++ {
+		Normalize(out[i*dim : (i+1)*dim])
+	}
+	return out
+}
+
+// orthonormalize returns an orthonormal basis of the columns of y by
+// CholeskyQR2 (two passes of Q = Y·R⁻¹ with RᵀR = YᵀY, R upper triangular; Fukaya et al.
+// 2014), with a small ridge on YᵀY so that rank-deficient inputs stay
+// finite.
+func orthonormalize(y *mat.Dense) *mat.Dense {
+	_, l := y.Dims()
+	for pass := 0; pass < 2; pass++ {
+		var g mat.SymDense
+		g.SymOuterK(1, y.T())
+		tr := 0.0
+		for i := 0; i < l; i++ {
+			tr += g.At(i, i)
+		}
+		ridge := 1e-12*tr/float64(l) + 1e-300
+		for i := 0; i < l; i++ {
+			g.SetSym(i, i, g.At(i, i)+ridge)
+		}
+		var ch mat.Cholesky
+		if !ch.Factorize(&g) {
+			return y
+		}
+		var r, rinv mat.TriDense
+		ch.UTo(&r)
+		if err := rinv.InverseTri(&r); err != nil {
+			return y
+		}
+		var q mat.Dense
+		q.Mul(y, &rinv)
+		y = &q
+	}
+	return y
+}
+
+// transpose returns aᵀ in CSR form.
+func (a *csr) transpose() *csr {
+	t := &csr{n: a.n, rowPtr: make([]int, a.n+1), col: make([]int32, len(a.col)), val: make([]float64, len(a.val))}
+	for _, j := range a.col {
+		t.rowPtr[j+1]++
+	}
+	for i := 0; i < a.n; i++ {
+		t.rowPtr[i+1] += t.rowPtr[i]
+	}
+	next := append([]int(nil), t.rowPtr[:a.n]...)
+	for i := 0; i < a.n; i++ {
+		for k := a.rowPtr[i]; k < a.rowPtr[i+1]; k++ {
+			j := a.col[k]
+			t.col[next[j]] = int32(i)
+			t.val[next[j]] = a.val[k]
+			next[j]++
+		}
+	}
+	return t
+}
+
+// mul returns a·x (x is n×l dense), rows split among GOMAXPROCS
+// goroutines.
+func (a *csr) mul(x *mat.Dense) *mat.Dense {
+	_, l := x.Dims()
+	y := mat.NewDense(a.n, l, nil)
+	xr, yr := x.RawMatrix(), y.RawMatrix()
+	workers := max(1, runtime.GOMAXPROCS(0))
+	chunk := (a.n + workers - 1) / workers
+	var wg sync.WaitGroup
+	for lo := 0; lo < a.n; lo += chunk {
+		hi := min(a.n, lo+chunk)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := lo; i < hi; i++ {
+				dst := yr.Data[i*yr.Stride : i*yr.Stride+l]
+				for k := a.rowPtr[i]; k < a.rowPtr[i+1]; k++ {
+					v := a.val[k]
+					src := xr.Data[int(a.col[k])*xr.Stride : int(a.col[k])*xr.Stride+l]
+					for c := range dst {
+						dst[c] += v * src[c]
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return y
+}

@@ -1,0 +1,275 @@
+package embed
+
+import (
+	"context"
+	"iter"
+	"math"
+	"slices"
+	"sort"
+)
+
+// Unit is one training context of the built-in model: a Head (an
+// identifier, or a memory's anchored symbols and tags) and a Body (a doc
+// comment, the names a function calls, a memory's title and body). Words
+// co-occur within Window positions of the sequence Head+Body, and every
+// Head word co-occurs with each of the first headSpan Body words, so an
+// identifier's subwords land near the words of the comment that explains
+// it.
+type Unit struct {
+	Head, Body string
+}
+
+// TrainOptions bound the training of the built-in model. Zero fields take
+// the defaults in brackets.
+type TrainOptions struct {
+	Dim      int // vector length [128]
+	MaxVocab int // most frequent words kept [16384]
+	// MinCount is the fewest occurrences of a vocabulary word [2, or 1
+	// for a corpus under 50,000 words, where most words are rare].
+	MinCount int
+	Window   int // co-occurrence window, in words on each side [5]
+	// PowerIters is the number of power iterations of the randomized SVD
+	// [2].
+	PowerIters int
+}
+
+func (o *TrainOptions) defaults() {
+	if o.Dim <= 0 {
+		o.Dim = 128
+	}
+	if o.MaxVocab <= 0 {
+		o.MaxVocab = 16384
+	}
+	if o.Window <= 0 {
+		o.Window = 5
+	}
+	if o.PowerIters <= 0 {
+		o.PowerIters = 2
+	}
+}
+
+// Bounds of one unit and of the Head×Body pairs.
+const (
+	maxHeadWords = 24
+	maxBodyWords = 160
+	headSpan     = 32
+)
+
+// cdsAlpha is the context-distribution smoothing exponent of PPMI (Levy,
+// Goldberg & Dagan 2015).
+const cdsAlpha = 0.75
+
+// minCommonUnits is the smallest corpus whose common component is removed.
+const minCommonUnits = 200
+
+// TrainBuiltin learns a Builtin model from units:
+//
+//  1. words (Words) with at least MinCount occurrences, the MaxVocab most
+//     frequent, form the vocabulary;
+//  2. co-occurrence counts within each unit (see Unit);
+//  3. positive pointwise mutual information with context-distribution
+//     smoothing α = 0.75: PPMI(w,c) = max(0, log(#(w,c)·Σc'#(c')^α /
+//     (#(w)·#(c)^α))) (Levy & Goldberg 2014; Levy, Goldberg & Dagan 2015);
+//  4. rank-Dim randomized SVD of the PPMI matrix, PowerIters power
+//     iterations, 10 columns of oversampling (Halko, Martinsson & Tropp
+//     2011); word vectors W = U·Σ^½ (eigenvalue weighting p = 0.5, Levy
+//     et al. 2015), rows L2-normalised;
+//  5. the first principal component of the text vectors of (up to 4,096)
+//     units, removed from every text vector (Arora et al. 2017), for
+//     corpora of at least 200 units.
+//
+// Training is deterministic: the same units give the same weights and the
+// same Model id. It fails only when ctx ends.
+func TrainBuiltin(ctx context.Context, units iter.Seq[Unit], opts TrainOptions) (*Builtin, error) {
+	opts.defaults()
+	var seqs [][]string
+	var heads []int
+	counts := map[string]int{}
+	total := uint64(0)
+	for u := range units {
+		h := Words(u.Head)
+		if len(h) > maxHeadWords {
+			h = h[:maxHeadWords]
+		}
+		body := Words(u.Body)
+		if len(body) > maxBodyWords {
+			body = body[:maxBodyWords]
+		}
+		seq := append(h, body...)
+		if len(seq) == 0 {
+			continue
+		}
+		for _, w := range seq {
+			counts[w]++
+		}
+		total += uint64(len(seq))
+		seqs = append(seqs, seq)
+		heads = append(heads, len(h))
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if opts.MinCount <= 0 {
+		opts.MinCount = 2
+		if total < 50000 {
+			opts.MinCount = 1
+		}
+	}
+	vocab := selectVocab(counts, opts.MinCount, opts.MaxVocab)
+	b := &Builtin{dim: opts.Dim, words: make(map[string]int32, len(vocab)), vocab: vocab, counts: make([]uint32, len(vocab)), total: total}
+	for i, w := range vocab {
+		b.words[w] = int32(i)
+		b.counts[i] = uint32(min(counts[w], math.MaxUint32))
+	}
+	a := ppmi(cooccurrences(b.words, seqs, heads, opts.Window), len(vocab))
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	b.vecs = wordVectors(a, opts.Dim, opts.PowerIters)
+	b.common = commonComponent(b, seqs)
+	if err := b.setID(); err != nil {
+		return nil, err
+	}
+	return b, ctx.Err()
+}
+
+// selectVocab returns the words with at least minCount occurrences, most
+// frequent first (ties by word), at most maxVocab.
+func selectVocab(counts map[string]int, minCount, maxVocab int) []string {
+	var vocab []string
+	for w, c := range counts {
+		if c >= minCount {
+			vocab = append(vocab, w)
+		}
+	}
+	sort.Slice(vocab, func(i, j int) bool {
+		if ci, cj := counts[vocab[i]], counts[vocab[j]]; ci != cj {
+			return ci > cj
+		}
+		return vocab[i] < vocab[j]
+	})
+	if len(vocab) > maxVocab {
+		vocab = vocab[:maxVocab]
+	}
+	return vocab
+}
+
+// cooccurrences counts the symmetric co-occurrences of vocabulary words
+// (see Unit), keyed by row<<32|column.
+func cooccurrences(rows map[string]int32, seqs [][]string, heads []int, window int) map[uint64]float64 {
+	co := map[uint64]float64{}
+	add := func(i, j int32) {
+		if i != j {
+			co[uint64(i)<<32|uint64(j)]++
+			co[uint64(j)<<32|uint64(i)]++
+		}
+	}
+	ids := []int32{}
+	for s, seq := range seqs {
+		ids = ids[:0]
+		for _, w := range seq {
+			r, ok := rows[w]
+			if !ok {
+				r = -1
+			}
+			ids = append(ids, r)
+		}
+		for p, i := range ids {
+			if i < 0 {
+				continue
+			}
+			for q := p + 1; q < len(ids) && q <= p+window; q++ {
+				if ids[q] >= 0 {
+					add(i, ids[q])
+				}
+			}
+			if p < heads[s] { // head word × body words beyond the window
+				for q := max(heads[s], p+window+1); q < len(ids) && q < heads[s]+headSpan; q++ {
+					if ids[q] >= 0 {
+						add(i, ids[q])
+					}
+				}
+			}
+		}
+	}
+	return co
+}
+
+// csr is a sparse matrix in compressed sparse row form.
+type csr struct {
+	n      int // rows and columns
+	rowPtr []int
+	col    []int32
+	val    []float64
+}
+
+// ppmi turns co-occurrence counts into the PPMI matrix (see TrainBuiltin).
+func ppmi(co map[uint64]float64, n int) *csr {
+	keys := make([]uint64, 0, len(co))
+	rowSum := make([]float64, n)
+	for k, c := range co {
+		keys = append(keys, k)
+		rowSum[k>>32] += c
+	}
+	slices.Sort(keys)
+	// The counts are symmetric: column sums equal row sums.
+	colA := make([]float64, n)
+	sumA := 0.0
+	for j, c := range rowSum {
+		colA[j] = math.Pow(c, cdsAlpha)
+		sumA += colA[j]
+	}
+	m := &csr{n: n, rowPtr: make([]int, n+1)}
+	for _, k := range keys {
+		i, j := int(k>>32), int(uint32(k))
+		v := math.Log(co[k] * sumA / (rowSum[i] * colA[j]))
+		if v <= 0 {
+			continue
+		}
+		m.rowPtr[i+1]++
+		m.col = append(m.col, int32(j))
+		m.val = append(m.val, v)
+	}
+	for i := 0; i < n; i++ {
+		m.rowPtr[i+1] += m.rowPtr[i]
+	}
+	return m
+}
+
+// commonComponent returns the first principal direction (uncentred, as
+// Arora et al. 2017) of the text vectors of up to 4,096 evenly spread
+// units, by 30 power iterations; nil when there is none or the corpus has
+// fewer than minCommonUnits units (on a handful of texts the "common"
+// direction is one of the texts, and removing it erases that text).
+func commonComponent(b *Builtin, seqs [][]string) []float32 {
+	if len(b.vocab) == 0 || len(seqs) < minCommonUnits {
+		return nil
+	}
+	step := max(1, len(seqs)/4096)
+	var vs [][]float32
+	for i := 0; i < len(seqs); i += step {
+		if v := b.embedWords(seqs[i]); norm(v) > 0 {
+			vs = append(vs, v)
+		}
+	}
+	if len(vs) == 0 {
+		return nil
+	}
+	u := make([]float32, b.dim)
+	for _, v := range vs {
+		axpy(1, v, u)
+	}
+	Normalize(u)
+	for it := 0; it < 30; it++ {
+		next := make([]float32, b.dim)
+		for _, v := range vs {
+			axpy(dot(v, u), v, next)
+		}
+		Normalize(next)
+		u = next
+	}
+	if norm(u) == 0 {
+		return nil
+	}
+	return u
+}

@@ -1,0 +1,346 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gloss-dev/gloss/embed"
+)
+
+// VectorText is the Doc field a vector index embeds (the contextual text
+// of a memory). A Doc without it is embedded from all its fields joined
+// in name order.
+const VectorText = "text"
+
+// UpdateTimeout bounds the embedding calls of one Vectors.Update (a
+// memory write), so that a hung remote embedder cannot hold a write for
+// long; the index is then marked for rebuild by the caller.
+var UpdateTimeout = 15 * time.Second
+
+// rebuildBatch is the number of texts per Embed call of Rebuild.
+const rebuildBatch = 64
+
+// Vectors is the derived vector index of one directory: one L2-normalised
+// float32 vector per document, all of one embedding model (its id and
+// dimension are stored with the rows, so vectors of different models are
+// never compared), searched exactly by brute-force cosine similarity.
+// Files and their recovery are described in vectors_file.go. Methods are
+// safe for concurrent use.
+type Vectors struct {
+	dir string
+	// Progress, when set, receives the number of documents embedded so far
+	// and the total during Rebuild (after each batch).
+	Progress func(done, total int)
+
+	mu      sync.RWMutex
+	emb     embed.Embedder
+	st      *vecState
+	logRecs int // records in the log since the base
+}
+
+var _ Derived = (*Vectors)(nil)
+
+// OpenVectors opens the vector index in dir for embedder e, creating dir.
+// ok is false when the index must be rebuilt: missing, corrupt (a torn or
+// damaged file), written by another model or dimension, or marked
+// invalid. Rows of the same model survive a corrupt log so that Rebuild
+// re-embeds only documents whose text changed. err is set only when dir
+// cannot be created.
+func OpenVectors(dir string, e embed.Embedder) (v *Vectors, ok bool, err error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, false, fmt.Errorf("vector index: %w", err)
+	}
+	v = &Vectors{dir: dir, emb: e}
+	data, rerr := os.ReadFile(filepath.Join(dir, vecBaseFile))
+	var st *vecState
+	if rerr == nil {
+		st, rerr = decodeBase(data)
+	}
+	if rerr != nil || st.model != e.Model() || (e.Dim() != 0 && st.dim != e.Dim()) {
+		// Missing, corrupt, or another model: start empty.
+		v.st = v.emptyState(0)
+		return v, false, nil
+	}
+	n, lerr := replayLog(filepath.Join(dir, vecLogFile), st)
+	if lerr != nil {
+		st, _ = decodeBase(data) // the base alone, for reuse by Rebuild
+		st.known = false
+	}
+	v.st, v.logRecs = st, n
+	return v, st.known, nil
+}
+
+func (v *Vectors) emptyState(epoch uint64) *vecState {
+	return &vecState{model: v.emb.Model(), dim: v.emb.Dim(), epoch: epoch}
+}
+
+// Model returns the model id of the rows (the embedder's).
+func (v *Vectors) Model() string {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	return v.st.model
+}
+
+// Dim returns the length of the rows (0 before the first vector of an
+// embedder that reports no dimension in advance).
+func (v *Vectors) Dim() int {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	return v.st.dim
+}
+
+// Embedder returns the index's embedder.
+func (v *Vectors) Embedder() embed.Embedder {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	return v.emb
+}
+
+// SetEmbedder switches the index to e. When e's model differs from the
+// rows', the rows are dropped and the index needs a Rebuild (Generation
+// reports it unknown); it returns whether that happened.
+func (v *Vectors) SetEmbedder(e embed.Embedder) (reset bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.emb = e
+	if v.st.model == e.Model() {
+		return false
+	}
+	v.st = v.emptyState(v.st.epoch)
+	return true
+}
+
+func docText(d Doc) string {
+	if t, ok := d.Fields[VectorText]; ok {
+		return t
+	}
+	names := make([]string, 0, len(d.Fields))
+	for n := range d.Fields {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = d.Fields[n]
+	}
+	return strings.Join(parts, "\n")
+}
+
+func textHash(s string) uint64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(s))
+	return h.Sum64()
+}
+
+// embedMissing returns the vectors of docs, reusing the row of a document
+// whose text hash is unchanged and embedding the others in batches
+// (reporting progress when report is set).
+func (v *Vectors) embedMissing(ctx context.Context, docs []Doc, report bool) ([][]float32, []uint64, error) {
+	v.mu.Lock() // st.index may build the id map
+	e, st := v.emb, v.st
+	vecs := make([][]float32, len(docs))
+	hashes := make([]uint64, len(docs))
+	var todo []int
+	for i, d := range docs {
+		hashes[i] = textHash(docText(d))
+		if r, ok := st.index(d.ID); ok && st.hash[r] == hashes[i] && st.model == e.Model() {
+			vecs[i] = append([]float32(nil), st.row(r)...)
+		} else {
+			todo = append(todo, i)
+		}
+	}
+	v.mu.Unlock()
+	done := len(docs) - len(todo)
+	for len(todo) > 0 {
+		n := min(len(todo), rebuildBatch)
+		texts := make([]string, n)
+		for j, i := range todo[:n] {
+			texts[j] = docText(docs[i])
+		}
+		out, err := e.Embed(ctx, texts)
+		if err == nil && len(out) != n {
+			err = fmt.Errorf("embedder %s returned %d vectors for %d texts", e.Model(), len(out), n)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("embed: %w", err)
+		}
+		for j, i := range todo[:n] {
+			vecs[i] = out[j]
+		}
+		todo, done = todo[n:], done+n
+		if report && v.Progress != nil {
+			v.Progress(done, len(docs))
+		}
+	}
+	return vecs, hashes, nil
+}
+
+// fixDim sets the dimension of an index that has none yet from vecs and
+// checks every vector against it.
+func (st *vecState) fixDim(vecs [][]float32) error {
+	for _, x := range vecs {
+		if st.dim == 0 {
+			st.dim = len(x)
+		}
+		if len(x) != st.dim || st.dim == 0 {
+			return fmt.Errorf("vector of length %d in an index of dimension %d (model %s)", len(x), st.dim, st.model)
+		}
+	}
+	return nil
+}
+
+// Update implements Derived: the documents whose text changed are
+// embedded (within UpdateTimeout), then the changes and generation gen
+// are appended to the log; a long log is compacted into the base.
+func (v *Vectors) Update(docs []Doc, deleted []string, gen uint64) error {
+	ctx, cancel := context.WithTimeout(context.Background(), UpdateTimeout)
+	defer cancel()
+	vecs, hashes, err := v.embedMissing(ctx, docs, false)
+	if err != nil {
+		return err
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	st := v.st
+	if st.model != v.emb.Model() {
+		return errors.New("vector index: the embedder changed during an update")
+	}
+	if err := st.fixDim(vecs); err != nil {
+		return err
+	}
+	recs := make([][]byte, 0, len(docs)+len(deleted)+1)
+	for i, d := range docs {
+		embed.Normalize(vecs[i])
+		st.put(d.ID, hashes[i], vecs[i])
+		recs = append(recs, appendRow([]byte{recUpsert}, d.ID, hashes[i], vecs[i]))
+	}
+	for _, id := range deleted {
+		st.remove(id)
+		recs = append(recs, append([]byte{recDelete}, id...))
+	}
+	st.gen, st.known = gen, true
+	recs = append(recs, le.AppendUint64([]byte{recGeneration}, gen))
+	if v.logRecs+len(recs) > max(1024, len(st.ids)/4) {
+		return v.writeBase(st)
+	}
+	if err := appendLog(filepath.Join(v.dir, vecLogFile), st.epoch, recs); err != nil {
+		return fmt.Errorf("vector index log: %w", err)
+	}
+	v.logRecs += len(recs)
+	return nil
+}
+
+// writeBase writes st as the new base with a new epoch and removes the
+// log. The caller holds mu.
+func (v *Vectors) writeBase(st *vecState) error {
+	st.epoch++
+	if err := writeAtomic(filepath.Join(v.dir, vecBaseFile), encodeBase(st)); err != nil {
+		return fmt.Errorf("write vector index: %w", err)
+	}
+	v.st, v.logRecs = st, 0
+	if err := os.Remove(filepath.Join(v.dir, vecLogFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("reset vector index log: %w", err)
+	}
+	return nil
+}
+
+// Rebuild implements Derived with RebuildContext and no deadline.
+func (v *Vectors) Rebuild(docs []Doc, gen uint64) error {
+	return v.RebuildContext(context.Background(), docs, gen)
+}
+
+// RebuildContext replaces the index by docs at generation gen. Rows of
+// the current model whose document text is unchanged are reused; the
+// rest are embedded in batches of 64, reporting Progress. On error
+// (embedder failure, ctx ended) the index is unchanged.
+func (v *Vectors) RebuildContext(ctx context.Context, docs []Doc, gen uint64) error {
+	vecs, hashes, err := v.embedMissing(ctx, docs, true)
+	if err != nil {
+		return err
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	st := v.emptyState(v.st.epoch)
+	if st.dim == 0 {
+		st.dim = v.st.dim
+	}
+	if err := st.fixDim(vecs); err != nil {
+		return err
+	}
+	st.data = make([]float32, 0, len(docs)*st.dim)
+	for i, d := range docs {
+		embed.Normalize(vecs[i])
+		st.put(d.ID, hashes[i], vecs[i])
+	}
+	st.gen, st.known = gen, true
+	return v.writeBase(st)
+}
+
+// Generation implements Derived.
+func (v *Vectors) Generation() (uint64, bool) {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	return v.st.gen, v.st.known
+}
+
+// Invalidate implements Derived: an invalid-marker is logged, so the
+// index reports an unknown generation now and after reopening.
+func (v *Vectors) Invalidate() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.st.known = false
+	if appendLog(filepath.Join(v.dir, vecLogFile), v.st.epoch, [][]byte{{recInvalid}}) == nil {
+		v.logRecs++
+	}
+}
+
+// Count implements Derived.
+func (v *Vectors) Count() (uint64, error) {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	return uint64(len(v.st.ids)), nil
+}
+
+// Close implements Derived (the files are closed after every write).
+func (v *Vectors) Close() error { return nil }
+
+// Search implements Derived: the texts of q are embedded, summed by
+// weight and normalised, and the documents nearest to that vector are
+// returned (cosine similarity, -1..1; ties by id ascending). q.Fields is
+// ignored.
+func (v *Vectors) Search(ctx context.Context, q Query) ([]Scored, error) {
+	e := v.Embedder()
+	texts := make([]string, len(q.Texts))
+	for i, t := range q.Texts {
+		texts[i] = t.Text
+	}
+	if len(texts) == 0 {
+		return nil, nil
+	}
+	out, err := e.Embed(ctx, texts)
+	if err != nil {
+		return nil, fmt.Errorf("embed query: %w", err)
+	}
+	var qv []float32
+	for i, x := range out {
+		if qv == nil {
+			qv = make([]float32, len(x))
+		}
+		if len(x) != len(qv) {
+			return nil, fmt.Errorf("embedder %s returned vectors of lengths %d and %d", e.Model(), len(qv), len(x))
+		}
+		for j := range x {
+			qv[j] += float32(q.Texts[i].Weight) * x[j]
+		}
+	}
+	embed.Normalize(qv)
+	return v.SearchVector(qv, q.Limit)
+}

@@ -1,0 +1,186 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/viterin/vek/vek32"
+
+	"github.com/gloss-dev/gloss/embed"
+)
+
+// randomUnitRows returns n random unit vectors of length dim.
+func randomUnitRows(n, dim int) [][]float32 {
+	rng := rand.New(rand.NewPCG(7, 8))
+	out := make([][]float32, n)
+	for i := range out {
+		v := make([]float32, dim)
+		for j := range v {
+			v[j] = float32(rng.NormFloat64())
+		}
+		embed.Normalize(v)
+		out[i] = v
+	}
+	return out
+}
+
+// fixedEmbedder returns precomputed vectors by text ("#<row>").
+type fixedEmbedder struct{ rows [][]float32 }
+
+func (f fixedEmbedder) Model() string { return "fixed" }
+func (f fixedEmbedder) Dim() int      { return len(f.rows[0]) }
+func (f fixedEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		var r int
+		_, _ = fmt.Sscanf(t, "#%d", &r)
+		out[i] = f.rows[r]
+	}
+	return out, nil
+}
+
+func fixedIndex(b *testing.B, n, dim int) *Vectors {
+	rows := randomUnitRows(n, dim)
+	v, _, err := OpenVectors(filepath.Join(b.TempDir(), "vectors"), fixedEmbedder{rows})
+	if err != nil {
+		b.Fatal(err)
+	}
+	docs := make([]Doc, n)
+	for i := range docs {
+		docs[i] = Doc{ID: fmt.Sprintf("m%07d", i), Fields: map[string]string{VectorText: fmt.Sprintf("#%d", i)}}
+	}
+	if err := v.Rebuild(docs, 1); err != nil {
+		b.Fatal(err)
+	}
+	return v
+}
+
+// BenchmarkVectorSearch measures one exact top-20 search over n rows of
+// dim float32 (brute force, vek SIMD dot products).
+func BenchmarkVectorSearch(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		for _, dim := range []int{128, 256} {
+			b.Run(fmt.Sprintf("%dx%d", n, dim), func(b *testing.B) {
+				v := fixedIndex(b, n, dim)
+				q := randomUnitRows(1, dim)[0]
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if _, err := v.SearchVector(q, 20); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkDot compares vek's SIMD dot product with a plain Go loop, for
+// the choice of vek in SearchVector.
+func BenchmarkDot(b *testing.B) {
+	rows := randomUnitRows(2, 128)
+	b.Run("vek", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			_ = vek32.Dot(rows[0], rows[1])
+		}
+	})
+	b.Run("loop", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			var s float32
+			for j := range rows[0] {
+				s += rows[0][j] * rows[1][j]
+			}
+			_ = s
+		}
+	})
+}
+
+// BenchmarkVectorsOpen measures opening (reading and checking) a saved
+// index of n rows of 128, which a CLI process without a daemon pays per
+// search; it reports the files' size.
+func BenchmarkVectorsOpen(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			v := fixedIndex(b, n, 128)
+			st, err := os.Stat(filepath.Join(v.dir, vecBaseFile))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(st.Size())/(1<<20), "MiB-on-disk")
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, ok, err := OpenVectors(v.dir, v.emb); err != nil || !ok {
+					b.Fatal(ok, err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkVectorsBuildBuiltin measures building the vector index of n
+// memories with the built-in embedder (trained on this repository's Go
+// sources, one unit per line): embedding n texts of 40 words plus
+// writing the base file; it reports the files' size.
+func BenchmarkVectorsBuildBuiltin(b *testing.B) {
+	var units []embed.Unit
+	for _, src := range benchSources(b) {
+		for _, line := range splitLinesBench(string(src)) {
+			units = append(units, embed.Unit{Body: line})
+		}
+	}
+	model, err := embed.TrainBuiltin(context.Background(), func(yield func(embed.Unit) bool) {
+		for _, u := range units {
+			if !yield(u) {
+				return
+			}
+		}
+	}, embed.TrainOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var words []string
+	for _, u := range units[:min(len(units), 5000)] {
+		words = append(words, embed.Words(u.Body)...)
+	}
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 1))
+			docs := make([]Doc, n)
+			for i := range docs {
+				text := ""
+				for k := 0; k < 40; k++ {
+					text += words[rng.IntN(len(words))] + " "
+				}
+				docs[i] = Doc{ID: fmt.Sprintf("m%07d", i), Fields: map[string]string{VectorText: text}}
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				dir := filepath.Join(b.TempDir(), "vectors")
+				v, _, err := OpenVectors(dir, model)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := v.Rebuild(docs, 1); err != nil {
+					b.Fatal(err)
+				}
+				st, _ := os.Stat(filepath.Join(dir, vecBaseFile))
+				b.ReportMetric(float64(st.Size())/(1<<20), "MiB-on-disk")
+			}
+		})
+	}
+}
+
+func splitLinesBench(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return out
+}

@@ -1,0 +1,341 @@
+package index
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"os"
+	"path/filepath"
+	"unsafe"
+)
+
+// The vector index of a directory is two files:
+//
+//	vectors.bin  the base: header (magic, model id, dim, generation,
+//	             epoch, row count), then the rows by column — ids
+//	             (uint16 length + bytes), text hashes (uint64), vectors
+//	             (rows × dim float32, one block, so that opening is one
+//	             copy) — and a CRC-32 of all that; replaced atomically
+//	             (temporary file, rename) by Rebuild and by compaction.
+//	vectors.log  changes since the base: a header naming the base's epoch,
+//	             then records (uint32 length, payload, CRC-32 of the
+//	             payload): upserts, deletions, and a generation record
+//	             closing each Update. A log of another epoch (a crash
+//	             between compaction's rename and the log's reset) is
+//	             ignored; a torn or corrupt record makes the index corrupt
+//	             (rebuilt from the store).
+//
+// All numbers are little-endian.
+const (
+	vecBaseFile = "vectors.bin"
+	vecLogFile  = "vectors.log"
+	vecMagic    = "GLOSSVX2"
+	vecLogMagic = "GLOSSVL1"
+)
+
+// Log record kinds.
+const (
+	recUpsert     = 'U' // id, text hash, vector
+	recDelete     = 'D' // id
+	recGeneration = 'G' // generation: the records before it are one batch
+	recInvalid    = 'X' // the index must be rebuilt
+)
+
+var le = binary.LittleEndian
+
+// vecState is the content of a vector index: rows of one model.
+type vecState struct {
+	model string
+	dim   int
+	gen   uint64
+	known bool // gen is valid
+	epoch uint64
+	ids   []string
+	hash  []uint64
+	data  []float32      // len(ids)*dim
+	pos   map[string]int // id → row; built on first use (index)
+}
+
+func (s *vecState) row(i int) []float32 { return s.data[i*s.dim : (i+1)*s.dim] }
+
+// index returns the row of id, building the id map on first use (opening
+// an index for search alone never builds it).
+func (s *vecState) index(id string) (int, bool) {
+	if s.pos == nil {
+		s.pos = make(map[string]int, len(s.ids))
+		for i, x := range s.ids {
+			s.pos[x] = i
+		}
+	}
+	i, ok := s.pos[id]
+	return i, ok
+}
+
+// put adds or replaces the row of id.
+func (s *vecState) put(id string, h uint64, v []float32) {
+	if i, ok := s.index(id); ok {
+		s.hash[i] = h
+		copy(s.row(i), v)
+		return
+	}
+	s.pos[id] = len(s.ids)
+	s.ids = append(s.ids, id)
+	s.hash = append(s.hash, h)
+	s.data = append(s.data, v...)
+}
+
+// remove deletes the row of id (the last row takes its place).
+func (s *vecState) remove(id string) {
+	i, ok := s.index(id)
+	if !ok {
+		return
+	}
+	last := len(s.ids) - 1
+	if i != last {
+		s.ids[i], s.hash[i] = s.ids[last], s.hash[last]
+		copy(s.row(i), s.row(last))
+		s.pos[s.ids[i]] = i
+	}
+	delete(s.pos, id)
+	s.ids, s.hash, s.data = s.ids[:last], s.hash[:last], s.data[:last*s.dim]
+}
+
+// encodeBase returns the base file of s.
+func encodeBase(s *vecState) []byte {
+	var b bytes.Buffer
+	b.Grow(64 + len(s.ids)*(40+s.dim*4))
+	b.WriteString(vecMagic)
+	b.Write(le.AppendUint32(nil, uint32(len(s.model))))
+	b.WriteString(s.model)
+	b.Write(le.AppendUint32(nil, uint32(s.dim)))
+	b.Write(le.AppendUint64(nil, s.gen))
+	b.Write(le.AppendUint64(nil, s.epoch))
+	b.Write(le.AppendUint32(nil, uint32(len(s.ids))))
+	for _, id := range s.ids {
+		b.Write(le.AppendUint16(nil, uint16(len(id))))
+		b.WriteString(id)
+	}
+	for _, h := range s.hash {
+		b.Write(le.AppendUint64(nil, h))
+	}
+	b.Write(make([]byte, pad4(b.Len())))
+	b.Write(float32Bytes(s.data))
+	b.Write(le.AppendUint32(nil, crc32.ChecksumIEEE(b.Bytes())))
+	return b.Bytes()
+}
+
+func appendRow(dst []byte, id string, h uint64, v []float32) []byte {
+	dst = le.AppendUint16(dst, uint16(len(id)))
+	dst = append(dst, id...)
+	dst = le.AppendUint64(dst, h)
+	for _, x := range v {
+		dst = le.AppendUint32(dst, math.Float32bits(x))
+	}
+	return dst
+}
+
+// decodeRow reads one row of dim values from r; it returns the rest.
+func decodeRow(r []byte, dim int) (id string, h uint64, v []float32, rest []byte, err error) {
+	if len(r) < 2 {
+		return "", 0, nil, nil, errors.New("truncated row")
+	}
+	n := int(le.Uint16(r))
+	if len(r) < 2+n+8+dim*4 {
+		return "", 0, nil, nil, errors.New("truncated row")
+	}
+	id, h = string(r[2:2+n]), le.Uint64(r[2+n:])
+	r = r[2+n+8:]
+	v = make([]float32, dim)
+	for i := range v {
+		v[i] = math.Float32frombits(le.Uint32(r[i*4:]))
+	}
+	return id, h, v, r[dim*4:], nil
+}
+
+// decodeBase parses a base file.
+func decodeBase(data []byte) (*vecState, error) {
+	if len(data) < len(vecMagic)+4 || string(data[:len(vecMagic)]) != vecMagic {
+		return nil, errors.New("not a gloss vector index of this version")
+	}
+	body := data[:len(data)-4]
+	if crc32.ChecksumIEEE(body) != le.Uint32(data[len(data)-4:]) {
+		return nil, errors.New("checksum mismatch")
+	}
+	r := body[len(vecMagic):]
+	ml := int(le.Uint32(r))
+	if len(r) < 4+ml+24 {
+		return nil, errors.New("truncated header")
+	}
+	s := &vecState{model: string(r[4 : 4+ml]), known: true}
+	r = r[4+ml:]
+	s.dim, s.gen, s.epoch = int(le.Uint32(r)), le.Uint64(r[4:]), le.Uint64(r[12:])
+	n := int(le.Uint32(r[20:]))
+	r = r[24:]
+	if s.dim <= 0 || s.dim > 1<<16 || n > len(r) {
+		return nil, fmt.Errorf("bad header (dim %d, %d rows)", s.dim, n)
+	}
+	s.ids = make([]string, n)
+	for i := range s.ids {
+		if len(r) < 2 || len(r) < 2+int(le.Uint16(r)) {
+			return nil, errors.New("truncated ids")
+		}
+		l := int(le.Uint16(r))
+		s.ids[i], r = string(r[2:2+l]), r[2+l:]
+	}
+	pad := pad4(len(body) - len(r) + n*8)
+	if len(r) != n*8+pad+n*s.dim*4 {
+		return nil, fmt.Errorf("rows of %d bytes, want %d", len(r), n*8+pad+n*s.dim*4)
+	}
+	s.hash = make([]uint64, n)
+	for i := range s.hash {
+		s.hash[i] = le.Uint64(r[i*8:])
+	}
+	s.data = viewFloat32s(r[n*8+pad:], n*s.dim)
+	return s, nil
+}
+
+// writeAtomic writes data to path through a temporary file and rename.
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".vectors-*.tmp")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(data)
+	if err := errors.Join(werr, tmp.Close()); err != nil {
+		_ = os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// replayLog applies the complete batches of the log file at path to s and
+// returns the number of records read. A missing log or one of another
+// epoch is empty; a corrupt one is an error.
+func replayLog(path string, s *vecState) (int, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	if len(data) < len(vecLogMagic)+8 || string(data[:len(vecLogMagic)]) != vecLogMagic {
+		return 0, errors.New("bad log header")
+	}
+	if le.Uint64(data[len(vecLogMagic):]) != s.epoch {
+		return 0, nil
+	}
+	r := data[len(vecLogMagic)+8:]
+	var pending [][]byte
+	n := 0
+	for len(r) > 0 {
+		if len(r) < 4 {
+			return 0, errors.New("torn log record")
+		}
+		l := int(le.Uint32(r))
+		if len(r) < 8+l {
+			return 0, errors.New("torn log record")
+		}
+		p := r[4 : 4+l]
+		if crc32.ChecksumIEEE(p) != le.Uint32(r[4+l:]) || l == 0 {
+			return 0, errors.New("corrupt log record")
+		}
+		r = r[8+l:]
+		n++
+		switch p[0] {
+		case recUpsert, recDelete:
+			pending = append(pending, p)
+			continue
+		case recInvalid:
+			s.known = false
+		case recGeneration:
+			if len(p) != 9 {
+				return 0, errors.New("bad generation record")
+			}
+			for _, q := range pending {
+				if err := applyRecord(s, q); err != nil {
+					return 0, err
+				}
+			}
+			s.gen, s.known = le.Uint64(p[1:]), true
+		default:
+			return 0, fmt.Errorf("unknown log record %q", p[0])
+		}
+		pending = pending[:0]
+	}
+	return n, nil
+}
+
+func applyRecord(s *vecState, p []byte) error {
+	if p[0] == recDelete {
+		s.remove(string(p[1:]))
+		return nil
+	}
+	id, h, v, rest, err := decodeRow(p[1:], s.dim)
+	if err != nil || len(rest) != 0 {
+		return errors.New("bad upsert record")
+	}
+	s.put(id, h, v)
+	return nil
+}
+
+// float32Bytes returns the little-endian bytes of v.
+func float32Bytes(v []float32) []byte {
+	if nativeLittleEndian && len(v) > 0 {
+		return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), len(v)*4)
+	}
+	out := make([]byte, 0, len(v)*4)
+	for _, x := range v {
+		out = le.AppendUint32(out, math.Float32bits(x))
+	}
+	return out
+}
+
+// pad4 returns the zero bytes that align offset to 4: the vector block
+// of a base file starts 4-aligned, so that it is used in place.
+func pad4(offset int) int { return (4 - offset%4) % 4 }
+
+// viewFloat32s returns the n little-endian float32s of src: src itself
+// seen as []float32 on little-endian machines when 4-aligned (no copy:
+// opening an index reads the file once), else a decoded copy.
+func viewFloat32s(src []byte, n int) []float32 {
+	if n == 0 {
+		return nil
+	}
+	if nativeLittleEndian && uintptr(unsafe.Pointer(&src[0]))%4 == 0 {
+		return unsafe.Slice((*float32)(unsafe.Pointer(&src[0])), n)[:n:n]
+	}
+	dst := make([]float32, n)
+	for i := range dst {
+		dst[i] = math.Float32frombits(le.Uint32(src[i*4:]))
+	}
+	return dst
+}
+
+// nativeLittleEndian reports whether float32s are stored little-endian
+// in memory, so that rows are copied without decoding.
+var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// appendLog appends records to the log at path, creating it with the
+// header of epoch when missing.
+func appendLog(path string, epoch uint64, recs [][]byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	if st, err := f.Stat(); err == nil && st.Size() == 0 {
+		_, _ = w.WriteString(vecLogMagic)
+		_, _ = w.Write(le.AppendUint64(nil, epoch))
+	}
+	for _, p := range recs {
+		_, _ = w.Write(le.AppendUint32(nil, uint32(len(p))))
+		_, _ = w.Write(p)
+		_, _ = w.Write(le.AppendUint32(nil, crc32.ChecksumIEEE(p)))
+	}
+	return errors.Join(w.Flush(), f.Close())
+}

@@ -1,0 +1,223 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gloss-dev/gloss/embed"
+)
+
+// letterEmbedder embeds a text as the normalised counts of the letters
+// a..h: texts sharing letters are near. It counts the texts it embeds and
+// fails while fail is set.
+type letterEmbedder struct {
+	model    string
+	embedded int
+	fail     error
+}
+
+func (l *letterEmbedder) Model() string { return l.model }
+func (l *letterEmbedder) Dim() int      { return 8 }
+func (l *letterEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	if l.fail != nil {
+		return nil, l.fail
+	}
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		v := make([]float32, 8)
+		for _, r := range t {
+			if r >= 'a' && r <= 'h' {
+				v[r-'a']++
+			}
+		}
+		embed.Normalize(v)
+		out[i] = v
+	}
+	l.embedded += len(texts)
+	return out, nil
+}
+
+func vdoc(id, text string) Doc { return Doc{ID: id, Fields: map[string]string{VectorText: text}} }
+
+func ids(s []Scored) string {
+	var out []string
+	for _, x := range s {
+		out = append(out, x.ID)
+	}
+	return strings.Join(out, ",")
+}
+
+func search(t *testing.T, v *Vectors, q string, k int) string {
+	t.Helper()
+	got, err := v.Search(context.Background(), Query{Texts: []Text{{Text: q, Weight: 1}}, Limit: k})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids(got)
+}
+
+func openVec(t *testing.T, dir string, e embed.Embedder) (*Vectors, bool) {
+	t.Helper()
+	v, ok, err := OpenVectors(dir, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v, ok
+}
+
+func TestVectorsUpdateSearchReopen(t *testing.T) {
+	dir := t.TempDir()
+	e := &letterEmbedder{model: "letters@1"}
+	v, ok := openVec(t, dir, e)
+	if ok {
+		t.Fatal("a new index reported ok")
+	}
+	if err := v.Rebuild([]Doc{vdoc("m1", "aaa"), vdoc("m2", "bbb"), vdoc("m3", "aab")}, 3); err != nil {
+		t.Fatal(err)
+	}
+	// m4 ties with m1 (same text): ids ascending.
+	if err := v.Update([]Doc{vdoc("m4", "aaa"), vdoc("m2", "hhh")}, []string{"m3"}, 4); err != nil {
+		t.Fatal(err)
+	}
+	if got := search(t, v, "a", 3); got != "m1,m4" {
+		t.Fatalf("search a = %s, want m1,m4 (m2 no longer shares a letter, m3 deleted)", got)
+	}
+	v2, ok := openVec(t, dir, e)
+	if !ok {
+		t.Fatal("reopened index not ok")
+	}
+	if g, known := v2.Generation(); !known || g != 4 {
+		t.Fatalf("generation %d %v, want 4 true", g, known)
+	}
+	if n, _ := v2.Count(); n != 3 {
+		t.Fatalf("count %d, want 3", n)
+	}
+	if got := search(t, v2, "h", 5); got != "m2" {
+		t.Fatalf("after reopen: search h = %s, want m2", got)
+	}
+	if _, err := v2.SearchVector([]float32{1, 0}, 3); err == nil {
+		t.Fatal("a query of another dimension was searched")
+	}
+}
+
+func TestVectorsModelChangeReembeds(t *testing.T) {
+	dir := t.TempDir()
+	v, _ := openVec(t, dir, &letterEmbedder{model: "letters@1"})
+	docs := []Doc{vdoc("m1", "abc"), vdoc("m2", "def")}
+	if err := v.Rebuild(docs, 1); err != nil {
+		t.Fatal(err)
+	}
+	e2 := &letterEmbedder{model: "letters@2"}
+	v2, ok := openVec(t, dir, e2)
+	if ok {
+		t.Fatal("index of another model reported ok")
+	}
+	if n, _ := v2.Count(); n != 0 {
+		t.Fatalf("rows of the old model kept: %d", n)
+	}
+	var progress []string
+	v2.Progress = func(done, total int) { progress = append(progress, fmt.Sprint(done, "/", total)) }
+	if err := v2.Rebuild(docs, 1); err != nil {
+		t.Fatal(err)
+	}
+	if e2.embedded != 2 || strings.Join(progress, " ") != "2/2" {
+		t.Fatalf("re-embedded %d texts, progress %q; want 2 and 2/2", e2.embedded, progress)
+	}
+	// SetEmbedder with a new model drops the rows too.
+	if !v2.SetEmbedder(&letterEmbedder{model: "letters@3"}) {
+		t.Fatal("SetEmbedder of a new model did not reset")
+	}
+	if _, known := v2.Generation(); known {
+		t.Fatal("generation known after a model change")
+	}
+}
+
+func TestVectorsCorruptAndInvalid(t *testing.T) {
+	dir := t.TempDir()
+	e := &letterEmbedder{model: "letters@1"}
+	v, _ := openVec(t, dir, e)
+	if err := v.Rebuild([]Doc{vdoc("m1", "abc"), vdoc("m2", "def")}, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Update([]Doc{vdoc("m3", "ggg")}, nil, 2); err != nil {
+		t.Fatal(err)
+	}
+	// A torn log: the base's rows are kept for reuse, the index is rebuilt.
+	logPath := filepath.Join(dir, vecLogFile)
+	data, _ := os.ReadFile(logPath)
+	if err := os.WriteFile(logPath, data[:len(data)-3], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	v2, ok := openVec(t, dir, e)
+	if ok {
+		t.Fatal("torn log reported ok")
+	}
+	e.embedded = 0
+	if err := v2.Rebuild([]Doc{vdoc("m1", "abc"), vdoc("m2", "changed"), vdoc("m3", "ggg")}, 2); err != nil {
+		t.Fatal(err)
+	}
+	if e.embedded != 2 {
+		t.Fatalf("rebuild embedded %d texts, want 2 (m2 changed, m3 only in the torn log)", e.embedded)
+	}
+	// A damaged base.
+	base := filepath.Join(dir, vecBaseFile)
+	data, _ = os.ReadFile(base)
+	data[len(data)/2] ^= 0x55
+	if err := os.WriteFile(base, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := openVec(t, dir, e); ok {
+		t.Fatal("damaged base reported ok")
+	}
+	// Invalidate survives reopening.
+	v3, _ := openVec(t, dir, e)
+	if err := v3.Rebuild([]Doc{vdoc("m1", "abc")}, 7); err != nil {
+		t.Fatal(err)
+	}
+	v3.Invalidate()
+	if _, ok := openVec(t, dir, e); ok {
+		t.Fatal("invalidated index reported ok")
+	}
+}
+
+func TestVectorsFailedUpdateAndCompaction(t *testing.T) {
+	dir := t.TempDir()
+	e := &letterEmbedder{model: "letters@1"}
+	v, _ := openVec(t, dir, e)
+	if err := v.Rebuild(nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	e.fail = errors.New("connection refused")
+	if err := v.Update([]Doc{vdoc("m1", "abc")}, nil, 1); err == nil || !strings.Contains(err.Error(), "connection refused") {
+		t.Fatalf("failed embedder: err %v", err)
+	}
+	if g, _ := v.Generation(); g != 0 {
+		t.Fatalf("generation moved to %d after a failed update", g)
+	}
+	e.fail = nil
+	for i := 0; i < 700; i++ { // two records each: the log is compacted past 1,024
+		if err := v.Update([]Doc{vdoc(fmt.Sprintf("m%04d", i), "abc")}, nil, uint64(i+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if v.logRecs >= 1024 {
+		t.Fatalf("log holds %d records, not compacted", v.logRecs)
+	}
+	v2, ok := openVec(t, dir, e)
+	if n, _ := v2.Count(); !ok || n != 700 {
+		t.Fatalf("after compaction: ok %v, %d rows, want 700", ok, n)
+	}
+	if g, _ := v2.Generation(); g != 700 {
+		t.Fatalf("generation %d, want 700", g)
+	}
+	// An unchanged text is not embedded again.
+	e.embedded = 0
+	if err := v2.Update([]Doc{vdoc("m0001", "abc")}, nil, 701); err != nil || e.embedded != 0 {
+		t.Fatalf("unchanged text: err %v, embedded %d", err, e.embedded)
+	}
+}

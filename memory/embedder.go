@@ -1,0 +1,285 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/gloss-dev/gloss/embed"
+	"github.com/gloss-dev/gloss/index"
+	"github.com/gloss-dev/gloss/internal/ident"
+	"github.com/gloss-dev/gloss/scip"
+)
+
+// Files of the built-in model, in the vectors directory.
+const (
+	builtinModelFile = "builtin.model"
+	builtinStateFile = "builtin.json"
+)
+
+// builtinState is what the retraining policy remembers of the last
+// training (builtin.json).
+type builtinState struct {
+	Model    string `json:"model"`
+	Files    int    `json:"files"`    // indexed files at training
+	Memories int    `json:"memories"` // memories at training
+	Changed  int    `json:"changed"`  // files changed by index runs since
+	// Gen is the memory generation at the last policy check: an index run
+	// that changed no file and saw no memory write since reads nothing more.
+	Gen uint64 `json:"gen"`
+}
+
+// embedSpec returns the embedder selection: Options.Embedder, else
+// $GLOSS_EMBEDDER, else the built-in model.
+func (w *Workspace) embedSpec() (embed.Spec, error) {
+	s := w.vecs.spec
+	if s == "" {
+		s = os.Getenv(embed.EnvVar)
+	}
+	return embed.ParseSpec(s)
+}
+
+// embedder returns the configured embedder (loaded once): the built-in
+// model of this workspace (trained from the store when it has none yet),
+// a model2vec directory, or a remote one; nil for "none". The caller
+// holds vecs.mu.
+func (w *Workspace) embedder(ctx context.Context) (embed.Embedder, error) {
+	if w.vecs.emb != nil {
+		return w.vecs.emb, nil
+	}
+	spec, err := w.embedSpec()
+	if err != nil {
+		return nil, err
+	}
+	switch spec.Kind {
+	case embed.KindNone:
+		w.vecs.disabled = true
+		return nil, nil
+	case embed.KindBuiltin:
+		b, err := embed.LoadBuiltin(w.builtinPath(builtinModelFile))
+		if err != nil {
+			b, err = w.trainBuiltin(ctx)
+		}
+		if err != nil {
+			return nil, err
+		}
+		w.vecs.emb = b
+	default:
+		e, err := embed.Open(spec)
+		if err != nil {
+			return nil, err
+		}
+		w.vecs.emb = e
+	}
+	return w.vecs.emb, nil
+}
+
+func (w *Workspace) builtinPath(name string) string {
+	return filepath.Join(w.Dir, "vectors", name)
+}
+
+// trainingUnits returns the corpus of the built-in model: per definition
+// of the indexed code its name and doc comment, per function the names it
+// calls, each block of other comments (commentUnits), per memory its
+// anchored symbol names and tags with its contextual text (vectorText).
+func (w *Workspace) trainingUnits() ([]embed.Unit, int, error) {
+	var units []embed.Unit
+	files := 0
+	err := w.Store.Files(func(rec *index.FileRecord) error {
+		files++
+		names := map[string]string{}
+		for _, d := range rec.Defs {
+			names[d.Symbol] = d.Name
+			units = append(units, embed.Unit{Head: d.Name, Body: d.Doc})
+		}
+		calls := map[string][]string{}
+		var callers []string
+		for _, c := range rec.Calls {
+			if _, ok := calls[c.Caller]; !ok {
+				callers = append(callers, c.Caller)
+			}
+			calls[c.Caller] = append(calls[c.Caller], c.Name)
+		}
+		for _, c := range callers {
+			units = append(units, embed.Unit{Head: names[c], Body: strings.Join(calls[c], " ")})
+		}
+		if src, err := index.ReadSourceFile(w.Root, rec.Path, w.maxFileSize()); err == nil {
+			units = append(units, commentUnits(rec, src)...)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	mems, err := w.List()
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, m := range mems {
+		var head []string
+		for _, a := range m.Anchors {
+			if p, err := scip.Parse(a.Symbol); err == nil && len(p.Descriptors) > 0 {
+				head = append(head, ident.Split(p.Descriptors[len(p.Descriptors)-1].Name))
+			}
+		}
+		head = append(head, m.Tags...)
+		units = append(units, embed.Unit{Head: strings.Join(head, " "), Body: vectorText(m)})
+	}
+	return units, files, nil
+}
+
+// commentUnits returns one unit per block of consecutive commented lines
+// of src ("//" comments, "#" for Python) other than doc comments, which
+// the definitions' units already hold: comments inside functions explain
+// code in the words people search with.
+func commentUnits(rec *index.FileRecord, src []byte) []embed.Unit {
+	marker := "//"
+	if rec.Lang == "python" {
+		marker = "#"
+	}
+	doc := map[int]bool{}
+	for _, d := range rec.Defs {
+		for l := d.DocLine; l < d.Range.StartLine; l++ {
+			doc[l] = true
+		}
+	}
+	var units []embed.Unit
+	var block []string
+	flush := func() {
+		if len(block) > 0 {
+			units = append(units, embed.Unit{Body: strings.Join(block, " ")})
+			block = block[:0]
+		}
+	}
+	for i, line := range strings.Split(string(src), "\n") {
+		at := commentStart(line, marker)
+		if at < 0 || doc[i] {
+			flush()
+			continue
+		}
+		block = append(block, line[at+len(marker):])
+	}
+	flush()
+	return units
+}
+
+// commentStart returns the offset of the first marker of line at its
+// start or after a blank (so not the "//" of "http://"), or -1.
+func commentStart(line, marker string) int {
+	for off := 0; ; {
+		at := strings.Index(line[off:], marker)
+		if at < 0 {
+			return -1
+		}
+		at += off
+		if at == 0 || line[at-1] == ' ' || line[at-1] == '\t' {
+			return at
+		}
+		off = at + len(marker)
+	}
+}
+
+// trainBuiltin trains the built-in model on the workspace (see
+// embed.TrainBuiltin) and saves it with its state.
+func (w *Workspace) trainBuiltin(ctx context.Context) (*embed.Builtin, error) {
+	units, files, err := w.trainingUnits()
+	if err != nil {
+		return nil, err
+	}
+	b, err := embed.TrainBuiltin(ctx, slices.Values(units), embed.TrainOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if err := b.Save(w.builtinPath(builtinModelFile)); err != nil {
+		return nil, err
+	}
+	n, err := w.Store.MemoryCount()
+	if err != nil {
+		return nil, err
+	}
+	gen, err := w.Store.MemoryGeneration()
+	if err != nil {
+		return nil, err
+	}
+	return b, w.saveBuiltinState(builtinState{Model: b.Model(), Files: files, Memories: n, Gen: gen})
+}
+
+func (w *Workspace) loadBuiltinState() (builtinState, bool) {
+	var s builtinState
+	data, err := os.ReadFile(w.builtinPath(builtinStateFile))
+	return s, err == nil && json.Unmarshal(data, &s) == nil
+}
+
+func (w *Workspace) saveBuiltinState(s builtinState) error {
+	data, _ := json.Marshal(s)
+	path := w.builtinPath(builtinStateFile)
+	if err := os.WriteFile(path+".tmp", data, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(path+".tmp", path)
+}
+
+// retrainNeeded is the built-in model's retraining policy: retrain when
+// there is no model, or when, since the last training, index runs changed
+// at least max(20, 10%) of the files, or the number of memories moved by
+// at least max(20, 10%). Smaller changes keep the model (and so every
+// stored vector); words new since then get vectors from their n-grams.
+func retrainNeeded(s builtinState, ok bool, files, memories int) bool {
+	if !ok {
+		return true
+	}
+	d := memories - s.Memories
+	return s.Changed >= max(20, files/10) || max(d, -d) >= max(20, s.Memories/10)
+}
+
+// afterIndex keeps the built-in model current after an index run that
+// changed files st.Changed (see retrainNeeded). A new model replaces the
+// embedder and re-embeds the vector index. Failures are reported through
+// Options.Warn and never fail indexing.
+func (w *Workspace) afterIndex(ctx context.Context, st index.Stats) {
+	if spec, err := w.embedSpec(); err != nil || spec.Kind != embed.KindBuiltin {
+		return
+	}
+	if err := w.refreshBuiltin(ctx, len(st.Changed), st.Files); err != nil && !errors.Is(err, context.Canceled) {
+		w.warn(fmt.Errorf("built-in embedder: %w", err))
+	}
+}
+
+func (w *Workspace) refreshBuiltin(ctx context.Context, changed, files int) error {
+	s, ok := w.loadBuiltinState()
+	if _, err := os.Stat(w.builtinPath(builtinModelFile)); err != nil {
+		ok = false
+	}
+	gen, err := w.Store.MemoryGeneration()
+	if err != nil {
+		return err
+	}
+	if ok && changed == 0 && gen == s.Gen {
+		return nil
+	}
+	s.Changed += changed
+	s.Gen = gen
+	memories, err := w.Store.MemoryCount()
+	if err != nil {
+		return err
+	}
+	if !retrainNeeded(s, ok, files, memories) {
+		return w.saveBuiltinState(s)
+	}
+	b, err := w.trainBuiltin(ctx)
+	if err != nil {
+		return err
+	}
+	w.vecs.mu.Lock()
+	defer w.vecs.mu.Unlock()
+	w.vecs.emb = b
+	if v := w.vecs.idx; v != nil && v.SetEmbedder(b) {
+		return w.rebuildVectors(ctx, v)
+	}
+	return nil
+}

@@ -1,0 +1,231 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gloss-dev/gloss/index"
+	"github.com/gloss-dev/gloss/internal/testutil"
+)
+
+func openVecWorkspace(t *testing.T, repo, embedder string, warn func(error)) *Workspace {
+	t.Helper()
+	w, err := Open(repo, Options{Embedder: embedder, Warn: warn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func vecRepo(t *testing.T) string {
+	t.Helper()
+	testutil.Hermetic(t)
+	repo := testutil.InitRepo(t)
+	testutil.WriteFiles(t, repo, map[string]string{"go.mod": "module x\n", "a.go": "package x\n\n// retryCap caps the attempts.\nfunc retryCap() {}\n\n// openPool opens the database pool.\nfunc openPool() {}\n"})
+	return repo
+}
+
+func remember(t *testing.T, w *Workspace, sym, text string) string {
+	t.Helper()
+	m, err := w.Remember(context.Background(), RememberRequest{Symbol: sym, Text: text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.ID
+}
+
+func vecIDs(t *testing.T, w *Workspace, q string) string {
+	t.Helper()
+	hits, err := w.VectorSearch(context.Background(), q, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, h := range hits {
+		out = append(out, h.ID)
+	}
+	return strings.Join(out, ",")
+}
+
+// A store written while vectors were off (generation ahead of the vector
+// index) is caught up at the next open; "none" disables vector search.
+func TestVectorsGenerationMismatch(t *testing.T) {
+	repo := vecRepo(t)
+	w := openVecWorkspace(t, repo, "builtin", nil)
+	if _, err := w.Index(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	a := remember(t, w, "retryCap", "retry attempts are capped")
+	_ = w.Close()
+	w = openVecWorkspace(t, repo, "none", nil)
+	b := remember(t, w, "openPool", "the database pool is opened once")
+	if hits, err := w.VectorSearch(context.Background(), "pool", 5); hits != nil || err != nil {
+		t.Fatalf("vectors off: %v, %v", hits, err)
+	}
+	_ = w.Close()
+	w = openVecWorkspace(t, repo, "", nil)
+	defer w.Close()
+	if got := vecIDs(t, w, "database pool opened"); !strings.HasPrefix(got, b) {
+		t.Fatalf("after catching up: %s, want %s first", got, b)
+	}
+	if got := vecIDs(t, w, "retry attempts capped"); !strings.HasPrefix(got, a) {
+		t.Fatalf("search: %s, want %s first", got, a)
+	}
+	// A forgotten memory leaves the index.
+	if _, err := w.Forget(a); err != nil {
+		t.Fatal(err)
+	}
+	if got := vecIDs(t, w, "retry attempts capped"); strings.Contains(got, a) {
+		t.Fatalf("search after forget: %s still has %s", got, a)
+	}
+}
+
+// Retraining the built-in model (here forced by its state) changes the
+// model id and re-embeds every memory.
+func TestVectorsRetrainReembeds(t *testing.T) {
+	repo := vecRepo(t)
+	w := openVecWorkspace(t, repo, "", nil)
+	defer w.Close()
+	if _, err := w.Index(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	id := remember(t, w, "retryCap", "quokka marsupials hop around the retry loop")
+	if _, err := w.vectorIndex(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	old := w.vecs.idx.Model()
+	s, _ := w.loadBuiltinState()
+	s.Changed = 1000
+	if err := w.saveBuiltinState(s); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Index(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if now := w.vecs.idx.Model(); now == old || now != w.vecs.emb.Model() {
+		t.Fatalf("model after retraining %s (before %s, embedder %s)", now, old, w.vecs.emb.Model())
+	}
+	if n, _ := w.vecs.idx.Count(); n != 1 {
+		t.Fatalf("%d rows after re-embedding, want 1", n)
+	}
+	if got := vecIDs(t, w, "quokka marsupials"); got != id {
+		t.Fatalf("search after retraining: %q, want %s", got, id)
+	}
+	if s, ok := w.loadBuiltinState(); !ok || s.Changed != 0 || s.Memories != 1 {
+		t.Fatalf("state after retraining %+v", s)
+	}
+}
+
+// fakeOpenAI serves /v1/embeddings with vectors of letter counts; it
+// fails with 503 while down is set.
+func fakeOpenAI(t *testing.T) (*httptest.Server, *sync.Mutex, *bool) {
+	var mu sync.Mutex
+	down := false
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		d := down
+		mu.Unlock()
+		if d {
+			http.Error(w, `{"error":{"message":"loading model"}}`, http.StatusServiceUnavailable)
+			return
+		}
+		var req struct{ Input []string }
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		type item struct {
+			Embedding []float32 `json:"embedding"`
+			Index     int       `json:"index"`
+		}
+		var data []item
+		for i, s := range req.Input {
+			v := make([]float32, 26)
+			for _, c := range strings.ToLower(s) {
+				if c >= 'a' && c <= 'z' {
+					v[c-'a']++
+				}
+			}
+			data = append(data, item{v, i})
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"data": data})
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &mu, &down
+}
+
+// A failing remote embedder never fails a memory write; a model change
+// re-embeds in the background with progress reported.
+func TestVectorsRemoteEmbedder(t *testing.T) {
+	repo := vecRepo(t)
+	srv, mu, down := fakeOpenAI(t)
+	var wmu sync.Mutex
+	var warnings []string
+	done := make(chan struct{}, 10)
+	warn := func(err error) {
+		wmu.Lock()
+		warnings = append(warnings, err.Error())
+		wmu.Unlock()
+		if strings.Contains(err.Error(), "embedded 2 of 2") {
+			done <- struct{}{}
+		}
+	}
+	w := openVecWorkspace(t, repo, "openai:fake@"+srv.URL, warn)
+	if _, err := w.Index(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	a := remember(t, w, "retryCap", "zzz zzz")
+	mu.Lock()
+	*down = true
+	mu.Unlock()
+	b := remember(t, w, "openPool", "qqq qqq") // the embedder fails: stored anyway
+	if _, err := w.Get(b); err != nil {
+		t.Fatalf("memory written while the embedder failed: %v", err)
+	}
+	wmu.Lock()
+	joined := strings.Join(warnings, "\n")
+	wmu.Unlock()
+	if !strings.Contains(joined, "loading model") {
+		t.Fatalf("warnings %q, want the embedder's failure", joined)
+	}
+	mu.Lock()
+	*down = false
+	mu.Unlock()
+	_ = w.Close()
+	// Another model: the index is re-embedded in the background.
+	w = openVecWorkspace(t, repo, "openai:fake2@"+srv.URL, warn)
+	defer w.Close()
+	if err := w.OpenSearch(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("background re-embedding did not finish")
+	}
+	w.vecs.wg.Wait()
+	if got := vecIDs(t, w, "qqq"); !strings.HasPrefix(got, b) {
+		t.Fatalf("search qqq: %s, want %s first", got, b)
+	}
+	if got := vecIDs(t, w, "zzz"); !strings.HasPrefix(got, a) {
+		t.Fatalf("search zzz: %s, want %s first", got, a)
+	}
+	if m := w.vecs.idx.Model(); m != "openai:fake2" {
+		t.Fatalf("index model %s", m)
+	}
+}
+
+func TestCommentUnits(t *testing.T) {
+	src := "package x\n\n// F is documented.\nfunc F() {\n\t// retry the charge\n\t// three times at most\n\tcall(\"http://host\") // the gateway throttles\n\n\tx := 1\n}\n"
+	rec := &index.FileRecord{Lang: "go", Defs: []index.Definition{{Name: "F", DocLine: 2, Range: index.Range{StartLine: 3}}}}
+	var got []string
+	for _, u := range commentUnits(rec, []byte(src)) {
+		got = append(got, strings.Join(strings.Fields(u.Body), " "))
+	}
+	if want := "retry the charge three times at most the gateway throttles"; len(got) != 1 || got[0] != want {
+		t.Fatalf("comment units %q, want [%q] (no doc comment, no URL)", got, want)
+	}
+}
