@@ -77,6 +77,8 @@ type Workspace struct {
 	searchMu sync.Mutex
 	search   index.Derived // the full-text index (index.FullText), opened on first use
 
+	code codeIndex // the code-symbol full-text index (codesearch.go)
+
 	// docMu serializes resolutions against unsaved documents and guards
 	// docs, the last parse of each document, which Reparse builds on (the
 	// parses share syntax trees, which are not safe for concurrent walks).
@@ -252,7 +254,7 @@ func Open(dir string, opts Options) (*Workspace, error) {
 
 // Close releases the store and search index.
 func (w *Workspace) Close() error {
-	return errors.Join(w.closeSearch(), w.Store.Close())
+	return errors.Join(w.closeSearch(), w.closeCode(), w.Store.Close())
 }
 
 // Index brings the symbol graph up to date with the working tree. It
@@ -265,7 +267,14 @@ func (w *Workspace) Index(ctx context.Context) (index.Stats, error) {
 	if err := w.writable(); err != nil {
 		return index.Stats{}, err
 	}
+	prev, err := w.Store.Generation()
+	if err != nil {
+		return index.Stats{}, err
+	}
 	st, err := w.Indexer.Run(ctx)
+	if err == nil {
+		w.syncCode(prev, st.Changed)
+	}
 	return st, w.noteWriteFault(err)
 }
 
@@ -370,6 +379,7 @@ func (w *Workspace) ForgetDocument(path string) {
 	delete(w.docs, rel)
 	w.docMu.Unlock()
 	w.docCache.forget(rel)
+	w.forgetBuffer(rel)
 }
 
 func (w *Workspace) takeParsers() map[*index.Language]*ts.Parser {
