@@ -403,6 +403,19 @@ func (s *Store) DefsByBodyHash(hash string) ([]Definition, error) {
 	return s.lookup(prefixBody, hash)
 }
 
+// SymbolSites returns the workspace-relative paths of the files that
+// define symbol, reading keys only.
+func (s *Store) SymbolSites(symbol string) ([]string, error) {
+	var out []string
+	err := Scan(s.pdb(), func(rest []string, _ []byte) error {
+		if len(rest) == 1 {
+			out = append(out, rest[0])
+		}
+		return nil
+	}, prefixSymbol, symbol)
+	return out, err
+}
+
 // Site names one definition site: a SCIP symbol in a file.
 type Site struct {
 	Symbol string
