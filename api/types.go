@@ -93,25 +93,50 @@ type SymbolArgs struct {
 }
 
 // SearchArgs are the arguments of gloss.search. Limit 0 means 20; it is
-// capped at MaxLimit. The filter fields are memory.Filter's.
+// capped at MaxLimit.
 type SearchArgs struct {
 	Query string `json:"query"`
 	Limit int    `json:"limit,omitempty"`
 	// Filter narrows the results (type, tag, path pattern, symbol, stale,
-	// min_confidence); the limit applies after it.
+	// min_confidence); the limit applies after it. Code symbols pass the
+	// path and symbol filters; a filter on type, tag, confidence or stale
+	// "only" keeps memories alone.
 	memory.Filter
+	// Kind is "" (memories and code symbols), "memory" or "symbol".
+	Kind string `json:"kind,omitempty"`
+	// File is the file at hand (absolute path or file:// URI in a
+	// workspace folder): memories near it in the symbol graph rank higher.
+	File string `json:"file,omitempty"`
+	// Explain adds each result's score parts (memory.Explanation).
+	Explain bool `json:"explain,omitempty"`
 }
 
 // MaxLimit caps every result count a client may ask for
 // (memory.MaxSearchLimit).
 const MaxLimit = memory.MaxSearchLimit
 
-// SearchResult is the result of gloss.search: Scores[i] is the score of
-// Memories[i] (memory.SearchHit: BM25, halved for stale memories), best
-// first.
+// SearchResult is the result of gloss.search. Results mix memories and
+// code symbols, best first (memory.FusedSearch: weighted reciprocal rank
+// fusion, then confidence and freshness). Memories and Scores are the
+// memory results alone, in the same order, for clients that predate
+// Results: Scores[i] is the fused score of Memories[i].
 type SearchResult struct {
 	Memories []memory.View `json:"memories"`
 	Scores   []float64     `json:"scores"`
+	Results  []SearchItem  `json:"results"`
+}
+
+// SearchItem is one result of gloss.search: a memory (its memory.View
+// fields inline) or a code symbol, labelled by Kind.
+type SearchItem struct {
+	// Kind is "memory" or "symbol".
+	Kind string `json:"kind"`
+	*memory.View
+	Symbol *memory.SymbolView `json:"symbol,omitempty"`
+	// Score is the fused score (higher is better).
+	Score float64 `json:"score"`
+	// Explain is set when the search asked for it.
+	Explain *memory.Explanation `json:"explain,omitempty"`
 }
 
 // IDArgs name one memory by id (a unique prefix of at least 6 characters

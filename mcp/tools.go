@@ -43,13 +43,17 @@ type SymbolInput struct {
 
 // SearchInput is the input of the search tool.
 type SearchInput struct {
-	Query  string `json:"query" jsonschema:"words to look for in memory titles, bodies, tags, anchored symbols and code (full-text, BM25)"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"maximum number of memories to return (default 10)"`
-	Type   string `json:"type,omitempty" jsonschema:"only memories of this type (gotcha, decision, convention, ...)"`
-	Tag    string `json:"tag,omitempty" jsonschema:"only memories with this tag"`
-	Path   string `json:"path,omitempty" jsonschema:"only memories anchored in files matching this pattern (relative to the workspace root, e.g. internal/*.go) or below this directory"`
-	Symbol string `json:"symbol,omitempty" jsonschema:"only memories anchored to this definition (name or SCIP symbol)"`
-	Stale  string `json:"stale,omitempty" jsonschema:"include (default), exclude or only memories whose code changed since"`
+	Query         string  `json:"query" jsonschema:"words to look for in memories (titles, bodies, tags, anchored symbols and code) and in code definitions (names, doc comments, paths)"`
+	Limit         int     `json:"limit,omitempty" jsonschema:"maximum number of results to return (default 10)"`
+	Kind          string  `json:"kind,omitempty" jsonschema:"memory (only memories) or symbol (only code definitions); default both"`
+	Type          string  `json:"type,omitempty" jsonschema:"only memories of this type (gotcha, decision, convention, ...)"`
+	Tag           string  `json:"tag,omitempty" jsonschema:"only memories with this tag"`
+	Path          string  `json:"path,omitempty" jsonschema:"only results in files matching this pattern (relative to the workspace root, e.g. internal/*.go) or below this directory"`
+	Symbol        string  `json:"symbol,omitempty" jsonschema:"only results on this definition (name or SCIP symbol)"`
+	Stale         string  `json:"stale,omitempty" jsonschema:"include (default), exclude or only memories whose code changed since"`
+	MinConfidence float64 `json:"min_confidence,omitempty" jsonschema:"only memories of at least this confidence (0..1)"`
+	File          string  `json:"file,omitempty" jsonschema:"the file you are working on (relative to the workspace root): memories near it in the code graph rank higher"`
+	Explain       bool    `json:"explain,omitempty" jsonschema:"add each part of each score (rank and contribution per ranker, confidence, freshness)"`
 }
 
 // IDInput names one memory: the input of show and verify.
@@ -109,16 +113,20 @@ type MemoriesOutput struct {
 	Memories []memory.View `json:"memories" jsonschema:"most relevant first; lines 1-based inclusive; stale ones describe code that has changed since"`
 }
 
-// SearchHit is one search result.
+// SearchHit is one search result: a memory (its fields inline) or a code
+// definition (symbol), labelled by kind.
 type SearchHit struct {
-	memory.View
-	Score float64 `json:"score" jsonschema:"BM25 relevance (halved for stale memories)"`
+	Kind string `json:"kind" jsonschema:"memory or symbol"`
+	*memory.View
+	Symbol  *memory.SymbolView  `json:"symbol,omitempty" jsonschema:"the code definition (kind symbol); lines 1-based inclusive"`
+	Score   float64             `json:"score" jsonschema:"fused relevance: reciprocal rank fusion of full text, vectors and code graph, times confidence, halved for stale memories"`
+	Explain *memory.Explanation `json:"explain,omitempty" jsonschema:"the parts of the score, when asked"`
 }
 
 // SearchOutput is the result of the search tool.
 type SearchOutput struct {
-	Count int         `json:"count" jsonschema:"number of memories returned"`
-	Hits  []SearchHit `json:"hits" jsonschema:"best first"`
+	Count int         `json:"count" jsonschema:"number of results returned"`
+	Hits  []SearchHit `json:"hits" jsonschema:"best first; memories and code definitions mixed"`
 }
 
 // StaleMemory is a stale memory with what changed.
@@ -205,7 +213,7 @@ func (s *Server) addTools() {
 		Description: "List the memories anchored to one definition, named by its SCIP symbol (as found in a memory's anchors or impact's definitions)."},
 		s.memoriesForSymbol)
 	addTool(s, &sdk.Tool{Name: "search", Annotations: readOnly("Search memories"),
-		Description: "Full-text search over memories (titles, bodies, tags), best first, optionally only of one type. " +
+		Description: "Search memories and code definitions, best first, each labelled kind memory or symbol (kind limits to one), optionally filtered by type, tag, path, symbol, staleness or confidence; file ranks memories near the file you work on higher. " +
 			"Call it when you need what is known about a topic (\"retry\", \"auth token refresh\") rather than about a file."},
 		s.search)
 	addTool(s, &sdk.Tool{Name: "show", Annotations: readOnly("Show a memory"),
@@ -294,18 +302,22 @@ func (s *Server) search(ctx context.Context, _ *sdk.CallToolRequest, in SearchIn
 	if limit == 0 {
 		limit = defaultSearchLimit
 	}
-	f := memory.Filter{Type: in.Type, Tag: in.Tag, Path: in.Path, Symbol: in.Symbol, Stale: in.Stale}
-	res, err := s.impl.Search(ctx, api.SearchArgs{Query: in.Query, Limit: limit, Filter: f})
+	f := memory.Filter{Type: in.Type, Tag: in.Tag, Path: in.Path, Symbol: in.Symbol, Stale: in.Stale, MinConfidence: in.MinConfidence}
+	args := api.SearchArgs{Query: in.Query, Limit: limit, Filter: f, Kind: in.Kind, Explain: in.Explain}
+	if in.File != "" {
+		abs, err := s.resolve(in.File)
+		if err != nil {
+			return nil, SearchOutput{}, err
+		}
+		args.File = abs
+	}
+	res, err := s.impl.Search(ctx, args)
 	if err != nil {
 		return nil, SearchOutput{}, toolError(err)
 	}
 	out := SearchOutput{Hits: []SearchHit{}}
-	for i, v := range res.Memories {
-		h := SearchHit{View: v}
-		if i < len(res.Scores) {
-			h.Score = res.Scores[i]
-		}
-		out.Hits = append(out.Hits, h)
+	for _, r := range res.Results {
+		out.Hits = append(out.Hits, SearchHit{Kind: r.Kind, View: r.View, Symbol: r.Symbol, Score: r.Score, Explain: r.Explain})
 	}
 	out.Count = len(out.Hits)
 	return nil, out, nil

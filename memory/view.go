@@ -1,6 +1,10 @@
 package memory
 
-import "time"
+import (
+	"time"
+
+	"github.com/gloss-dev/gloss/index"
+)
 
 // AnchorView is the JSON shape of an anchor in CLI and language-server
 // results. Lines are 1-based and inclusive.
@@ -54,4 +58,21 @@ func Views(ms []*Memory) []View {
 		out = append(out, ViewOf(m))
 	}
 	return out
+}
+
+// SymbolView is the JSON shape of a code definition in results: lines
+// are 1-based and inclusive.
+type SymbolView struct {
+	Symbol    string `json:"symbol"`
+	Name      string `json:"name"`
+	Kind      string `json:"kind"`
+	Path      string `json:"path"`
+	StartLine int    `json:"start_line"`
+	EndLine   int    `json:"end_line"`
+	Doc       string `json:"doc,omitempty"`
+}
+
+// SymbolViewOf returns the JSON view of d.
+func SymbolViewOf(d index.Definition) SymbolView {
+	return SymbolView{Symbol: d.Symbol, Name: d.Name, Kind: d.Kind, Path: d.Path, StartLine: d.Range.StartLine + 1, EndLine: d.Range.LastLine() + 1, Doc: d.Doc}
 }
