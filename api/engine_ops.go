@@ -388,3 +388,21 @@ func (e *Engine) Context(ctx context.Context, a ContextArgs) (ContextResult, err
 	}
 	return res, nil
 }
+
+// SuggestAnchors implements Interface: every workspace's suggestions, in
+// workspace order.
+func (e *Engine) SuggestAnchors(_ context.Context, a SuggestAnchorsArgs) (SuggestAnchorsResult, error) {
+	text := strings.TrimSpace(a.Title + "\n" + a.Text)
+	if text == "" {
+		return SuggestAnchorsResult{}, invalid("%s: empty \"text\"", SuggestAnchors.name)
+	}
+	out := SuggestAnchorsResult{Suggestions: []memory.AnchorSuggestion{}}
+	for _, w := range e.Host.Workspaces() {
+		s, err := w.SuggestAnchors(text)
+		if err != nil {
+			return SuggestAnchorsResult{}, err
+		}
+		out.Suggestions = append(out.Suggestions, s...)
+	}
+	return out, nil
+}

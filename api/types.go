@@ -39,7 +39,10 @@ func LinesRange(first, last int) *Range {
 
 // RememberArgs are the arguments of gloss.remember. The memory is placed
 // by Symbol (a SCIP symbol or a unique definition name such as "Execute",
-// "Command.Execute") or by Location; not both. Empty Text makes a draft
+// "Command.Execute") or by Location; not both. With neither, it is
+// anchored to the one definition its title and text mention
+// (gloss.suggestAnchors), else stored with no anchor (workspace-level);
+// the result's "placement" says which. Empty Text makes a draft
 // (text and title "TODO: describe", scope project) whose Markdown file the
 // client is asked to open.
 type RememberArgs struct {
@@ -289,4 +292,18 @@ type ContextResult struct {
 	Items    []ContextItem `json:"items"`
 	Tokens   int           `json:"tokens"`
 	Omitted  int           `json:"omitted"`
+}
+
+// SuggestAnchorsArgs are the arguments of gloss.suggestAnchors: the text
+// (and title) of a memory, written or about to be.
+type SuggestAnchorsArgs struct {
+	Text  string `json:"text"`
+	Title string `json:"title,omitempty"`
+}
+
+// SuggestAnchorsResult is the result of gloss.suggestAnchors: the
+// definitions and files the text mentions, in the order of the text, each
+// with its 1-based inclusive lines and why it is offered.
+type SuggestAnchorsResult struct {
+	Suggestions []memory.AnchorSuggestion `json:"suggestions"`
 }

@@ -245,3 +245,14 @@ func (f *FullText) IDsWithPrefix(ctx context.Context, prefix string) (ids []stri
 	sort.Strings(ids)
 	return ids, nil
 }
+
+// Terms returns the terms the full-text index makes of text: the English
+// analyzer's tokens (lower case, stop words removed, Porter stemming), in
+// order, repeats kept.
+func Terms(text string) []string {
+	var out []string
+	for _, t := range analyzer().Analyze([]byte(text)) {
+		out = append(out, string(t.Term))
+	}
+	return out
+}

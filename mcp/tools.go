@@ -22,7 +22,7 @@ type RememberInput struct {
 	Path      string   `json:"path,omitempty" jsonschema:"file the memory is about, relative to the workspace root; give it with start_line/end_line, or give symbol instead"`
 	StartLine int      `json:"start_line,omitempty" jsonschema:"first line (1-based) of the code the memory is about"`
 	EndLine   int      `json:"end_line,omitempty" jsonschema:"last line (1-based, inclusive); defaults to start_line"`
-	Symbol    string   `json:"symbol,omitempty" jsonschema:"instead of path and lines: a definition name such as ParseConfig or Server.Close (unique in the workspace) or a SCIP symbol; the memory then follows that definition"`
+	Symbol    string   `json:"symbol,omitempty" jsonschema:"instead of path and lines: a definition name such as ParseConfig or Server.Close (unique in the workspace) or a SCIP symbol; the memory then follows that definition. With neither path nor symbol, the memory is anchored to the one definition the text mentions, else stored workspace-level (see placement in the result)"`
 	Type      string   `json:"type,omitempty" jsonschema:"one of gotcha, decision, convention, pattern, requirement, error_pattern, module_insight, workflow, dead_end, note (default note)"`
 	Title     string   `json:"title,omitempty" jsonschema:"short title, at most 60 characters; default: the first line of text"`
 	Tags      []string `json:"tags,omitempty" jsonschema:"free-form tags"`
@@ -54,6 +54,12 @@ type SearchInput struct {
 	MinConfidence float64 `json:"min_confidence,omitempty" jsonschema:"only memories of at least this confidence (0..1)"`
 	File          string  `json:"file,omitempty" jsonschema:"the file you are working on (relative to the workspace root): memories near it in the code graph rank higher"`
 	Explain       bool    `json:"explain,omitempty" jsonschema:"add each part of each score (rank and contribution per ranker, confidence, freshness)"`
+}
+
+// SuggestAnchorsInput is the input of the suggest_anchors tool.
+type SuggestAnchorsInput struct {
+	Text  string `json:"text" jsonschema:"the memory's text (Markdown), written or about to be"`
+	Title string `json:"title,omitempty" jsonschema:"its title"`
 }
 
 // IDInput names one memory: the input of show and verify.
@@ -216,6 +222,9 @@ func (s *Server) addTools() {
 		Description: "Search memories and code definitions, best first, each labelled kind memory or symbol (kind limits to one), optionally filtered by type, tag, path, symbol, staleness or confidence; file ranks memories near the file you work on higher. " +
 			"Call it when you need what is known about a topic (\"retry\", \"auth token refresh\") rather than about a file."},
 		s.search)
+	addTool(s, &sdk.Tool{Name: "suggest_anchors", Annotations: readOnly("Suggest anchors for a memory"),
+		Description: "List the definitions and files a memory's text mentions (identifiers such as ParseConfig or `retry_limit`, paths such as internal/db/pool.go), each with its path, 1-based lines and why, to anchor the memory to with remember's symbol or path."},
+		s.suggestAnchors)
 	addTool(s, &sdk.Tool{Name: "show", Annotations: readOnly("Show a memory"),
 		Description: "Show one memory by id with its anchors and, when stale, a unified diff of the code as written against the code now."},
 		s.show)
@@ -252,8 +261,6 @@ func (s *Server) remember(ctx context.Context, _ *sdk.CallToolRequest, in Rememb
 	switch {
 	case in.Symbol != "" && in.Path != "":
 		return nil, MemoryOutput{}, errors.New(`give either "symbol" or "path" with lines, not both`)
-	case in.Symbol == "" && in.Path == "":
-		return nil, MemoryOutput{}, errors.New(`missing anchor: give "path" with "start_line" (and "end_line"), or "symbol"`)
 	case in.Path != "":
 		if in.StartLine <= 0 {
 			return nil, MemoryOutput{}, errors.New(`missing "start_line": a memory is anchored to lines of the file (1-based)`)
@@ -269,6 +276,14 @@ func (s *Server) remember(ctx context.Context, _ *sdk.CallToolRequest, in Rememb
 		return nil, MemoryOutput{}, toolError(err)
 	}
 	return nil, MemoryOutput{Memory: v}, nil
+}
+
+func (s *Server) suggestAnchors(ctx context.Context, _ *sdk.CallToolRequest, in SuggestAnchorsInput) (*sdk.CallToolResult, api.SuggestAnchorsResult, error) {
+	res, err := s.impl.SuggestAnchors(ctx, api.SuggestAnchorsArgs{Text: in.Text, Title: in.Title})
+	if err != nil {
+		return nil, api.SuggestAnchorsResult{}, toolError(err)
+	}
+	return nil, res, nil
 }
 
 func (s *Server) memoriesAt(ctx context.Context, _ *sdk.CallToolRequest, in LinesInput) (*sdk.CallToolResult, MemoriesOutput, error) {

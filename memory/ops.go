@@ -42,6 +42,11 @@ type RememberRequest struct {
 	Source     string `json:"source,omitempty"`
 	Author     string `json:"author,omitempty"`
 	Unanchored bool   `json:"-"`
+	// AutoAnchor places a request that names no place (no Path, no
+	// Symbol): on the one definition its title and text mention
+	// (SuggestAnchors), else nowhere (a workspace-level memory). The
+	// memory's Placement says which.
+	AutoAnchor bool `json:"-"`
 	// Content, when set, is the current (possibly unsaved) text of Path,
 	// used instead of the file on disk (an editor's document overlay).
 	Content []byte `json:"-"`
@@ -86,6 +91,13 @@ func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) (
 			errs[i] = err
 			continue
 		}
+		if len(reqs) <= maxDuplicateChecks {
+			if d, err := w.NearDuplicates(ctx, m); err == nil {
+				m.Duplicates = d
+			} else {
+				w.warn(fmt.Errorf("near-duplicate check: %w", err))
+			}
+		}
 		m.GitCommit, m.GitBranch = commitSHA, branch
 		for j := range m.Anchors {
 			a := &m.Anchors[j]
@@ -124,6 +136,11 @@ func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) (
 	return out, errs
 }
 
+// maxDuplicateChecks is the largest batch whose memories are checked for
+// near-duplicates (NearDuplicates) before they are stored; imports of
+// many memories skip the check.
+const maxDuplicateChecks = 100
+
 // newMemory validates a request and builds the memory with its anchor
 // (memoryFromRequest, then requestAnchors). Files parsed from disk are
 // cached in files. It is called by RememberBatch with w.writeMu held; it
@@ -133,6 +150,19 @@ func (w *Workspace) newMemory(req RememberRequest, files map[string]*index.File)
 	m, err := w.memoryFromRequest(req)
 	if err != nil {
 		return nil, err
+	}
+	if req.AutoAnchor && req.Path == "" && req.Symbol == "" {
+		sym, n, err := w.uniqueMentionedSymbol(m.Title + "\n" + m.Body)
+		if err != nil {
+			return nil, err
+		}
+		if sym == "" {
+			req.Unanchored = true
+			m.Placement = fmt.Sprintf("workspace-level: no place given and the text mentions %d definitions, not exactly one", n)
+		} else {
+			req.Symbol = sym
+			m.Placement = "anchored to " + sym + ", the one definition the text mentions"
+		}
 	}
 	anchors, err := w.requestAnchors(req, files)
 	if err != nil {

@@ -35,12 +35,17 @@ type View struct {
 	UpdatedAt  time.Time    `json:"updated_at"`
 	VerifiedAt time.Time    `json:"verified_at"`
 	Anchors    []AnchorView `json:"anchors"`
+	// Placement and NearDuplicates are set in the result of remember
+	// (Memory.Placement, Memory.Duplicates).
+	Placement      string      `json:"placement,omitempty"`
+	NearDuplicates []Duplicate `json:"near_duplicates,omitempty"`
 }
 
 // ViewOf returns the JSON view of m.
 func ViewOf(m *Memory) View {
 	v := View{ID: m.ID, Type: m.Type, Title: m.Title, Body: m.Body, Tags: m.Tags, Stale: m.Stale(), Scope: m.Scope, Source: m.Source,
-		Author: m.Author, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt, VerifiedAt: m.VerifiedAt, Anchors: []AnchorView{}}
+		Author: m.Author, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt, VerifiedAt: m.VerifiedAt, Anchors: []AnchorView{},
+		Placement: m.Placement, NearDuplicates: m.Duplicates}
 	for _, a := range m.Anchors {
 		av := AnchorView{Path: a.Path, Symbol: a.Symbol, Kind: a.Kind, StartLine: a.Range.StartLine + 1, EndLine: a.Range.LastLine() + 1, Status: a.Status}
 		if a.OriginPath != a.Path || a.OriginRange.StartLine != a.Range.StartLine || a.OriginRange.LastLine() != a.Range.LastLine() {
