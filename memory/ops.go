@@ -136,11 +136,6 @@ func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) (
 	return out, errs
 }
 
-// maxDuplicateChecks is the largest batch whose memories are checked for
-// near-duplicates (NearDuplicates) before they are stored; imports of
-// many memories skip the check.
-const maxDuplicateChecks = 100
-
 // newMemory validates a request and builds the memory with its anchor
 // (memoryFromRequest, then requestAnchors). Files parsed from disk are
 // cached in files. It is called by RememberBatch with w.writeMu held; it
@@ -151,18 +146,8 @@ func (w *Workspace) newMemory(req RememberRequest, files map[string]*index.File)
 	if err != nil {
 		return nil, err
 	}
-	if req.AutoAnchor && req.Path == "" && req.Symbol == "" {
-		sym, n, err := w.uniqueMentionedSymbol(m.Title + "\n" + m.Body)
-		if err != nil {
-			return nil, err
-		}
-		if sym == "" {
-			req.Unanchored = true
-			m.Placement = fmt.Sprintf("workspace-level: no place given and the text mentions %d definitions, not exactly one", n)
-		} else {
-			req.Symbol = sym
-			m.Placement = "anchored to " + sym + ", the one definition the text mentions"
-		}
+	if err := w.autoAnchor(&req, m); err != nil {
+		return nil, err
 	}
 	anchors, err := w.requestAnchors(req, files)
 	if err != nil {

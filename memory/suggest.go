@@ -130,6 +130,35 @@ func (w *Workspace) uniqueMentionedSymbol(text string) (sym string, n int, err e
 	return sym, 1, nil
 }
 
+// autoAnchor places a request with AutoAnchor that names no place: on
+// the one definition m's title and text mention, else nowhere; it sets
+// m.Placement.
+func (w *Workspace) autoAnchor(req *RememberRequest, m *Memory) error {
+	if !req.AutoAnchor || req.Path != "" || req.Symbol != "" {
+		return nil
+	}
+	sym, n, err := w.uniqueMentionedSymbol(m.Title + "\n" + m.Body)
+	switch {
+	case err != nil:
+		return err
+	case sym != "":
+		req.Symbol = sym
+		m.Placement = "anchored to " + sym + ", the one definition the text mentions"
+	case n == 0:
+		req.Unanchored = true
+		m.Placement = "workspace-level: no place given and the text mentions no definition"
+	default:
+		req.Unanchored = true
+		m.Placement = fmt.Sprintf("workspace-level: no place given and the text mentions %d definitions (gloss.suggestAnchors lists them)", n)
+	}
+	return nil
+}
+
+// maxDuplicateChecks is the largest batch whose memories are checked for
+// near-duplicates (NearDuplicates) before they are stored; imports of
+// many memories skip the check.
+const maxDuplicateChecks = 100
+
 // Duplicate is an existing memory whose text is close to a new one's.
 type Duplicate struct {
 	ID    string `json:"id"`
