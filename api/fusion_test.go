@@ -174,8 +174,12 @@ func TestRememberWithoutPlace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(v.Anchors) != 1 || !strings.HasSuffix(v.Anchors[0].Symbol, "/retry().") || !strings.Contains(v.Placement, "one definition") {
+	if len(v.Anchors) != 1 || !strings.HasSuffix(v.Anchors[0].Symbol, "/retry().") || !strings.Contains(v.Placement, "the one definition") {
 		t.Fatalf("anchored to %+v (%s), want retry", v.Anchors, v.Placement)
+	}
+	v, err = e.Remember(ctx, api.RememberArgs{Text: "Fetch must stay a thin wrapper over `retry`: Server relies on it"})
+	if err != nil || len(v.Anchors) != 1 || !strings.HasSuffix(v.Anchors[0].Symbol, "/retry().") {
+		t.Fatalf("a code-shaped name wins over capitalized ones: %+v, %v", v, err)
 	}
 	for _, text := range []string{"We deploy on Tuesdays only", "Fetch and Handle share the URL validation"} {
 		v, err := e.Remember(ctx, api.RememberArgs{Text: text})
@@ -197,7 +201,7 @@ func TestRememberWithoutPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	list, err := e.List(ctx, api.NoArgs{})
-	if err != nil || len(list.Memories) != 4 {
+	if err != nil || len(list.Memories) != 5 {
 		t.Fatalf("list = %d, %v", len(list.Memories), err)
 	}
 	if _, err := e.Show(ctx, api.ShowArgs{ID: dup.ID, Diff: true}); err != nil {

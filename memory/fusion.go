@@ -41,13 +41,17 @@ const RRFK = 60
 //   - vector 1: as much as text, since it finds what text misses (a
 //     paraphrase shares no word with the note); a workspace without a
 //     vector index simply has no vector list;
-//   - code 0.7: code symbols compete with memories for the same places,
-//     but memories are what gloss is for, so a symbol ranked first by its
-//     name comes after a memory ranked first by its words;
+//   - code 0.9: code symbols compete with memories for the same places,
+//     but memories are what gloss is for: a symbol ranked first by its
+//     name alone comes after the first seven memories ranked by their
+//     words alone (0.9/61 lies between 1/67 and 1/68), and deeper down the
+//     two interleave; 0.7, tried first on cobra, pushed symbols below the
+//     first 27 weak memory matches, out of sight;
 //   - graph 0.5: nearness to the symbols the query names or the file at
 //     hand says a memory is relevant context, not that it answers the
-//     query; it lifts matches among equals and brings in neighbors.
-var RankerWeights = map[string]float64{RankerText: 1, RankerVector: 1, RankerCode: 0.7, RankerGraph: 0.5}
+//     query; it lifts matches among equals and brings in neighbors (the
+//     named definitions themselves rank first in it).
+var RankerWeights = map[string]float64{RankerText: 1, RankerVector: 1, RankerCode: 0.9, RankerGraph: 0.5}
 
 // StaleFactor multiplies the fused score of a stale memory: ranked lower,
 // labelled, never hidden.
@@ -161,6 +165,9 @@ func (w *Workspace) FusedSearch(ctx context.Context, req SearchRequest) ([]Resul
 			return nil, err
 		}
 	}
+	if err := w.graphRanker(req, f); err != nil {
+		return nil, err
+	}
 	if req.Kind != ResultMemory && req.Filter.keepsSymbols() {
 		hits, err := w.SearchCode(ctx, req.Query, depth)
 		if err != nil {
@@ -182,7 +189,7 @@ func (w *Workspace) FusedSearch(ctx context.Context, req SearchRequest) ([]Resul
 	return out, nil
 }
 
-// memoryRankers adds the text, vector and graph rankings of memories.
+// memoryRankers adds the text and vector rankings of memories.
 func (w *Workspace) memoryRankers(ctx context.Context, req SearchRequest, depth int, f *fuser) error {
 	mems := map[string]*Memory{}
 	load := func(id string) *Memory {
@@ -215,19 +222,39 @@ func (w *Workspace) memoryRankers(ctx context.Context, req SearchRequest, depth 
 		return err
 	}
 	addScored(RankerVector, vec)
+	return nil
+}
+
+// graphRanker adds the graph ranking: the memories near the seeds
+// (GraphRank) and, unless only memories are asked for, the seed
+// definitions themselves at ProximitySymbol, ahead of memories of equal
+// proximity.
+func (w *Workspace) graphRanker(req SearchRequest, f *fuser) error {
 	seeds, files, err := w.graphSeeds(req)
 	if err != nil || (len(seeds) == 0 && len(files) == 0) {
 		return err
+	}
+	rank := 0
+	if req.Kind != ResultMemory && req.Filter.keepsSymbols() {
+		for _, d := range seeds {
+			if req.Filter.KeepSymbol(d) {
+				rank++
+				d := d
+				f.add(Result{Kind: ResultSymbol, Symbol: &d}, RankerPart{Ranker: RankerGraph, Rank: rank, Score: ProximitySymbol, Why: "named by the query"})
+			}
+		}
+	}
+	if req.Kind == ResultSymbol {
+		return nil
 	}
 	hits, err := w.GraphRank(seeds, files)
 	if err != nil {
 		return err
 	}
-	rank := 0
 	for _, h := range hits {
-		if m := load(h.Memory.ID); m != nil && req.Filter.Keep(m) {
+		if req.Filter.Keep(h.Memory) {
 			rank++
-			f.add(Result{Kind: ResultMemory, Memory: m}, RankerPart{Ranker: RankerGraph, Rank: rank, Score: h.Proximity, Why: h.Why})
+			f.add(Result{Kind: ResultMemory, Memory: h.Memory}, RankerPart{Ranker: RankerGraph, Rank: rank, Score: h.Proximity, Why: h.Why})
 		}
 	}
 	return nil

@@ -86,6 +86,10 @@ type mentionedDef struct {
 	def  index.Definition
 	word string
 	of   int
+	// strong is true for a word in backquotes or shaped like code (an
+	// inner capital, an underscore, a digit, a qualifier), false for a
+	// word that is only capitalized ("Args", which prose also writes).
+	strong bool
 }
 
 // mentionedDefs returns the definitions named by identifier-like words
@@ -104,30 +108,41 @@ func (w *Workspace) mentionedDefs(text string) ([]mentionedDef, error) {
 		if err != nil {
 			return nil, err
 		}
+		strong := quoted || strings.ContainsAny(tok, "_.#0123456789") || strings.ToLower(tok[1:]) != tok[1:]
 		for _, d := range defs {
-			out = append(out, mentionedDef{def: d, word: tok, of: len(defs)})
+			out = append(out, mentionedDef{def: d, word: tok, of: len(defs), strong: strong})
 		}
 	}
 	return out, nil
 }
 
 // uniqueMentionedSymbol returns the SCIP symbol of the one definition the
-// text mentions, "" when it mentions none or several; n is the number of
-// distinct definitions mentioned.
+// text mentions by a word shaped like code (mentionedDef.strong), or
+// when there is none the one it mentions by a capitalized word; "" when it
+// mentions none or several. n is the number of distinct definitions
+// mentioned.
 func (w *Workspace) uniqueMentionedSymbol(text string) (sym string, n int, err error) {
 	defs, err := w.mentionedDefs(text)
 	if err != nil {
 		return "", 0, err
 	}
-	syms := map[string]bool{}
+	all, strong := map[string]bool{}, map[string]bool{}
+	var strongSym string
 	for _, d := range defs {
-		syms[d.def.Symbol] = true
+		all[d.def.Symbol] = true
 		sym = d.def.Symbol
+		if d.strong {
+			strong[d.def.Symbol] = true
+			strongSym = d.def.Symbol
+		}
 	}
-	if len(syms) != 1 {
-		return "", len(syms), nil
+	switch {
+	case len(strong) == 1:
+		return strongSym, len(all), nil
+	case len(strong) == 0 && len(all) == 1:
+		return sym, 1, nil
 	}
-	return sym, 1, nil
+	return "", len(all), nil
 }
 
 // autoAnchor places a request with AutoAnchor that names no place: on
@@ -143,7 +158,7 @@ func (w *Workspace) autoAnchor(req *RememberRequest, m *Memory) error {
 		return err
 	case sym != "":
 		req.Symbol = sym
-		m.Placement = "anchored to " + sym + ", the one definition the text mentions"
+		m.Placement = "anchored to " + sym + ", the one definition the text names"
 	case n == 0:
 		req.Unanchored = true
 		m.Placement = "workspace-level: no place given and the text mentions no definition"
