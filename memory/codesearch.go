@@ -280,8 +280,31 @@ type SymbolHit struct {
 // (1) and kinds (0.5); unsaved buffers of open documents count instead of
 // their files. It returns at most limit hits (0: 20), best first, ties by
 // path and symbol.
-func (w *Workspace) SearchCode(ctx context.Context, query string, limit int) (hits []SymbolHit, err error) {
-	limit = clampSearchLimit(limit)
+func (w *Workspace) SearchCode(ctx context.Context, query string, limit int) ([]SymbolHit, error) {
+	scored, err := w.codeRanking(ctx, query, clampSearchLimit(limit))
+	if err != nil {
+		return nil, err
+	}
+	res := make([]Result, len(scored))
+	for i, sc := range scored {
+		d := stubDef(sc.ID)
+		res[i] = Result{Kind: ResultSymbol, Symbol: &d, Score: sc.Score}
+	}
+	if err := w.resolveSymbols(res); err != nil {
+		return nil, err
+	}
+	var hits []SymbolHit
+	for _, r := range res {
+		if r.Symbol.Kind != "" { // still defined
+			hits = append(hits, SymbolHit{Def: *r.Symbol, Score: r.Score})
+		}
+	}
+	return hits, nil
+}
+
+// codeRanking returns the BM25 ranking of code definitions for query
+// (document ids codeDocID), at most n, after applying pending buffers.
+func (w *Workspace) codeRanking(ctx context.Context, query string, n int) (scored []index.Scored, err error) {
 	w.code.mu.Lock()
 	defer w.code.mu.Unlock()
 	defer index.Recover(w.Store.Dir(), "search code", &err)
@@ -293,34 +316,49 @@ func (w *Workspace) SearchCode(ctx context.Context, query string, limit int) (hi
 		ft.Invalidate()
 		return nil, err
 	}
-	q := index.Query{Texts: []index.Text{{Text: query, Weight: 1}, {Text: ident.Split(query), Weight: 0.5}}, Fields: codeFields, Limit: limit}
-	scored, err := ft.Search(ctx, q)
-	if err != nil {
-		return nil, err
-	}
+	q := index.Query{Texts: []index.Text{{Text: query, Weight: 1}, {Text: ident.Split(query), Weight: 0.5}}, Fields: codeFields, Limit: n}
+	return ft.Search(ctx, q)
+}
+
+// stubDef is the definition a code document id names, with the fields
+// the id gives (path, symbol, display name); resolveSymbols fills in the
+// rest.
+func stubDef(id string) index.Definition {
+	path, sym, _ := strings.Cut(id, "\x00")
+	return index.Definition{Path: path, Symbol: sym, Name: scip.DisplayName(sym)}
+}
+
+// resolveSymbols replaces the stub definitions of symbol results by the
+// definitions of the open document's unsaved text or of the store,
+// reading each file record once. A definition gone since it was indexed
+// keeps its stub (empty Kind).
+func (w *Workspace) resolveSymbols(rs []Result) error {
+	w.code.mu.Lock()
+	defer w.code.mu.Unlock()
 	recs := map[string][]index.Definition{}
-	for _, sc := range scored {
-		path, sym, ok := strings.Cut(sc.ID, "\x00")
-		if !ok {
+	for _, r := range rs {
+		if r.Kind != ResultSymbol {
 			continue
 		}
-		defs, seen := recs[path]
+		defs, seen := recs[r.Symbol.Path]
 		if !seen {
-			if b, buffered := w.code.buffers[path]; buffered {
+			if b, buffered := w.code.buffers[r.Symbol.Path]; buffered {
 				defs = b
-			} else if rec, err := w.Store.File(path); err == nil && rec != nil {
+			} else if rec, err := w.Store.File(r.Symbol.Path); err != nil {
+				return err
+			} else if rec != nil {
 				defs = rec.Defs
 			}
-			recs[path] = defs
+			recs[r.Symbol.Path] = defs
 		}
 		for _, d := range defs {
-			if d.Symbol == sym {
-				hits = append(hits, SymbolHit{Def: d, Score: sc.Score})
+			if d.Symbol == r.Symbol.Symbol {
+				*r.Symbol = d
 				break
 			}
 		}
 	}
-	return hits, nil
+	return nil
 }
 
 // closeCode restores the stored definitions of unsaved buffers (so that

@@ -155,13 +155,10 @@ func (w *Workspace) FusedSearch(ctx context.Context, req SearchRequest) ([]Resul
 		return nil, err
 	}
 	limit := clampSearchLimit(req.Limit)
-	depth := min(max(3*limit, 100), MaxSearchLimit)
-	if !req.Filter.Empty() {
-		depth = MaxSearchLimit // filter a deep ranking, then cut
-	}
+	depth := min(max(2*limit, 40), MaxSearchLimit)
 	f := &fuser{byKey: map[string]*Result{}}
 	if req.Kind != ResultSymbol {
-		if err := w.memoryRankers(ctx, req, depth, f); err != nil {
+		if err := w.memoryRankers(ctx, req, depth, limit, f); err != nil {
 			return nil, err
 		}
 	}
@@ -169,28 +166,48 @@ func (w *Workspace) FusedSearch(ctx context.Context, req SearchRequest) ([]Resul
 		return nil, err
 	}
 	if req.Kind != ResultMemory && req.Filter.keepsSymbols() {
-		hits, err := w.SearchCode(ctx, req.Query, depth)
+		hits, err := deepen(depth, limit, func(n int) ([]index.Scored, error) { return w.codeRanking(ctx, req.Query, n) },
+			func(sc index.Scored) bool { return req.Filter.KeepSymbol(stubDef(sc.ID)) })
 		if err != nil {
 			return nil, err
 		}
-		rank := 0
-		for _, h := range hits {
-			if req.Filter.KeepSymbol(h.Def) {
-				rank++
-				d := h.Def
-				f.add(Result{Kind: ResultSymbol, Symbol: &d}, RankerPart{Ranker: RankerCode, Rank: rank, Score: h.Score})
-			}
+		for i, h := range hits {
+			d := stubDef(h.ID)
+			f.add(Result{Kind: ResultSymbol, Symbol: &d}, RankerPart{Ranker: RankerCode, Rank: i + 1, Score: h.Score})
 		}
 	}
 	out := f.results()
 	if len(out) > limit {
 		out = out[:limit]
 	}
-	return out, nil
+	return out, w.resolveSymbols(out)
 }
 
-// memoryRankers adds the text and vector rankings of memories.
-func (w *Workspace) memoryRankers(ctx context.Context, req SearchRequest, depth int, f *fuser) error {
+// deepen returns the items of a ranking that keep accepts, asking fetch
+// for the first n items with n = depth, 4·depth, … up to MaxSearchLimit
+// until at least want are kept or the ranking has no more: a filter that
+// keeps few items looks deeper, an unfiltered search reads depth items.
+func deepen[T any](depth, want int, fetch func(n int) ([]T, error), keep func(T) bool) ([]T, error) {
+	for n := depth; ; n = min(4*n, MaxSearchLimit) {
+		list, err := fetch(n)
+		if err != nil {
+			return nil, err
+		}
+		var kept []T
+		for _, x := range list {
+			if keep(x) {
+				kept = append(kept, x)
+			}
+		}
+		if len(kept) >= want || len(list) < n || n >= MaxSearchLimit {
+			return kept, nil
+		}
+	}
+}
+
+// memoryRankers adds the text and vector rankings of memories, each
+// filtered (deepen) and cut to depth.
+func (w *Workspace) memoryRankers(ctx context.Context, req SearchRequest, depth, want int, f *fuser) error {
 	mems := map[string]*Memory{}
 	load := func(id string) *Memory {
 		if m, ok := mems[id]; ok {
@@ -203,25 +220,22 @@ func (w *Workspace) memoryRankers(ctx context.Context, req SearchRequest, depth 
 		mems[id] = m
 		return m
 	}
-	addScored := func(ranker string, list []index.Scored) {
-		rank := 0
-		for _, sc := range list {
-			if m := load(sc.ID); m != nil && req.Filter.Keep(m) {
-				rank++
-				f.add(Result{Kind: ResultMemory, Memory: m}, RankerPart{Ranker: ranker, Rank: rank, Score: sc.Score})
-			}
+	keep := func(sc index.Scored) bool { m := load(sc.ID); return m != nil && req.Filter.Keep(m) }
+	for _, r := range []struct {
+		name  string
+		fetch func(n int) ([]index.Scored, error)
+	}{
+		{RankerText, func(n int) ([]index.Scored, error) { return w.textRanking(ctx, req.Query, n) }},
+		{RankerVector, func(n int) ([]index.Scored, error) { return w.VectorSearch(ctx, req.Query, n) }},
+	} {
+		list, err := deepen(depth, want, r.fetch, keep)
+		if err != nil {
+			return err
+		}
+		for i, sc := range list[:min(len(list), depth)] {
+			f.add(Result{Kind: ResultMemory, Memory: mems[sc.ID]}, RankerPart{Ranker: r.name, Rank: i + 1, Score: sc.Score})
 		}
 	}
-	text, err := w.textRanking(ctx, req.Query, depth)
-	if err != nil {
-		return err
-	}
-	addScored(RankerText, text)
-	vec, err := w.VectorSearch(ctx, req.Query, depth)
-	if err != nil {
-		return err
-	}
-	addScored(RankerVector, vec)
 	return nil
 }
 
