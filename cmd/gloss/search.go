@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -42,6 +43,11 @@ labelled STALE, never hidden. --explain prints each part of each score.`,
 			}
 			defer b.Close()
 			a.Query = strings.Join(args, " ")
+			if a.File != "" { // relative to -C and this process, not the daemon's directory
+				if a.File, err = filepath.Abs(g.resolvePath(a.File)); err != nil {
+					return err
+				}
+			}
 			res, err := b.Search(cmd.Context(), a)
 			if err != nil {
 				return err
