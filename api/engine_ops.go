@@ -69,8 +69,8 @@ func (e *Engine) Search(ctx context.Context, a SearchArgs) (SearchResult, error)
 			if file, err = URIToPath(a.File); err != nil {
 				return SearchResult{}, invalid("%s: %v", Search.name, err)
 			}
-		} else if file, err = filepath.Abs(a.File); err != nil {
-			return SearchResult{}, invalid("%s: %v", Search.name, err)
+		} else if file = a.File; !filepath.IsAbs(file) && len(e.Host.Workspaces()) > 0 {
+			file = filepath.Join(e.Host.Workspaces()[0].Root, file) // as gloss.context does
 		}
 		if fileW = memory.WorkspaceFor(e.Host.Workspaces(), file); fileW == nil {
 			return SearchResult{}, invalid("%s: %s is outside the workspace folders", Search.name, a.File)

@@ -107,8 +107,9 @@ type SearchArgs struct {
 	memory.Filter
 	// Kind is "" (memories and code symbols), "memory" or "symbol".
 	Kind string `json:"kind,omitempty"`
-	// File is the file at hand (absolute path or file:// URI in a
-	// workspace folder): memories near it in the symbol graph rank higher.
+	// File is the file at hand (absolute path, file:// URI, or a path
+	// relative to the first workspace folder's root): memories near it in
+	// the symbol graph rank higher.
 	File string `json:"file,omitempty"`
 	// Explain adds each result's score parts (memory.Explanation).
 	Explain bool `json:"explain,omitempty"`
