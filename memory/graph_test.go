@@ -130,3 +130,33 @@ func TestCodeSearchFollowsIndexAndBuffers(t *testing.T) {
 		t.Errorf("closed document, stored definitions back: %q", got)
 	}
 }
+
+// TestWorkspaceLevelProjectMemory checks that a memory with no anchor
+// shared with the team is written to its file and loaded by a clone's
+// fresh store, and that check leaves it alone.
+func TestWorkspaceLevelProjectMemory(t *testing.T) {
+	w, repo := indexedWorkspace(t, graphFiles)
+	ctx := context.Background()
+	m, err := w.Remember(ctx, memory.RememberRequest{Text: "Releases are cut on Mondays", Scope: memory.ScopeProject, AutoAnchor: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Anchors) != 0 || w.MemoryFile(m) == "" {
+		t.Fatalf("anchors %+v, file %q", m.Anchors, w.MemoryFile(m))
+	}
+	if _, err := w.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+	other, err := memory.Open(repo, memory.Options{Home: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := other.SyncMemoryFiles(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := other.Get(m.ID)
+	if err != nil || got.Body != m.Body || len(got.Anchors) != 0 || got.Stale() {
+		t.Fatalf("loaded %+v, %v", got, err)
+	}
+}
