@@ -443,6 +443,23 @@ func (s *Store) DefsByName(name string) ([]Definition, error) {
 	return s.lookup(prefixName, name)
 }
 
+// NameCount returns the number of definitions named name, counting keys
+// only and stopping at limit.
+func (s *Store) NameCount(name string, limit int) (int, error) {
+	n := 0
+	stop := errors.New("limit")
+	err := Scan(s.pdb(), func([]string, []byte) error {
+		if n++; n >= limit {
+			return stop
+		}
+		return nil
+	}, prefixName, name)
+	if errors.Is(err, stop) {
+		err = nil
+	}
+	return n, err
+}
+
 // Callers returns the SCIP symbols of definitions that call name
 // (syntactic: any call whose callee identifier is name).
 func (s *Store) Callers(name string) ([]string, error) {

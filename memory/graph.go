@@ -58,7 +58,7 @@ func (w *Workspace) QuerySymbols(query string) ([]index.Definition, error) {
 			continue
 		}
 		seen[tok] = true
-		defs, err := w.defsByName(tok)
+		defs, err := w.namedDefs(tok)
 		if err != nil {
 			return nil, err
 		}
@@ -70,6 +70,28 @@ func (w *Workspace) QuerySymbols(query string) ([]index.Definition, error) {
 		}
 	}
 	return out, nil
+}
+
+// maxNamedDefs is the most definitions a word of prose may name to count
+// as a mention (namedDefs): a name defined more often ("String", "Error",
+// "run") says nothing specific. A qualified name (Type.Method) may match
+// up to maxGraphNeighbors definitions of its last part before its
+// qualifier narrows them.
+const maxNamedDefs = 16
+
+// namedDefs returns the definitions word names (a name, or Type.Method),
+// none when it names too many (maxNamedDefs); it counts index keys before
+// it decodes any file record.
+func (w *Workspace) namedDefs(word string) ([]index.Definition, error) {
+	name, limit := word, maxNamedDefs
+	if i := strings.LastIndexAny(word, ".#"); i > 0 {
+		name, limit = word[i+1:], maxGraphNeighbors
+	}
+	n, err := w.Store.NameCount(name, limit+1)
+	if err != nil || n > limit {
+		return nil, err
+	}
+	return w.defsByName(word)
 }
 
 // looksLikeIdentifier reports whether a word of prose is probably code:

@@ -35,8 +35,8 @@ const maxSuggestions = 20
 var pathLike = regexp.MustCompile(`[A-Za-z0-9_.\-]+(?:/[A-Za-z0-9_.\-]+)*\.[A-Za-z0-9]{1,5}|[A-Za-z0-9_.\-]+(?:/[A-Za-z0-9_.\-]+)+`)
 
 // SuggestAnchors matches the identifiers and paths text mentions against
-// the symbol index: identifier-like words (see QuerySymbols) naming
-// definitions, and paths of indexed files. Suggestions are in the order
+// the symbol index: identifier-like words (see QuerySymbols) naming at
+// most maxNamedDefs definitions, and paths of indexed files. Suggestions are in the order
 // of the text, each place once, at most maxSuggestions.
 func (w *Workspace) SuggestAnchors(text string) ([]AnchorSuggestion, error) {
 	var out []AnchorSuggestion
@@ -104,7 +104,7 @@ func (w *Workspace) mentionedDefs(text string) ([]mentionedDef, error) {
 			continue
 		}
 		seen[tok] = true
-		defs, err := w.defsByName(tok)
+		defs, err := w.namedDefs(tok)
 		if err != nil {
 			return nil, err
 		}
