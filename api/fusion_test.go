@@ -62,7 +62,7 @@ func TestSearchMixedResults(t *testing.T) {
 			}
 			sum += p.Contribution
 		}
-		if math.Abs(sum-ex.RRF) > 1e-12 || math.Abs(ex.RRF*ex.Confidence*ex.Freshness-r.Score) > 1e-12 {
+		if math.Abs(sum-ex.RRF) > 1e-12 || math.Abs(ex.RRF*ex.Confidence*ex.Trust*ex.Freshness-r.Score) > 1e-12 {
 			t.Errorf("explanation %+v does not add up to score %g", ex, r.Score)
 		}
 	}

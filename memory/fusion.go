@@ -53,6 +53,11 @@ const RRFK = 60
 //     named definitions themselves rank first in it).
 var RankerWeights = map[string]float64{RankerText: 1, RankerVector: 1, RankerCode: 0.9, RankerGraph: 0.5}
 
+// sourceTrust returns the trust multiplier of a memory's source (user,
+// agent, imported_git, …); 1 for every source until the import-git work's
+// SourceTrust (memory/trust.go) is merged and assigned here.
+var sourceTrust = func(source string) float64 { return 1 }
+
 // StaleFactor multiplies the fused score of a stale memory: ranked lower,
 // labelled, never hidden.
 const StaleFactor = 0.5
@@ -93,7 +98,7 @@ type RankerPart struct {
 }
 
 // Explanation is every part of a fused score: Score = RRF × Confidence ×
-// Freshness.
+// Trust × Freshness.
 type Explanation struct {
 	Rankers []RankerPart `json:"rankers"`
 	// RRF is the sum of the rankers' contributions.
@@ -101,6 +106,8 @@ type Explanation struct {
 	// Confidence is the memory's confidence (1 for symbols and for
 	// memories without one).
 	Confidence float64 `json:"confidence"`
+	// Trust is the multiplier of the memory's source (1 for symbols).
+	Trust float64 `json:"trust"`
 	// Freshness is StaleFactor for a stale memory, else 1.
 	Freshness float64 `json:"freshness"`
 	Score     float64 `json:"score"`
@@ -141,7 +148,7 @@ func Less(a, b Result) bool {
 // reciprocal rank fusion (Cormack et al. 2009; RRFK, RankerWeights) of
 // BM25 over memories, the vector index, graph proximity and BM25 over
 // code definitions, each list filtered before ranks are counted; then
-// multiplies by confidence and freshness (Explanation). Results are best
+// multiplies by confidence, source trust and freshness (Explanation). Results are best
 // first (Less), at most req.Limit. It fails on an empty query, an invalid
 // filter or kind, a file outside the workspace, or a store error.
 func (w *Workspace) FusedSearch(ctx context.Context, req SearchRequest) ([]Result, error) {
@@ -333,16 +340,17 @@ func (f *fuser) results() []Result {
 	for _, k := range f.order {
 		r := *f.byKey[k]
 		e := &r.Explain
-		e.Confidence, e.Freshness = 1, 1
+		e.Confidence, e.Trust, e.Freshness = 1, 1, 1
 		if r.Kind == ResultMemory {
 			if c := r.Memory.Confidence; c > 0 {
 				e.Confidence = c
 			}
+			e.Trust = sourceTrust(r.Memory.Source)
 			if r.Memory.Stale() {
 				e.Freshness = StaleFactor
 			}
 		}
-		e.Score = e.RRF * e.Confidence * e.Freshness
+		e.Score = e.RRF * e.Confidence * e.Trust * e.Freshness
 		r.Score = e.Score
 		out = append(out, r)
 	}

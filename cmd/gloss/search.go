@@ -95,7 +95,7 @@ func printSearch(w io.Writer, items []api.SearchItem) {
 				}
 				fmt.Fprintln(w)
 			}
-			fmt.Fprintf(w, "    rrf %.5f × confidence %.2f × freshness %.2f = %.5f\n", e.RRF, e.Confidence, e.Freshness, e.Score)
+			fmt.Fprintf(w, "    rrf %.5f × confidence %.2f × trust %.2f × freshness %.2f = %.5f\n", e.RRF, e.Confidence, e.Trust, e.Freshness, e.Score)
 		}
 	}
 	if len(items) == 0 {
