@@ -207,3 +207,14 @@ func scanRange(db pebble.Reader, lo, hi []byte, fn func(k []byte) error) (err er
 	}
 	return it.Error()
 }
+
+// MemoryAnchorPaths calls fn with every (path, memory id) pair of the
+// anchor index, in path then id order, reading keys only.
+func (s *Store) MemoryAnchorPaths(fn func(path, id string) error) error {
+	return Scan(s.pdb(), func(rest []string, _ []byte) error {
+		if len(rest) == 2 {
+			return fn(rest[0], rest[1])
+		}
+		return nil
+	}, prefixAnchor)
+}

@@ -227,7 +227,17 @@ func (w *Workspace) memoryRankers(ctx context.Context, req SearchRequest, depth,
 		mems[id] = m
 		return m
 	}
-	keep := func(sc index.Scored) bool { m := load(sc.ID); return m != nil && req.Filter.Keep(m) }
+	allowed, err := w.pathCandidates(req.Filter.Path)
+	if err != nil {
+		return err
+	}
+	keep := func(sc index.Scored) bool {
+		if allowed != nil && !allowed[sc.ID] {
+			return false // not decoded
+		}
+		m := load(sc.ID)
+		return m != nil && req.Filter.Keep(m)
+	}
 	for _, r := range []struct {
 		name  string
 		fetch func(n int) ([]index.Scored, error)
@@ -244,6 +254,28 @@ func (w *Workspace) memoryRankers(ctx context.Context, req SearchRequest, depth,
 		}
 	}
 	return nil
+}
+
+// pathCandidates returns the ids of the memories with an anchor whose
+// path matches pattern (Filter.Path), from the anchor index's keys, so
+// that a path filter decodes only the memories it may keep; nil when
+// pattern is "".
+func (w *Workspace) pathCandidates(pattern string) (map[string]bool, error) {
+	if pattern == "" {
+		return nil, nil
+	}
+	out := map[string]bool{}
+	last, match := "", false
+	err := w.Store.MemoryAnchorPaths(func(path, id string) error {
+		if path != last {
+			last, match = path, pathMatches(pattern, path)
+		}
+		if match {
+			out[id] = true
+		}
+		return nil
+	})
+	return out, err
 }
 
 // graphRanker adds the graph ranking: the memories near the seeds
