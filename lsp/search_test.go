@@ -3,6 +3,7 @@ package lsp
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gloss-dev/gloss/api"
 )
@@ -24,7 +25,19 @@ func TestSearchFollowsUnsavedBuffer(t *testing.T) {
 	}
 	last := strings.Count(mainGo, "\n")
 	c.change("main.go", Range{Start: Position{Line: last}, End: Position{Line: last}}, "\n// rotateSigningKeys renews the keys.\nfunc rotateSigningKeys() {}\n")
-	c.waitFor("the buffer's new function in search", func() bool { return found("signing keys") })
+	poll(t, "the buffer's new function in search", func() bool { return found("signing keys") })
 	c.notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": c.uri("main.go")}})
-	c.waitFor("the stored definitions back in search", func() bool { return !found("signing keys") })
+	poll(t, "the stored definitions back in search", func() bool { return !found("signing keys") })
+}
+
+// poll calls cond until it holds, for up to 20 s (not under the client's
+// lock, as waitFor would: cond sends requests whose replies may follow
+// notifications the client must take that lock to record).
+func poll(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
 }
