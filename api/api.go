@@ -72,6 +72,9 @@ type Interface interface {
 	Import(ctx context.Context, args ImportArgs) (ImportResult, error)
 	// ForgetAll deletes every memory (of a scope).
 	ForgetAll(ctx context.Context, args ForgetAllArgs) (ForgetAllResult, error)
+	// SuggestAnchors offers the definitions and files a memory's text
+	// mentions as anchors.
+	SuggestAnchors(ctx context.Context, args SuggestAnchorsArgs) (SuggestAnchorsResult, error)
 }
 
 // The commands of Interface, by wire name. Writes marks commands that
@@ -99,13 +102,14 @@ var (
 	Export            = def("gloss.export", Interface.Export, info{verb: "export", optional: true})
 	Import            = def("gloss.import", Interface.Import, info{verb: "import", writes: true})
 	ForgetAll         = def("gloss.forgetAll", Interface.ForgetAll, info{writes: true})
+	SuggestAnchors    = def("gloss.suggestAnchors", Interface.SuggestAnchors, info{verb: "suggest-anchors", doc: "Definitions and files a memory's text mentions, offered as anchors"})
 )
 
 // Commands lists every command in the order docs/commands.md does.
 var Commands = []Command{
 	Remember, RememberBatch, MemoriesAt, ShowMemories, MemoriesForSymbol, Search, Show,
 	Update, Verify, Forget, Check, List, Status, Index, Impact, Context,
-	Share, Unshare, Export, Import, ForgetAll,
+	Share, Unshare, Export, Import, ForgetAll, SuggestAnchors,
 }
 
 // Names returns the wire names of Commands (the LSP server's

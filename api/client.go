@@ -107,3 +107,8 @@ func (c Client) Import(ctx context.Context, a ImportArgs) (ImportResult, error) 
 func (c Client) ForgetAll(ctx context.Context, a ForgetAllArgs) (ForgetAllResult, error) {
 	return call(ctx, c, ForgetAll, a)
 }
+
+// SuggestAnchors implements Interface.
+func (c Client) SuggestAnchors(ctx context.Context, a SuggestAnchorsArgs) (SuggestAnchorsResult, error) {
+	return call(ctx, c, SuggestAnchors, a)
+}

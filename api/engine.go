@@ -171,6 +171,16 @@ func (e *Engine) request(a RememberArgs) (memory.RememberRequest, *place, error)
 	if a.Symbol != "" {
 		return req, nil, nil
 	}
+	if a.URI == "" && a.Range == nil {
+		// No place: the memory goes to the first workspace, on the one
+		// definition its text mentions, else workspace-level.
+		ws := e.Host.Workspaces()
+		if len(ws) == 0 {
+			return req, nil, invalid("%s: no workspace folder is open", Remember.name)
+		}
+		req.AutoAnchor = true
+		return req, &place{w: ws[0]}, nil
+	}
 	pl, err := e.place(Remember.name, a.Location, false)
 	if err != nil {
 		return req, nil, err

@@ -42,8 +42,8 @@ func (e *Engine) MemoriesForSymbol(_ context.Context, a SymbolArgs) (MemoriesRes
 	return MemoriesResult{memory.Views(ms)}, nil
 }
 
-// Search implements Interface: each workspace's hits merged by score
-// (memory.MergeHits).
+// Search implements Interface: each workspace's fused results
+// (memory.FusedSearch) merged by score (memory.Less).
 func (e *Engine) Search(ctx context.Context, a SearchArgs) (SearchResult, error) {
 	if strings.TrimSpace(a.Query) == "" {
 		return SearchResult{}, invalid("%s: empty \"query\"", Search.name)
@@ -58,30 +58,63 @@ func (e *Engine) Search(ctx context.Context, a SearchArgs) (SearchResult, error)
 	if err := a.Filter.Validate(); err != nil {
 		return SearchResult{}, invalid("%s: %v", Search.name, err)
 	}
-	ask := a.Limit
-	if !a.Filter.Empty() {
-		ask = MaxLimit // filter the whole ranking, then cut
+	if a.Kind != "" && a.Kind != memory.ResultMemory && a.Kind != memory.ResultSymbol {
+		return SearchResult{}, invalid("%s: \"kind\" must be memory or symbol, not %q", Search.name, a.Kind)
 	}
-	var lists [][]memory.SearchHit
+	var fileW *memory.Workspace
+	var file string
+	if a.File != "" {
+		var err error
+		if strings.HasPrefix(a.File, "file:") {
+			if file, err = URIToPath(a.File); err != nil {
+				return SearchResult{}, invalid("%s: %v", Search.name, err)
+			}
+		} else if file = a.File; !filepath.IsAbs(file) && len(e.Host.Workspaces()) > 0 {
+			file = filepath.Join(e.Host.Workspaces()[0].Root, file) // as gloss.context does
+		}
+		if fileW = memory.WorkspaceFor(e.Host.Workspaces(), file); fileW == nil {
+			return SearchResult{}, invalid("%s: %s is outside the workspace folders", Search.name, a.File)
+		}
+	}
+	var all []memory.Result
 	for _, w := range e.Host.Workspaces() {
-		h, err := w.Search(ctx, a.Query, ask)
+		req := memory.SearchRequest{Query: a.Query, Limit: a.Limit, Filter: a.Filter, Kind: a.Kind}
+		if w == fileW {
+			req.Files = []string{file}
+		}
+		res, err := w.FusedSearch(ctx, req)
 		if err != nil {
 			return SearchResult{}, err
 		}
-		kept := h[:0]
-		for _, hit := range h {
-			if a.Filter.Keep(hit.Memory) {
-				kept = append(kept, hit)
-			}
+		all = append(all, res...)
+	}
+	sort.SliceStable(all, func(i, j int) bool { return memory.Less(all[i], all[j]) })
+	if len(all) > a.Limit {
+		all = all[:a.Limit]
+	}
+	return searchResult(all, a.Explain), nil
+}
+
+// searchResult shapes fused results for the wire.
+func searchResult(all []memory.Result, explain bool) SearchResult {
+	out := SearchResult{Memories: []memory.View{}, Scores: []float64{}, Results: make([]SearchItem, len(all))}
+	for i, r := range all {
+		it := SearchItem{Kind: r.Kind, Score: r.Score}
+		if r.Kind == memory.ResultMemory {
+			v := memory.ViewOf(r.Memory)
+			it.View = &v
+			out.Memories, out.Scores = append(out.Memories, v), append(out.Scores, r.Score)
+		} else {
+			sv := memory.SymbolViewOf(*r.Symbol)
+			it.Symbol = &sv
 		}
-		lists = append(lists, kept)
+		if explain {
+			ex := r.Explain
+			it.Explain = &ex
+		}
+		out.Results[i] = it
 	}
-	hits := memory.MergeHits(a.Limit, lists...)
-	out := SearchResult{Memories: make([]memory.View, len(hits)), Scores: make([]float64, len(hits))}
-	for i, h := range hits {
-		out.Memories[i], out.Scores[i] = memory.ViewOf(h.Memory), h.Score
-	}
-	return out, nil
+	return out
 }
 
 // Show implements Interface.
@@ -354,4 +387,22 @@ func (e *Engine) Context(ctx context.Context, a ContextArgs) (ContextResult, err
 		res.Items = append(res.Items, ContextItem{Memory: memory.ViewOf(it.Memory), Reasons: it.Reasons, Score: it.Score, Diff: it.Diff})
 	}
 	return res, nil
+}
+
+// SuggestAnchors implements Interface: every workspace's suggestions, in
+// workspace order.
+func (e *Engine) SuggestAnchors(_ context.Context, a SuggestAnchorsArgs) (SuggestAnchorsResult, error) {
+	text := strings.TrimSpace(a.Title + "\n" + a.Text)
+	if text == "" {
+		return SuggestAnchorsResult{}, invalid("%s: empty \"text\"", SuggestAnchors.name)
+	}
+	out := SuggestAnchorsResult{Suggestions: []memory.AnchorSuggestion{}}
+	for _, w := range e.Host.Workspaces() {
+		s, err := w.SuggestAnchors(text)
+		if err != nil {
+			return SuggestAnchorsResult{}, err
+		}
+		out.Suggestions = append(out.Suggestions, s...)
+	}
+	return out, nil
 }

@@ -39,7 +39,10 @@ func LinesRange(first, last int) *Range {
 
 // RememberArgs are the arguments of gloss.remember. The memory is placed
 // by Symbol (a SCIP symbol or a unique definition name such as "Execute",
-// "Command.Execute") or by Location; not both. Empty Text makes a draft
+// "Command.Execute") or by Location; not both. With neither, it is
+// anchored to the one definition its title and text mention
+// (gloss.suggestAnchors), else stored with no anchor (workspace-level);
+// the result's "placement" says which. Empty Text makes a draft
 // (text and title "TODO: describe", scope project) whose Markdown file the
 // client is asked to open.
 type RememberArgs struct {
@@ -93,25 +96,51 @@ type SymbolArgs struct {
 }
 
 // SearchArgs are the arguments of gloss.search. Limit 0 means 20; it is
-// capped at MaxLimit. The filter fields are memory.Filter's.
+// capped at MaxLimit.
 type SearchArgs struct {
 	Query string `json:"query"`
 	Limit int    `json:"limit,omitempty"`
 	// Filter narrows the results (type, tag, path pattern, symbol, stale,
-	// min_confidence); the limit applies after it.
+	// min_confidence); the limit applies after it. Code symbols pass the
+	// path and symbol filters; a filter on type, tag, confidence or stale
+	// "only" keeps memories alone.
 	memory.Filter
+	// Kind is "" (memories and code symbols), "memory" or "symbol".
+	Kind string `json:"kind,omitempty"`
+	// File is the file at hand (absolute path, file:// URI, or a path
+	// relative to the first workspace folder's root): memories near it in
+	// the symbol graph rank higher.
+	File string `json:"file,omitempty"`
+	// Explain adds each result's score parts (memory.Explanation).
+	Explain bool `json:"explain,omitempty"`
 }
 
 // MaxLimit caps every result count a client may ask for
 // (memory.MaxSearchLimit).
 const MaxLimit = memory.MaxSearchLimit
 
-// SearchResult is the result of gloss.search: Scores[i] is the score of
-// Memories[i] (memory.SearchHit: BM25, halved for stale memories), best
-// first.
+// SearchResult is the result of gloss.search. Results mix memories and
+// code symbols, best first (memory.FusedSearch: weighted reciprocal rank
+// fusion, then confidence and freshness). Memories and Scores are the
+// memory results alone, in the same order, for clients that predate
+// Results: Scores[i] is the fused score of Memories[i].
 type SearchResult struct {
 	Memories []memory.View `json:"memories"`
 	Scores   []float64     `json:"scores"`
+	Results  []SearchItem  `json:"results"`
+}
+
+// SearchItem is one result of gloss.search: a memory (its memory.View
+// fields inline) or a code symbol, labelled by Kind.
+type SearchItem struct {
+	// Kind is "memory" or "symbol".
+	Kind string `json:"kind"`
+	*memory.View
+	Symbol *memory.SymbolView `json:"symbol,omitempty"`
+	// Score is the fused score (higher is better).
+	Score float64 `json:"score"`
+	// Explain is set when the search asked for it.
+	Explain *memory.Explanation `json:"explain,omitempty"`
 }
 
 // IDArgs name one memory by id (a unique prefix of at least 6 characters
@@ -264,4 +293,18 @@ type ContextResult struct {
 	Items    []ContextItem `json:"items"`
 	Tokens   int           `json:"tokens"`
 	Omitted  int           `json:"omitted"`
+}
+
+// SuggestAnchorsArgs are the arguments of gloss.suggestAnchors: the text
+// (and title) of a memory, written or about to be.
+type SuggestAnchorsArgs struct {
+	Text  string `json:"text"`
+	Title string `json:"title,omitempty"`
+}
+
+// SuggestAnchorsResult is the result of gloss.suggestAnchors: the
+// definitions and files the text mentions, in the order of the text, each
+// with its 1-based inclusive lines and why it is offered.
+type SuggestAnchorsResult struct {
+	Suggestions []memory.AnchorSuggestion `json:"suggestions"`
 }

@@ -85,6 +85,9 @@ type File struct {
 	Lines *Lines
 	Defs  []Definition
 	Calls []Call
+	// Imports are the modules the file imports, without targets (see
+	// Project.ResolveImports); filled by Parse, empty after Reparse.
+	Imports []Import
 	// HasError reports a syntax error somewhere in the tree; definitions are
 	// still extracted from the parts that parsed.
 	HasError bool
@@ -172,6 +175,7 @@ func Parse(parser *ts.Parser, lang *Language, path string, src []byte, pc Packag
 	}
 	sort.SliceStable(f.Defs, func(i, j int) bool { return f.Defs[i].Range.StartByte < f.Defs[j].Range.StartByte })
 	x.collectCalls()
+	x.collectImports()
 	return f, nil
 }
 

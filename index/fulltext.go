@@ -208,3 +208,59 @@ func (f *FullText) Search(ctx context.Context, q Query) (out []Scored, err error
 
 // Close implements Derived.
 func (f *FullText) Close() error { return f.writer.Close() }
+
+// UpdateUnsaved applies docs and deleted like Update, for documents that
+// are not in the store of record (an editor's unsaved buffer): the
+// generation is removed first, so the index counts as out of step (and is
+// rebuilt when next opened) until an Update records a generation again.
+func (f *FullText) UpdateUnsaved(docs []Doc, deleted []string) error {
+	if err := os.Remove(filepath.Join(f.dir, genFile)); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	return f.update(docs, deleted)
+}
+
+// IDsWithPrefix returns the ids of the indexed documents whose id starts
+// with prefix, in id order (a Bluge prefix query on the _id field).
+func (f *FullText) IDsWithPrefix(ctx context.Context, prefix string) (ids []string, err error) {
+	defer Recover(f.dir, "search", &err)
+	r, err := f.writer.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	q := bluge.NewPrefixQuery(prefix).SetField("_id")
+	it, err := r.Search(ctx, bluge.NewAllMatches(q))
+	if err != nil {
+		return nil, err
+	}
+	for {
+		dm, err := it.Next()
+		if err != nil {
+			return nil, err
+		}
+		if dm == nil {
+			break
+		}
+		_ = dm.VisitStoredFields(func(field string, value []byte) bool {
+			if field == "_id" {
+				ids = append(ids, string(value))
+				return false
+			}
+			return true
+		})
+	}
+	sort.Strings(ids)
+	return ids, nil
+}
+
+// Terms returns the terms the full-text index makes of text: the English
+// analyzer's tokens (lower case, stop words removed, Porter stemming), in
+// order, repeats kept.
+func Terms(text string) []string {
+	var out []string
+	for _, t := range analyzer().Analyze([]byte(text)) {
+		out = append(out, string(t.Term))
+	}
+	return out
+}

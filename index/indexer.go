@@ -200,7 +200,7 @@ func (w *indexWriter) apply(results <-chan parseResult, st *Stats) error {
 			return err
 		}
 		if res.same && old != nil {
-			res.rec.Defs, res.rec.Calls, res.rec.HasError = old.Defs, old.Calls, old.HasError
+			res.rec.Defs, res.rec.Calls, res.rec.Imports, res.rec.HasError = old.Defs, old.Calls, old.Imports, old.HasError
 		}
 		if err := putFile(w.b, old, res.rec); err != nil {
 			return err
@@ -318,6 +318,10 @@ func (ix *Indexer) parseOne(parsers map[*Language]*ts.Parser, j parseJob) parseR
 	}
 	defer f.Release()
 	rec.Defs, rec.Calls, rec.HasError = f.Defs, f.Calls, f.HasError
+	if len(f.Imports) > 0 && ix.Project != nil {
+		rec.Imports = append([]Import(nil), f.Imports...)
+		ix.Project.ResolveImports(c.Lang, c.Path, rec.Imports)
+	}
 	return parseResult{rec: rec}
 }
 

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
@@ -168,4 +169,52 @@ func (s *Store) MemoryIDsAt(path string) ([]string, error) {
 func (s *Store) Flush() (err error) {
 	defer Recover(s.dir, "flush store", &err)
 	return s.pdb().Flush()
+}
+
+// MemoryIDsInDir returns the ids of the memories with an anchor in a file
+// directly inside the workspace-relative directory dir ("." for the
+// root), in path then id order.
+func (s *Store) MemoryIDsInDir(dir string) ([]string, error) {
+	var ids []string
+	lo := Key(prefixAnchor, "")
+	hi := append(Key(prefixAnchor, ""), 0xff)
+	if dir != "." && dir != "" {
+		lo = Key(prefixAnchor, dir+"/")
+		hi = Key(prefixAnchor, dir+"0") // '0' follows '/'
+	}
+	err := scanRange(s.pdb(), lo, hi, func(k []byte) error {
+		parts := bytes.SplitN(k[len(prefixAnchor)+1:], []byte{0}, 2)
+		if len(parts) == 2 && !bytes.Contains(parts[0][len(lo)-len(prefixAnchor)-1:], []byte("/")) {
+			ids = append(ids, string(parts[1]))
+		}
+		return nil
+	})
+	return ids, err
+}
+
+// scanRange calls fn with every key in [lo, hi).
+func scanRange(db pebble.Reader, lo, hi []byte, fn func(k []byte) error) (err error) {
+	defer Recover("", "read store", &err)
+	it, err := db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	if err != nil {
+		return err
+	}
+	defer closeIter(it, &err)
+	for it.First(); it.Valid(); it.Next() {
+		if err := fn(it.Key()); err != nil {
+			return err
+		}
+	}
+	return it.Error()
+}
+
+// MemoryAnchorPaths calls fn with every (path, memory id) pair of the
+// anchor index, in path then id order, reading keys only.
+func (s *Store) MemoryAnchorPaths(fn func(path, id string) error) error {
+	return Scan(s.pdb(), func(rest []string, _ []byte) error {
+		if len(rest) == 2 {
+			return fn(rest[0], rest[1])
+		}
+		return nil
+	}, prefixAnchor)
 }

@@ -30,6 +30,7 @@ const (
 	prefixName     = "n" // n\0name\0symbol\0path → ""
 	prefixRef      = "r" // r\0callee name\0caller symbol\0path → ""
 	prefixContains = "c" // c\0parent\0child → ""
+	prefixImport   = "i" // i\0import target\0importer path → ""
 )
 
 // Store is the Pebble store of record of one workspace: the symbol graph
@@ -221,6 +222,9 @@ type FileRecord struct {
 	HasError bool         `json:"has_error"`
 	Defs     []Definition `json:"defs"`
 	Calls    []Call       `json:"calls,omitempty"`
+	// Imports are the modules the file imports (records written before
+	// imports were recorded have none until the file is parsed again).
+	Imports []Import `json:"imports,omitempty"`
 }
 
 // File returns the stored record of path, or (nil, nil) when it is not
@@ -313,6 +317,11 @@ func putFile(b *pebble.Batch, old, rec *FileRecord) error {
 	for _, c := range rec.Calls {
 		_ = b.Set(Key(prefixRef, c.Name, c.Caller, rec.Path), nil, nil)
 	}
+	for _, im := range rec.Imports {
+		if im.Target != "" {
+			_ = b.Set(Key(prefixImport, im.Target, rec.Path), nil, nil)
+		}
+	}
 	return nil
 }
 
@@ -331,6 +340,11 @@ func deleteFileKeys(b *pebble.Batch, old *FileRecord) {
 	}
 	for _, c := range old.Calls {
 		_ = b.Delete(Key(prefixRef, c.Name, c.Caller, old.Path), nil)
+	}
+	for _, im := range old.Imports {
+		if im.Target != "" {
+			_ = b.Delete(Key(prefixImport, im.Target, old.Path), nil)
+		}
 	}
 }
 
@@ -389,6 +403,19 @@ func (s *Store) DefsByBodyHash(hash string) ([]Definition, error) {
 	return s.lookup(prefixBody, hash)
 }
 
+// SymbolSites returns the workspace-relative paths of the files that
+// define symbol, reading keys only.
+func (s *Store) SymbolSites(symbol string) ([]string, error) {
+	var out []string
+	err := Scan(s.pdb(), func(rest []string, _ []byte) error {
+		if len(rest) == 1 {
+			out = append(out, rest[0])
+		}
+		return nil
+	}, prefixSymbol, symbol)
+	return out, err
+}
+
 // Site names one definition site: a SCIP symbol in a file.
 type Site struct {
 	Symbol string
@@ -414,6 +441,23 @@ func (s *Store) BodyHashSites(hash string) ([]Site, error) {
 // DefsByName returns the definitions named name (exact, case-sensitive).
 func (s *Store) DefsByName(name string) ([]Definition, error) {
 	return s.lookup(prefixName, name)
+}
+
+// NameCount returns the number of definitions named name, counting keys
+// only and stopping at limit.
+func (s *Store) NameCount(name string, limit int) (int, error) {
+	n := 0
+	stop := errors.New("limit")
+	err := Scan(s.pdb(), func([]string, []byte) error {
+		if n++; n >= limit {
+			return stop
+		}
+		return nil
+	}, prefixName, name)
+	if errors.Is(err, stop) {
+		err = nil
+	}
+	return n, err
 }
 
 // Callers returns the SCIP symbols of definitions that call name

@@ -172,7 +172,7 @@ func TestListTools(t *testing.T) {
 			t.Errorf("tool %s: description, input or output schema missing", tool.Name)
 		}
 	}
-	want := []string{"check", "context", "forget", "impact", "memories_at", "memories_for_symbol", "remember", "search", "show", "update", "verify"}
+	want := []string{"check", "context", "forget", "impact", "memories_at", "memories_for_symbol", "remember", "search", "show", "suggest_anchors", "update", "verify"}
 	slices.Sort(names)
 	if !slices.Equal(names, want) {
 		t.Errorf("tools = %v, want %v", names, want)
@@ -385,7 +385,6 @@ func TestToolErrors(t *testing.T) {
 		{"memories_at", map[string]any{"path": "service.go", "start_line": 500}, "lines 500-500 are out of bounds"},
 		{"remember", map[string]any{"text": "x", "path": "service.go", "start_line": 20, "end_line": 30}, "lines 20-30 are out of bounds: service.go has 24 lines"},
 		{"memories_at", map[string]any{"path": "service.go", "start_line": 5, "end_line": 2}, "before start_line"},
-		{"remember", map[string]any{"text": "x"}, "missing anchor"},
 		{"remember", map[string]any{"text": "x", "path": "service.go"}, "start_line"},
 		{"remember", map[string]any{"text": "", "path": "service.go", "start_line": 1}, "text"},
 		{"remember", map[string]any{"text": "x", "symbol": "NoSuchThing"}, "NoSuchThing"},

@@ -22,7 +22,7 @@ type RememberInput struct {
 	Path      string   `json:"path,omitempty" jsonschema:"file the memory is about, relative to the workspace root; give it with start_line/end_line, or give symbol instead"`
 	StartLine int      `json:"start_line,omitempty" jsonschema:"first line (1-based) of the code the memory is about"`
 	EndLine   int      `json:"end_line,omitempty" jsonschema:"last line (1-based, inclusive); defaults to start_line"`
-	Symbol    string   `json:"symbol,omitempty" jsonschema:"instead of path and lines: a definition name such as ParseConfig or Server.Close (unique in the workspace) or a SCIP symbol; the memory then follows that definition"`
+	Symbol    string   `json:"symbol,omitempty" jsonschema:"instead of path and lines: a definition name such as ParseConfig or Server.Close (unique in the workspace) or a SCIP symbol; the memory then follows that definition. With neither path nor symbol, the memory is anchored to the one definition the text mentions, else stored workspace-level (see placement in the result)"`
 	Type      string   `json:"type,omitempty" jsonschema:"one of gotcha, decision, convention, pattern, requirement, error_pattern, module_insight, workflow, dead_end, note (default note)"`
 	Title     string   `json:"title,omitempty" jsonschema:"short title, at most 60 characters; default: the first line of text"`
 	Tags      []string `json:"tags,omitempty" jsonschema:"free-form tags"`
@@ -43,13 +43,23 @@ type SymbolInput struct {
 
 // SearchInput is the input of the search tool.
 type SearchInput struct {
-	Query  string `json:"query" jsonschema:"words to look for in memory titles, bodies, tags, anchored symbols and code (full-text, BM25)"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"maximum number of memories to return (default 10)"`
-	Type   string `json:"type,omitempty" jsonschema:"only memories of this type (gotcha, decision, convention, ...)"`
-	Tag    string `json:"tag,omitempty" jsonschema:"only memories with this tag"`
-	Path   string `json:"path,omitempty" jsonschema:"only memories anchored in files matching this pattern (relative to the workspace root, e.g. internal/*.go) or below this directory"`
-	Symbol string `json:"symbol,omitempty" jsonschema:"only memories anchored to this definition (name or SCIP symbol)"`
-	Stale  string `json:"stale,omitempty" jsonschema:"include (default), exclude or only memories whose code changed since"`
+	Query         string  `json:"query" jsonschema:"words to look for in memories (titles, bodies, tags, anchored symbols and code) and in code definitions (names, doc comments, paths)"`
+	Limit         int     `json:"limit,omitempty" jsonschema:"maximum number of results to return (default 10)"`
+	Kind          string  `json:"kind,omitempty" jsonschema:"memory (only memories) or symbol (only code definitions); default both"`
+	Type          string  `json:"type,omitempty" jsonschema:"only memories of this type (gotcha, decision, convention, ...)"`
+	Tag           string  `json:"tag,omitempty" jsonschema:"only memories with this tag"`
+	Path          string  `json:"path,omitempty" jsonschema:"only results in files matching this pattern (relative to the workspace root, e.g. internal/*.go) or below this directory"`
+	Symbol        string  `json:"symbol,omitempty" jsonschema:"only results on this definition (name or SCIP symbol)"`
+	Stale         string  `json:"stale,omitempty" jsonschema:"include (default), exclude or only memories whose code changed since"`
+	MinConfidence float64 `json:"min_confidence,omitempty" jsonschema:"only memories of at least this confidence (0..1)"`
+	File          string  `json:"file,omitempty" jsonschema:"the file you are working on (relative to the workspace root): memories near it in the code graph rank higher"`
+	Explain       bool    `json:"explain,omitempty" jsonschema:"add each part of each score (rank and contribution per ranker, confidence, freshness)"`
+}
+
+// SuggestAnchorsInput is the input of the suggest_anchors tool.
+type SuggestAnchorsInput struct {
+	Text  string `json:"text" jsonschema:"the memory's text (Markdown), written or about to be"`
+	Title string `json:"title,omitempty" jsonschema:"its title"`
 }
 
 // IDInput names one memory: the input of show and verify.
@@ -109,16 +119,20 @@ type MemoriesOutput struct {
 	Memories []memory.View `json:"memories" jsonschema:"most relevant first; lines 1-based inclusive; stale ones describe code that has changed since"`
 }
 
-// SearchHit is one search result.
+// SearchHit is one search result: a memory (its fields inline) or a code
+// definition (symbol), labelled by kind.
 type SearchHit struct {
-	memory.View
-	Score float64 `json:"score" jsonschema:"BM25 relevance (halved for stale memories)"`
+	Kind string `json:"kind" jsonschema:"memory or symbol"`
+	*memory.View
+	Symbol  *memory.SymbolView  `json:"symbol,omitempty" jsonschema:"the code definition (kind symbol); lines 1-based inclusive"`
+	Score   float64             `json:"score" jsonschema:"fused relevance: reciprocal rank fusion of full text, vectors and code graph, times confidence, halved for stale memories"`
+	Explain *memory.Explanation `json:"explain,omitempty" jsonschema:"the parts of the score, when asked"`
 }
 
 // SearchOutput is the result of the search tool.
 type SearchOutput struct {
-	Count int         `json:"count" jsonschema:"number of memories returned"`
-	Hits  []SearchHit `json:"hits" jsonschema:"best first"`
+	Count int         `json:"count" jsonschema:"number of results returned"`
+	Hits  []SearchHit `json:"hits" jsonschema:"best first; memories and code definitions mixed"`
 }
 
 // StaleMemory is a stale memory with what changed.
@@ -205,9 +219,12 @@ func (s *Server) addTools() {
 		Description: "List the memories anchored to one definition, named by its SCIP symbol (as found in a memory's anchors or impact's definitions)."},
 		s.memoriesForSymbol)
 	addTool(s, &sdk.Tool{Name: "search", Annotations: readOnly("Search memories"),
-		Description: "Full-text search over memories (titles, bodies, tags), best first, optionally only of one type. " +
+		Description: "Search memories and code definitions, best first, each labelled kind memory or symbol (kind limits to one), optionally filtered by type, tag, path, symbol, staleness or confidence; file ranks memories near the file you work on higher. " +
 			"Call it when you need what is known about a topic (\"retry\", \"auth token refresh\") rather than about a file."},
 		s.search)
+	addTool(s, &sdk.Tool{Name: "suggest_anchors", Annotations: readOnly("Suggest anchors for a memory"),
+		Description: "List the definitions and files a memory's text mentions (identifiers such as ParseConfig or `retry_limit`, paths such as internal/db/pool.go), each with its path, 1-based lines and why, to anchor the memory to with remember's symbol or path."},
+		s.suggestAnchors)
 	addTool(s, &sdk.Tool{Name: "show", Annotations: readOnly("Show a memory"),
 		Description: "Show one memory by id with its anchors and, when stale, a unified diff of the code as written against the code now."},
 		s.show)
@@ -244,8 +261,6 @@ func (s *Server) remember(ctx context.Context, _ *sdk.CallToolRequest, in Rememb
 	switch {
 	case in.Symbol != "" && in.Path != "":
 		return nil, MemoryOutput{}, errors.New(`give either "symbol" or "path" with lines, not both`)
-	case in.Symbol == "" && in.Path == "":
-		return nil, MemoryOutput{}, errors.New(`missing anchor: give "path" with "start_line" (and "end_line"), or "symbol"`)
 	case in.Path != "":
 		if in.StartLine <= 0 {
 			return nil, MemoryOutput{}, errors.New(`missing "start_line": a memory is anchored to lines of the file (1-based)`)
@@ -261,6 +276,14 @@ func (s *Server) remember(ctx context.Context, _ *sdk.CallToolRequest, in Rememb
 		return nil, MemoryOutput{}, toolError(err)
 	}
 	return nil, MemoryOutput{Memory: v}, nil
+}
+
+func (s *Server) suggestAnchors(ctx context.Context, _ *sdk.CallToolRequest, in SuggestAnchorsInput) (*sdk.CallToolResult, api.SuggestAnchorsResult, error) {
+	res, err := s.impl.SuggestAnchors(ctx, api.SuggestAnchorsArgs{Text: in.Text, Title: in.Title})
+	if err != nil {
+		return nil, api.SuggestAnchorsResult{}, toolError(err)
+	}
+	return nil, res, nil
 }
 
 func (s *Server) memoriesAt(ctx context.Context, _ *sdk.CallToolRequest, in LinesInput) (*sdk.CallToolResult, MemoriesOutput, error) {
@@ -294,18 +317,22 @@ func (s *Server) search(ctx context.Context, _ *sdk.CallToolRequest, in SearchIn
 	if limit == 0 {
 		limit = defaultSearchLimit
 	}
-	f := memory.Filter{Type: in.Type, Tag: in.Tag, Path: in.Path, Symbol: in.Symbol, Stale: in.Stale}
-	res, err := s.impl.Search(ctx, api.SearchArgs{Query: in.Query, Limit: limit, Filter: f})
+	f := memory.Filter{Type: in.Type, Tag: in.Tag, Path: in.Path, Symbol: in.Symbol, Stale: in.Stale, MinConfidence: in.MinConfidence}
+	args := api.SearchArgs{Query: in.Query, Limit: limit, Filter: f, Kind: in.Kind, Explain: in.Explain}
+	if in.File != "" {
+		abs, err := s.resolve(in.File)
+		if err != nil {
+			return nil, SearchOutput{}, err
+		}
+		args.File = abs
+	}
+	res, err := s.impl.Search(ctx, args)
 	if err != nil {
 		return nil, SearchOutput{}, toolError(err)
 	}
 	out := SearchOutput{Hits: []SearchHit{}}
-	for i, v := range res.Memories {
-		h := SearchHit{View: v}
-		if i < len(res.Scores) {
-			h.Score = res.Scores[i]
-		}
-		out.Hits = append(out.Hits, h)
+	for _, r := range res.Results {
+		out.Hits = append(out.Hits, SearchHit{Kind: r.Kind, View: r.View, Symbol: r.Symbol, Score: r.Score, Explain: r.Explain})
 	}
 	out.Count = len(out.Hits)
 	return nil, out, nil

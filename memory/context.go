@@ -34,8 +34,9 @@ type ContextItem struct {
 	// Reasons say why it is included: "file", "symbol", "search".
 	Reasons []string
 	// Score orders items (higher first): 1 for each file or symbol match,
-	// plus the reciprocal rank 60/(60+rank) of the task search (RRF,
-	// Cormack et al. 2009, k = 60); times the confidence; halved when
+	// plus the reciprocal rank 60/(60+rank) of the task in the fused
+	// search of memories (FusedSearch, seeded by the files and symbols;
+	// RRF, Cormack et al. 2009, k = 60); times the confidence; halved when
 	// stale.
 	Score float64
 	// Diff is what changed in the code of a stale memory (AnchorDiff,
@@ -87,12 +88,12 @@ func (w *Workspace) Context(ctx context.Context, req ContextRequest) ([]ContextI
 		}
 	}
 	if strings.TrimSpace(req.Task) != "" {
-		hits, err := w.Search(ctx, req.Task, 50)
+		hits, err := w.FusedSearch(ctx, SearchRequest{Query: req.Task, Limit: 50, Kind: ResultMemory, Files: req.Files, Symbols: req.Symbols})
 		if err != nil {
 			return nil, err
 		}
 		for rank, h := range hits {
-			add(h.Memory, "search", 60/float64(60+rank+1))
+			add(h.Memory, "search", RRFK/float64(RRFK+rank+1))
 		}
 	}
 	out := make([]ContextItem, 0, len(order))

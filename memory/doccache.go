@@ -82,6 +82,9 @@ func (w *Workspace) ResolveDocumentCached(path string, content []byte, version a
 
 	r := &DocResolution{}
 	r.Memories, r.Defs, r.Err = w.ResolveDocumentDefs(path, content)
+	if r.Err == nil {
+		w.noteBuffer(rel, r.Defs) // the code-symbol index follows the buffer
+	}
 	c.mu.Lock()
 	delete(c.flights, key)
 	if len(c.last) >= maxDocs {

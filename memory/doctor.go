@@ -97,8 +97,13 @@ func Doctor(dir string, opts Options) (*DoctorReport, error) {
 		return r, nil
 	}
 	r.Problems = append(r.Problems, r.Corrupt...)
-	// The search index is derived from the store: rebuild it from scratch.
+	// The search indexes are derived from the store: rebuild them from
+	// scratch (the code-symbol index at its next use).
 	_ = w.closeSearch()
+	_ = w.closeCode()
+	w.code.mu.Lock()
+	_ = os.RemoveAll(filepath.Join(pdir, "bluge-code"))
+	w.code.mu.Unlock()
 	w.searchMu.Lock()
 	rmErr := os.RemoveAll(filepath.Join(pdir, "bluge"))
 	w.searchMu.Unlock()

@@ -150,6 +150,12 @@ type Memory struct {
 	// been synchronized with a file (personal memories, stores written
 	// before memory files were the source of truth). See SyncMemoryFiles.
 	FileSum string `json:"file_sum,omitempty"`
+
+	// Placement (how a memory remembered without a place was placed) and
+	// Duplicates (near-duplicates found before it was stored) are set by
+	// RememberBatch on new memories; they are not stored.
+	Placement  string      `json:"-"`
+	Duplicates []Duplicate `json:"-"`
 }
 
 // Stale reports whether any anchor is changed, signature_changed or

@@ -42,6 +42,11 @@ type RememberRequest struct {
 	Source     string `json:"source,omitempty"`
 	Author     string `json:"author,omitempty"`
 	Unanchored bool   `json:"-"`
+	// AutoAnchor places a request that names no place (no Path, no
+	// Symbol): on the one definition its title and text mention
+	// (SuggestAnchors), else nowhere (a workspace-level memory). The
+	// memory's Placement says which.
+	AutoAnchor bool `json:"-"`
 	// Content, when set, is the current (possibly unsaved) text of Path,
 	// used instead of the file on disk (an editor's document overlay).
 	Content []byte `json:"-"`
@@ -85,6 +90,13 @@ func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) (
 		if err != nil {
 			errs[i] = err
 			continue
+		}
+		if len(reqs) <= maxDuplicateChecks {
+			if d, err := w.NearDuplicates(ctx, m); err == nil {
+				m.Duplicates = d
+			} else {
+				w.warn(fmt.Errorf("near-duplicate check: %w", err))
+			}
 		}
 		m.GitCommit, m.GitBranch = commitSHA, branch
 		for j := range m.Anchors {
@@ -132,6 +144,9 @@ func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) (
 func (w *Workspace) newMemory(req RememberRequest, files map[string]*index.File) (*Memory, error) {
 	m, err := w.memoryFromRequest(req)
 	if err != nil {
+		return nil, err
+	}
+	if err := w.autoAnchor(&req, m); err != nil {
 		return nil, err
 	}
 	anchors, err := w.requestAnchors(req, files)

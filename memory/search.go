@@ -127,12 +127,7 @@ func (w *Workspace) Search(ctx context.Context, query string, limit int) ([]Sear
 		return nil, fmt.Errorf("empty search query")
 	}
 	limit = clampSearchLimit(limit)
-	ft, err := w.searchIndex()
-	if err != nil {
-		return nil, err
-	}
-	q := index.Query{Texts: []index.Text{{Text: query, Weight: 1}, {Text: ident.Split(query), Weight: 0.5}}, Fields: searchFields, Limit: limit * 2}
-	scored, err := ft.Search(ctx, q)
+	scored, err := w.textRanking(ctx, query, limit*2)
 	if err != nil {
 		return nil, err
 	}
@@ -158,6 +153,17 @@ func (w *Workspace) Search(ctx context.Context, query string, limit int) ([]Sear
 		hits = hits[:limit]
 	}
 	return hits, nil
+}
+
+// textRanking returns the BM25 ranking of memories for query (best
+// first, ties by id), at most n.
+func (w *Workspace) textRanking(ctx context.Context, query string, n int) ([]index.Scored, error) {
+	ft, err := w.searchIndex()
+	if err != nil {
+		return nil, err
+	}
+	q := index.Query{Texts: []index.Text{{Text: query, Weight: 1}, {Text: ident.Split(query), Weight: 0.5}}, Fields: searchFields, Limit: n}
+	return ft.Search(ctx, q)
 }
 
 // OpenSearch opens the derived full-text index now, rebuilding it from the

@@ -1,6 +1,10 @@
 package memory
 
-import "time"
+import (
+	"time"
+
+	"github.com/gloss-dev/gloss/index"
+)
 
 // AnchorView is the JSON shape of an anchor in CLI and language-server
 // results. Lines are 1-based and inclusive.
@@ -31,12 +35,17 @@ type View struct {
 	UpdatedAt  time.Time    `json:"updated_at"`
 	VerifiedAt time.Time    `json:"verified_at"`
 	Anchors    []AnchorView `json:"anchors"`
+	// Placement and NearDuplicates are set in the result of remember
+	// (Memory.Placement, Memory.Duplicates).
+	Placement      string      `json:"placement,omitempty"`
+	NearDuplicates []Duplicate `json:"near_duplicates,omitempty"`
 }
 
 // ViewOf returns the JSON view of m.
 func ViewOf(m *Memory) View {
 	v := View{ID: m.ID, Type: m.Type, Title: m.Title, Body: m.Body, Tags: m.Tags, Stale: m.Stale(), Scope: m.Scope, Source: m.Source,
-		Author: m.Author, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt, VerifiedAt: m.VerifiedAt, Anchors: []AnchorView{}}
+		Author: m.Author, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt, VerifiedAt: m.VerifiedAt, Anchors: []AnchorView{},
+		Placement: m.Placement, NearDuplicates: m.Duplicates}
 	for _, a := range m.Anchors {
 		av := AnchorView{Path: a.Path, Symbol: a.Symbol, Kind: a.Kind, StartLine: a.Range.StartLine + 1, EndLine: a.Range.LastLine() + 1, Status: a.Status}
 		if a.OriginPath != a.Path || a.OriginRange.StartLine != a.Range.StartLine || a.OriginRange.LastLine() != a.Range.LastLine() {
@@ -54,4 +63,21 @@ func Views(ms []*Memory) []View {
 		out = append(out, ViewOf(m))
 	}
 	return out
+}
+
+// SymbolView is the JSON shape of a code definition in results: lines
+// are 1-based and inclusive.
+type SymbolView struct {
+	Symbol    string `json:"symbol"`
+	Name      string `json:"name"`
+	Kind      string `json:"kind"`
+	Path      string `json:"path"`
+	StartLine int    `json:"start_line"`
+	EndLine   int    `json:"end_line"`
+	Doc       string `json:"doc,omitempty"`
+}
+
+// SymbolViewOf returns the JSON view of d.
+func SymbolViewOf(d index.Definition) SymbolView {
+	return SymbolView{Symbol: d.Symbol, Name: d.Name, Kind: d.Kind, Path: d.Path, StartLine: d.Range.StartLine + 1, EndLine: d.Range.LastLine() + 1, Doc: d.Doc}
 }

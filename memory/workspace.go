@@ -82,6 +82,7 @@ type Workspace struct {
 	search   index.Derived // the full-text index (index.FullText), opened on first use
 
 	vecs vectorState // the vector index and its embedder (vectors.go)
+	code codeIndex   // the code-symbol full-text index (codesearch.go)
 
 	// docMu serializes resolutions against unsaved documents and guards
 	// docs, the last parse of each document, which Reparse builds on (the
@@ -260,7 +261,7 @@ func Open(dir string, opts Options) (*Workspace, error) {
 // Close releases the store and search index (after stopping a background
 // re-embedding of the vector index).
 func (w *Workspace) Close() error {
-	return errors.Join(w.closeVectors(), w.closeSearch(), w.Store.Close())
+	return errors.Join(w.closeVectors(), w.closeSearch(), w.closeCode(), w.Store.Close())
 }
 
 // Index brings the symbol graph up to date with the working tree. It
@@ -273,8 +274,13 @@ func (w *Workspace) Index(ctx context.Context) (index.Stats, error) {
 	if err := w.writable(); err != nil {
 		return index.Stats{}, err
 	}
+	prev, err := w.Store.Generation()
+	if err != nil {
+		return index.Stats{}, err
+	}
 	st, err := w.Indexer.Run(ctx)
 	if err == nil {
+		w.syncCode(prev, st.Changed)
 		w.afterIndex(ctx, st) // the built-in embedder learns from the index
 	}
 	return st, w.noteWriteFault(err)
@@ -381,6 +387,7 @@ func (w *Workspace) ForgetDocument(path string) {
 	delete(w.docs, rel)
 	w.docMu.Unlock()
 	w.docCache.forget(rel)
+	w.forgetBuffer(rel)
 }
 
 func (w *Workspace) takeParsers() map[*index.Language]*ts.Parser {

@@ -86,8 +86,6 @@ func parseBatchLine(raw []byte, locate func(path string, first, last int) (api.L
 		}
 		req.Location, err = locate(p, s, e)
 		return req, err
-	case bl.Symbol == "":
-		return req, errors.New("a memory needs a place: give \"at\" or \"symbol\"")
 	}
-	return req, nil
+	return req, nil // a symbol, or no place: gloss places it (api.RememberArgs)
 }

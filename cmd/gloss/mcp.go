@@ -40,8 +40,8 @@ directory), on standard input and output (started by agents such as Claude Code,
 Cursor, VS Code, Zed or Codex; see docs/mcp.md), or over streamable HTTP with
 --http 127.0.0.1:PORT.
 
-Its tools (remember, memories_at, memories_for_symbol, search, show, check,
-verify, update, forget, impact, context) call the same commands as the editor
+Its tools (remember, memories_at, memories_for_symbol, search, suggest_anchors,
+show, check, verify, update, forget, impact, context) call the same commands as the editor
 and the CLI, through the workspace's daemon, which is started when none runs, so
 agents, editors and CLI calls share one store. --no-daemon opens the store in
 this process instead. Memories are also resources (gloss://memory/{id},

@@ -142,14 +142,18 @@ func rememberCmd(g *globals) *cobra.Command {
 	var at, typ, title, symbol, batch, scope, source string
 	var tags []string
 	cmd := &cobra.Command{
-		Use:   "remember TEXT --at PATH:START[-END] | --symbol S | --batch FILE",
+		Use:   "remember TEXT [--at PATH:START[-END] | --symbol S] | --batch FILE",
 		Short: "Remember a note about code (lines are 1-based and inclusive)",
 		Long: `Remember a note about code.
 
 If the lines cover one definition (its declaration lines, doc comment optional)
 the memory is anchored to that definition's SCIP symbol and follows it when it
 moves or is renamed; otherwise it is anchored to the lines as a span inside the
-enclosing definition. TEXT "-" reads the text from standard input.
+enclosing definition. Without --at or --symbol the memory is anchored to the
+one definition its text mentions (see suggest-anchors), else stored as a
+workspace-level memory with no anchor. Existing memories with nearly the same
+text are reported as near-duplicates (the memory is stored all the same).
+TEXT "-" reads the text from standard input.
 
 --batch FILE ("-" for stdin) reads JSON lines {"text","at","type","title","tags"}
 and with --json prints one JSON object per line, in input order, each with "id"
@@ -178,7 +182,7 @@ and with --json prints one JSON object per line, in input order, each with "id"
 				return fmt.Errorf("missing TEXT: gloss remember \"note\" --at PATH:START-END")
 			}
 			req := api.RememberArgs{Text: text, Type: typ, Title: title, Tags: tags, Symbol: symbol, Scope: scope, Source: source}
-			if req.Location, err = g.atLocation(at, symbol); err != nil {
+			if req.Location, err = g.atLocation(at); err != nil {
 				return err
 			}
 			m, err := b.Remember(cmd.Context(), req)
@@ -201,12 +205,10 @@ and with --json prints one JSON object per line, in input order, each with "id"
 }
 
 // atLocation turns --at PATH:START[-END] into a command's location; with
-// no --at a --symbol is needed.
-func (g *globals) atLocation(at, symbol string) (api.Location, error) {
+// no --at the location is empty (a --symbol places the memory, or gloss
+// does: see api.RememberArgs).
+func (g *globals) atLocation(at string) (api.Location, error) {
 	if at == "" {
-		if symbol == "" {
-			return api.Location{}, errors.New("remember needs a location (--at) or a symbol (--symbol)")
-		}
 		return api.Location{}, nil
 	}
 	p, s, e, err := memory.ParseLocation(at)
@@ -231,6 +233,12 @@ func printRemembered(cmd *cobra.Command, g *globals, m memory.View) error {
 			fmt.Fprintf(cmd.OutOrStdout(), "  %s", termSafe(a.Symbol, false))
 		}
 		fmt.Fprintln(cmd.OutOrStdout())
+	}
+	if m.Placement != "" {
+		fmt.Fprintf(cmd.OutOrStdout(), "  %s\n", termSafe(m.Placement, false))
+	}
+	for _, d := range m.NearDuplicates {
+		fmt.Fprintf(cmd.OutOrStdout(), "  near-duplicate of %s %q (similarity %.2f)\n", d.ID, termSafe(d.Title, false), d.Similarity)
 	}
 	return nil
 }
@@ -587,56 +595,4 @@ func statusCmd(g *globals) *cobra.Command {
 			return nil
 		},
 	}
-}
-
-func searchCmd(g *globals) *cobra.Command {
-	var limit int
-	var filter memory.Filter
-	cmd := &cobra.Command{
-		Use:   "search QUERY",
-		Short: "Full-text (BM25) search over memories: title, body, tags, symbol names, paths",
-		Args:  cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := g.connect(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer b.Close()
-			res, err := b.Search(cmd.Context(), api.SearchArgs{Query: strings.Join(args, " "), Limit: limit, Filter: filter})
-			if err != nil {
-				return err
-			}
-			hits, scores := res.Memories, res.Scores
-			if g.json {
-				type hit struct {
-					memory.View
-					Score float64 `json:"score"`
-				}
-				out := []hit{}
-				for i, h := range hits {
-					out = append(out, hit{h, scores[i]})
-				}
-				return printJSON(cmd.OutOrStdout(), struct {
-					Results []hit `json:"results"`
-				}{out})
-			}
-			for i, h := range hits {
-				fmt.Fprintf(cmd.OutOrStdout(), "%.2f ", scores[i])
-				printMemory(cmd.OutOrStdout(), h, false)
-			}
-			if len(hits) == 0 {
-				fmt.Fprintln(cmd.OutOrStdout(), "no matches")
-			}
-			return nil
-		},
-	}
-	f := cmd.Flags()
-	f.IntVarP(&limit, "limit", "n", 20, "maximum results")
-	f.StringVar(&filter.Type, "type", "", "only memories of this type")
-	f.StringVar(&filter.Tag, "tag", "", "only memories with this tag")
-	f.StringVar(&filter.Path, "path", "", "only memories anchored in paths matching this pattern (e.g. 'internal/*.go', or a directory)")
-	f.StringVar(&filter.Symbol, "symbol", "", "only memories anchored to this symbol (SCIP symbol or Name / Type.Method)")
-	f.StringVar(&filter.Stale, "stale", "", "include (default), exclude or only stale memories")
-	f.Float64Var(&filter.MinConfidence, "min-confidence", 0, "only memories of at least this confidence (0..1)")
-	return cmd
 }

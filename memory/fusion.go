@@ -1,0 +1,410 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gloss-dev/gloss/index"
+	"github.com/gloss-dev/gloss/scip"
+)
+
+// Result kinds of FusedSearch.
+const (
+	ResultMemory = "memory"
+	ResultSymbol = "symbol"
+)
+
+// Rankers fused by FusedSearch.
+const (
+	// RankerText is BM25 over memories (Search).
+	RankerText = "text"
+	// RankerVector is the vector index over memories (VectorSearch).
+	RankerVector = "vector"
+	// RankerGraph is proximity through the symbol graph (GraphRank).
+	RankerGraph = "graph"
+	// RankerCode is BM25 over code definitions (SearchCode).
+	RankerCode = "code"
+)
+
+// RRFK is the k of reciprocal rank fusion, 60 as in Cormack, Clarke and
+// Büttcher, "Reciprocal rank fusion outperforms Condorcet and individual
+// rank learning methods" (SIGIR 2009), where it was fixed on pilot data
+// and not tuned; it damps the difference between the first ranks.
+const RRFK = 60
+
+// RankerWeights weigh each ranker's reciprocal rank (weighted RRF):
+//
+//   - text 1: lexical matches on a memory's own words are the most
+//     precise evidence, and the baseline the others are measured against;
+//   - vector 1: as much as text, since it finds what text misses (a
+//     paraphrase shares no word with the note); a workspace without a
+//     vector index simply has no vector list;
+//   - code 0.9: code symbols compete with memories for the same places,
+//     but memories are what gloss is for: a symbol ranked first by its
+//     name alone comes after the first seven memories ranked by their
+//     words alone (0.9/61 lies between 1/67 and 1/68), and deeper down the
+//     two interleave; 0.7, tried first on cobra, pushed symbols below the
+//     first 27 weak memory matches, out of sight;
+//   - graph 0.5: nearness to the symbols the query names or the file at
+//     hand says a memory is relevant context, not that it answers the
+//     query; it lifts matches among equals and brings in neighbors (the
+//     named definitions themselves rank first in it).
+var RankerWeights = map[string]float64{RankerText: 1, RankerVector: 1, RankerCode: 0.9, RankerGraph: 0.5}
+
+// sourceTrust returns the trust multiplier of a memory's source (user,
+// agent, imported_git, …); 1 for every source until the import-git work's
+// SourceTrust (memory/trust.go) is merged and assigned here.
+var sourceTrust = func(source string) float64 { return 1 }
+
+// StaleFactor multiplies the fused score of a stale memory: ranked lower,
+// labelled, never hidden.
+const StaleFactor = 0.5
+
+// SearchRequest is a fused search (FusedSearch).
+type SearchRequest struct {
+	// Query is the text searched (required).
+	Query string
+	// Limit is the number of results (0: 20; at most MaxSearchLimit).
+	Limit int
+	// Filter narrows memories (and code symbols by path and symbol; a
+	// filter on type, tag, stale "only" or confidence keeps no symbol).
+	Filter Filter
+	// Kind is "" (memories and code symbols), ResultMemory or
+	// ResultSymbol.
+	Kind string
+	// Files (absolute, or relative to the current directory, inside the
+	// workspace) and Symbols (SCIP symbols or definition names) seed the
+	// graph ranker, as do the definitions the query names (QuerySymbols)
+	// and Filter.Symbol.
+	Files   []string
+	Symbols []string
+}
+
+// RankerPart is one ranker's part in a fused score.
+type RankerPart struct {
+	Ranker string `json:"ranker"`
+	// Rank is the 1-based place in the ranker's list (after filters).
+	Rank int `json:"rank"`
+	// Score is the ranker's own score: BM25, cosine similarity or
+	// proximity (GraphHit.Proximity).
+	Score float64 `json:"score"`
+	// Weight is RankerWeights[Ranker]; Contribution = Weight/(RRFK+Rank).
+	Weight       float64 `json:"weight"`
+	Contribution float64 `json:"contribution"`
+	// Why is the graph relation that placed the memory.
+	Why string `json:"why,omitempty"`
+}
+
+// Explanation is every part of a fused score: Score = RRF × Confidence ×
+// Trust × Freshness.
+type Explanation struct {
+	Rankers []RankerPart `json:"rankers"`
+	// RRF is the sum of the rankers' contributions.
+	RRF float64 `json:"rrf"`
+	// Confidence is the memory's confidence (1 for symbols and for
+	// memories without one).
+	Confidence float64 `json:"confidence"`
+	// Trust is the multiplier of the memory's source (1 for symbols).
+	Trust float64 `json:"trust"`
+	// Freshness is StaleFactor for a stale memory, else 1.
+	Freshness float64 `json:"freshness"`
+	Score     float64 `json:"score"`
+}
+
+// Result is one fused search result: a memory or a code symbol.
+type Result struct {
+	// Kind is ResultMemory or ResultSymbol.
+	Kind   string
+	Memory *Memory
+	Symbol *index.Definition
+	// Score is the fused score (Explain.Score).
+	Score   float64
+	Explain Explanation
+}
+
+// Key identifies the result: "memory:ID" or "symbol:PATH\x00SYMBOL".
+func (r Result) Key() string {
+	if r.Kind == ResultMemory {
+		return "memory:" + r.Memory.ID
+	}
+	return "symbol:" + codeDocID(r.Symbol.Path, r.Symbol.Symbol)
+}
+
+// Less orders results best first: score, then memories before symbols,
+// then key (deterministic ties).
+func Less(a, b Result) bool {
+	if a.Score != b.Score {
+		return a.Score > b.Score
+	}
+	if a.Kind != b.Kind {
+		return a.Kind == ResultMemory
+	}
+	return a.Key() < b.Key()
+}
+
+// FusedSearch ranks memories and code symbols for req by weighted
+// reciprocal rank fusion (Cormack et al. 2009; RRFK, RankerWeights) of
+// BM25 over memories, the vector index, graph proximity and BM25 over
+// code definitions, each list filtered before ranks are counted; then
+// multiplies by confidence, source trust and freshness (Explanation). Results are best
+// first (Less), at most req.Limit. It fails on an empty query, an invalid
+// filter or kind, a file outside the workspace, or a store error.
+func (w *Workspace) FusedSearch(ctx context.Context, req SearchRequest) ([]Result, error) {
+	if strings.TrimSpace(req.Query) == "" {
+		return nil, fmt.Errorf("empty search query")
+	}
+	if req.Kind != "" && req.Kind != ResultMemory && req.Kind != ResultSymbol {
+		return nil, fmt.Errorf("kind must be memory or symbol, not %q", req.Kind)
+	}
+	if err := req.Filter.Validate(); err != nil {
+		return nil, err
+	}
+	limit := clampSearchLimit(req.Limit)
+	depth := min(max(2*limit, 40), MaxSearchLimit)
+	f := &fuser{byKey: map[string]*Result{}}
+	if req.Kind != ResultSymbol {
+		if err := w.memoryRankers(ctx, req, depth, limit, f); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.graphRanker(req, f); err != nil {
+		return nil, err
+	}
+	if req.Kind != ResultMemory && req.Filter.keepsSymbols() {
+		hits, err := deepen(depth, limit, func(n int) ([]index.Scored, error) { return w.codeRanking(ctx, req.Query, n) },
+			func(sc index.Scored) bool { return req.Filter.KeepSymbol(stubDef(sc.ID)) })
+		if err != nil {
+			return nil, err
+		}
+		for i, h := range hits {
+			d := stubDef(h.ID)
+			f.add(Result{Kind: ResultSymbol, Symbol: &d}, RankerPart{Ranker: RankerCode, Rank: i + 1, Score: h.Score})
+		}
+	}
+	out := f.results()
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out, w.resolveSymbols(out)
+}
+
+// deepen returns the items of a ranking that keep accepts, asking fetch
+// for the first n items with n = depth, 4·depth, … up to MaxSearchLimit
+// until at least want are kept or the ranking has no more: a filter that
+// keeps few items looks deeper, an unfiltered search reads depth items.
+func deepen[T any](depth, want int, fetch func(n int) ([]T, error), keep func(T) bool) ([]T, error) {
+	for n := depth; ; n = min(4*n, MaxSearchLimit) {
+		list, err := fetch(n)
+		if err != nil {
+			return nil, err
+		}
+		var kept []T
+		for _, x := range list {
+			if keep(x) {
+				kept = append(kept, x)
+			}
+		}
+		if len(kept) >= want || len(list) < n || n >= MaxSearchLimit {
+			return kept, nil
+		}
+	}
+}
+
+// memoryRankers adds the text and vector rankings of memories, each
+// filtered (deepen) and cut to depth.
+func (w *Workspace) memoryRankers(ctx context.Context, req SearchRequest, depth, want int, f *fuser) error {
+	mems := map[string]*Memory{}
+	load := func(id string) *Memory {
+		if m, ok := mems[id]; ok {
+			return m
+		}
+		m, err := w.get(id)
+		if err != nil {
+			m = nil
+		}
+		mems[id] = m
+		return m
+	}
+	allowed, err := w.pathCandidates(req.Filter.Path)
+	if err != nil {
+		return err
+	}
+	keep := func(sc index.Scored) bool {
+		if allowed != nil && !allowed[sc.ID] {
+			return false // not decoded
+		}
+		m := load(sc.ID)
+		return m != nil && req.Filter.Keep(m)
+	}
+	for _, r := range []struct {
+		name  string
+		fetch func(n int) ([]index.Scored, error)
+	}{
+		{RankerText, func(n int) ([]index.Scored, error) { return w.textRanking(ctx, req.Query, n) }},
+		{RankerVector, func(n int) ([]index.Scored, error) { return w.VectorSearch(ctx, req.Query, n) }},
+	} {
+		list, err := deepen(depth, want, r.fetch, keep)
+		if err != nil {
+			return err
+		}
+		for i, sc := range list[:min(len(list), depth)] {
+			f.add(Result{Kind: ResultMemory, Memory: mems[sc.ID]}, RankerPart{Ranker: r.name, Rank: i + 1, Score: sc.Score})
+		}
+	}
+	return nil
+}
+
+// pathCandidates returns the ids of the memories with an anchor whose
+// path matches pattern (Filter.Path), from the anchor index's keys, so
+// that a path filter decodes only the memories it may keep; nil when
+// pattern is "".
+func (w *Workspace) pathCandidates(pattern string) (map[string]bool, error) {
+	if pattern == "" {
+		return nil, nil
+	}
+	out := map[string]bool{}
+	last, match := "", false
+	err := w.Store.MemoryAnchorPaths(func(path, id string) error {
+		if path != last {
+			last, match = path, pathMatches(pattern, path)
+		}
+		if match {
+			out[id] = true
+		}
+		return nil
+	})
+	return out, err
+}
+
+// graphRanker adds the graph ranking: the memories near the seeds
+// (GraphRank) and, unless only memories are asked for, the seed
+// definitions themselves at ProximitySymbol, ahead of memories of equal
+// proximity.
+func (w *Workspace) graphRanker(req SearchRequest, f *fuser) error {
+	seeds, files, err := w.graphSeeds(req)
+	if err != nil || (len(seeds) == 0 && len(files) == 0) {
+		return err
+	}
+	rank := 0
+	if req.Kind != ResultMemory && req.Filter.keepsSymbols() {
+		for _, d := range seeds {
+			if req.Filter.KeepSymbol(d) {
+				rank++
+				d := d
+				f.add(Result{Kind: ResultSymbol, Symbol: &d}, RankerPart{Ranker: RankerGraph, Rank: rank, Score: ProximitySymbol, Why: "named by the query"})
+			}
+		}
+	}
+	if req.Kind == ResultSymbol {
+		return nil
+	}
+	hits, err := w.GraphRank(seeds, files)
+	if err != nil {
+		return err
+	}
+	for _, h := range hits {
+		if req.Filter.Keep(h.Memory) {
+			rank++
+			f.add(Result{Kind: ResultMemory, Memory: h.Memory}, RankerPart{Ranker: RankerGraph, Rank: rank, Score: h.Proximity, Why: h.Why})
+		}
+	}
+	return nil
+}
+
+// graphSeeds returns the definitions (named by the query, req.Symbols and
+// the filter's symbol) and workspace-relative files (req.Files) that seed
+// the graph ranker.
+func (w *Workspace) graphSeeds(req SearchRequest) ([]index.Definition, []string, error) {
+	seeds, err := w.QuerySymbols(req.Query)
+	if err != nil {
+		return nil, nil, err
+	}
+	names := append([]string(nil), req.Symbols...)
+	if req.Filter.Symbol != "" {
+		names = append(names, req.Filter.Symbol)
+	}
+	for _, s := range names {
+		defs, err := w.Store.DefsBySymbol(s)
+		if err == nil && len(defs) == 0 {
+			defs, err = w.defsByName(s)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		seeds = append(seeds, defs[:min(len(defs), maxGraphSeeds)]...)
+	}
+	var files []string
+	for _, p := range req.Files {
+		rel, err := w.RelPath(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		files = append(files, rel)
+	}
+	return seeds, files, nil
+}
+
+// fuser accumulates weighted reciprocal ranks by result.
+type fuser struct {
+	byKey map[string]*Result
+	order []string
+}
+
+func (f *fuser) add(r Result, p RankerPart) {
+	k := r.Key()
+	cur := f.byKey[k]
+	if cur == nil {
+		cur = &r
+		f.byKey[k] = cur
+		f.order = append(f.order, k)
+	}
+	p.Weight = RankerWeights[p.Ranker]
+	p.Contribution = p.Weight / float64(RRFK+p.Rank)
+	cur.Explain.Rankers = append(cur.Explain.Rankers, p)
+	cur.Explain.RRF += p.Contribution
+}
+
+// results applies confidence and freshness and sorts (Less).
+func (f *fuser) results() []Result {
+	out := make([]Result, 0, len(f.order))
+	for _, k := range f.order {
+		r := *f.byKey[k]
+		e := &r.Explain
+		e.Confidence, e.Trust, e.Freshness = 1, 1, 1
+		if r.Kind == ResultMemory {
+			if c := r.Memory.Confidence; c > 0 {
+				e.Confidence = c
+			}
+			e.Trust = sourceTrust(r.Memory.Source)
+			if r.Memory.Stale() {
+				e.Freshness = StaleFactor
+			}
+		}
+		e.Score = e.RRF * e.Confidence * e.Trust * e.Freshness
+		r.Score = e.Score
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return Less(out[i], out[j]) })
+	return out
+}
+
+// keepsSymbols reports whether code symbols can pass f: filters on memory
+// fields (type, tag, stale only, confidence) keep none.
+func (f Filter) keepsSymbols() bool {
+	return f.Type == "" && f.Tag == "" && f.Stale != "only" && f.MinConfidence == 0
+}
+
+// KeepSymbol reports whether definition d passes f's path pattern and
+// symbol (a SCIP symbol, a display name such as "Execute", or
+// "Type.Method").
+func (f Filter) KeepSymbol(d index.Definition) bool {
+	if !f.keepsSymbols() || (f.Path != "" && !pathMatches(f.Path, d.Path)) {
+		return false
+	}
+	if f.Symbol == "" || d.Symbol == f.Symbol || d.Name == f.Symbol || scip.DisplayName(d.Symbol) == f.Symbol {
+		return true
+	}
+	return false
+}

@@ -1,0 +1,283 @@
+package memory
+
+import (
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/gloss-dev/gloss/index"
+)
+
+// Proximity of a memory to the query's symbols and files through the
+// stored symbol graph: the score of a memory is the best of its anchors'.
+// The values order the relations from the most to the least specific; a
+// memory on the named symbol itself is what the query asks for, one in
+// the file being edited is what its author is looking at, containment and
+// calls are direct code dependencies, a shared file is a weaker context,
+// an import a weaker one still.
+const (
+	ProximitySymbol   = 1.0  // anchored to a query symbol
+	ProximityFile     = 0.8  // anchored in the current file
+	ProximityContains = 0.7  // anchored to a symbol containing or contained in a query symbol
+	ProximityCalls    = 0.6  // anchored to a caller or callee of a query symbol
+	ProximitySameFile = 0.4  // anchored in the file of a query symbol
+	ProximityImports  = 0.3  // anchored in a file importing, or imported by, the current file or a query symbol's file
+	maxGraphNeighbors = 256  // symbols taken per relation, so a hub does not flood the graph
+	maxGraphSeeds     = 16   // query symbols followed
+	minSeedNameLength = 3    // shorter identifiers are too ambiguous to seed the graph
+	graphNoSeed       = -1.0 // no proximity
+)
+
+// GraphHit is one memory of the graph ranker.
+type GraphHit struct {
+	Memory *Memory
+	// Proximity is the best Proximity* value of its anchors.
+	Proximity float64
+	// Why names the relation that gave it ("symbol Execute", "calls
+	// Execute", "file cmd.go", …).
+	Why string
+}
+
+// identLike matches identifiers and qualified names a query may mention:
+// camelCase, snake_case, Type.Method, or a capitalized word.
+var identLike = regexp.MustCompile("`[^`]+`|[A-Za-z_][A-Za-z0-9_]*(?:[.#][A-Za-z_][A-Za-z0-9_]*)*")
+
+// QuerySymbols returns the definitions a query names: its identifier-like
+// words (in backquotes, or with an inner capital, an underscore, a digit
+// or a qualifier: "newRetryPolicy", "max_retries", "Command.Execute";
+// capitalized words too: "Execute") that name definitions in the index,
+// at most maxGraphSeeds, in query order.
+func (w *Workspace) QuerySymbols(query string) ([]index.Definition, error) {
+	var out []index.Definition
+	seen := map[string]bool{}
+	for _, tok := range identLike.FindAllString(query, -1) {
+		quoted := strings.HasPrefix(tok, "`")
+		tok = strings.Trim(tok, "`")
+		if seen[tok] || len(tok) < minSeedNameLength || (!quoted && !looksLikeIdentifier(tok)) {
+			continue
+		}
+		seen[tok] = true
+		defs, err := w.namedDefs(tok)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range defs {
+			if len(out) < maxGraphSeeds && !seen[d.Symbol] {
+				seen[d.Symbol] = true
+				out = append(out, d)
+			}
+		}
+	}
+	return out, nil
+}
+
+// maxNamedDefs is the most definitions a word of prose may name to count
+// as a mention (namedDefs): a name defined more often ("String", "Error",
+// "run") says nothing specific. A qualified name (Type.Method) may match
+// up to maxGraphNeighbors definitions of its last part before its
+// qualifier narrows them.
+const maxNamedDefs = 16
+
+// namedDefs returns the definitions word names (a name, or Type.Method),
+// none when it names too many (maxNamedDefs); it counts index keys before
+// it decodes any file record.
+func (w *Workspace) namedDefs(word string) ([]index.Definition, error) {
+	name, limit := word, maxNamedDefs
+	if i := strings.LastIndexAny(word, ".#"); i > 0 {
+		name, limit = word[i+1:], maxGraphNeighbors
+	}
+	n, err := w.Store.NameCount(name, limit+1)
+	if err != nil || n > limit {
+		return nil, err
+	}
+	return w.defsByName(word)
+}
+
+// looksLikeIdentifier reports whether a word of prose is probably code:
+// an inner capital, an underscore, a digit, a qualifier, or a leading
+// capital.
+func looksLikeIdentifier(s string) bool {
+	if strings.ContainsAny(s, "_.#0123456789") {
+		return true
+	}
+	return strings.ToLower(s) != s
+}
+
+// graphScores are the proximities of symbols and files to the seeds.
+type graphScores struct {
+	syms, files map[string]float64
+	why         map[string]string
+	dirs        map[string]float64 // Go package directories reached by imports
+}
+
+func (g *graphScores) set(m map[string]float64, key string, v float64, why string) {
+	if key != "" && v > m[key] {
+		m[key] = v
+		g.why[key] = why
+	}
+}
+
+// GraphRank ranks the memories near the seeds: the definitions seeds (see
+// QuerySymbols) and the workspace-relative files. Memories anchored to a
+// seed, in a file, or to a symbol that calls, is called by, contains or
+// is contained in a seed, or in a file that shares a file or an import
+// edge with them (index.Store.Importers, ImportTargets) score by the
+// Proximity* constants; the result is ordered by proximity, then id.
+func (w *Workspace) GraphRank(seeds []index.Definition, files []string) ([]GraphHit, error) {
+	g := &graphScores{syms: map[string]float64{}, files: map[string]float64{}, why: map[string]string{}, dirs: map[string]float64{}}
+	for _, f := range files {
+		g.set(g.files, f, ProximityFile, "file "+f)
+		if err := w.importNeighbors(g, f); err != nil {
+			return nil, err
+		}
+	}
+	for _, d := range seeds {
+		if err := w.symbolNeighbors(g, d); err != nil {
+			return nil, err
+		}
+	}
+	return w.graphMemories(g)
+}
+
+// symbolNeighbors scores seed d, its containers and members, callers and
+// callees, its file and the files it shares an import edge with.
+func (w *Workspace) symbolNeighbors(g *graphScores, d index.Definition) error {
+	name := d.Name
+	g.set(g.syms, d.Symbol, ProximitySymbol, "symbol "+name)
+	g.set(g.files, d.Path, ProximitySameFile, "same file as "+name)
+	g.set(g.syms, d.Parent, ProximityContains, "contains "+name)
+	kids, err := w.Store.Children(d.Symbol)
+	if err != nil {
+		return err
+	}
+	for _, k := range kids[:min(len(kids), maxGraphNeighbors)] {
+		g.set(g.syms, k, ProximityContains, "member of "+name)
+	}
+	callers, err := w.Store.Callers(name)
+	if err != nil {
+		return err
+	}
+	for _, c := range callers[:min(len(callers), maxGraphNeighbors)] {
+		g.set(g.syms, c, ProximityCalls, "calls "+name)
+	}
+	rec, err := w.Store.File(d.Path)
+	if err != nil {
+		return err
+	}
+	if rec != nil {
+		n := 0
+		for _, c := range rec.Calls {
+			if c.Caller != d.Symbol || n >= maxGraphNeighbors {
+				continue
+			}
+			defs, err := w.Store.DefsByName(c.Name)
+			if err != nil {
+				return err
+			}
+			for _, cd := range defs {
+				g.set(g.syms, cd.Symbol, ProximityCalls, "called by "+name)
+				n++
+			}
+		}
+	}
+	return w.importNeighbors(g, d.Path)
+}
+
+// importNeighbors scores the files that import file and those it imports.
+func (w *Workspace) importNeighbors(g *graphScores, file string) error {
+	importers, err := w.Store.Importers(index.ImportKey(file))
+	if err != nil {
+		return err
+	}
+	for _, f := range importers[:min(len(importers), maxGraphNeighbors)] {
+		g.set(g.files, f, ProximityImports, "imports "+file)
+	}
+	targets, err := w.Store.ImportTargets(file)
+	if err != nil {
+		return err
+	}
+	for _, t := range targets {
+		if strings.HasSuffix(file, ".go") { // a Go import names a package directory
+			g.set(g.dirs, t, ProximityImports, "imported by "+file)
+		} else {
+			g.set(g.files, t, ProximityImports, "imported by "+file)
+		}
+	}
+	return nil
+}
+
+// graphMemories loads the memories anchored in the scored files and
+// directories and in the files of the scored symbols, and scores each by
+// its best anchor.
+func (w *Workspace) graphMemories(g *graphScores) ([]GraphHit, error) {
+	ids := map[string]bool{}
+	addIDs := func(list []string, err error) error {
+		for _, id := range list {
+			ids[id] = true
+		}
+		return err
+	}
+	paths := map[string]bool{}
+	for f := range g.files {
+		paths[f] = true
+	}
+	for s := range g.syms {
+		if len(paths) > 4*maxGraphNeighbors {
+			break
+		}
+		if err := w.symbolPaths(s, paths); err != nil {
+			return nil, err
+		}
+	}
+	for p := range paths {
+		if err := addIDs(w.Store.MemoryIDsAt(p)); err != nil {
+			return nil, err
+		}
+	}
+	for d := range g.dirs {
+		if err := addIDs(w.Store.MemoryIDsInDir(d)); err != nil {
+			return nil, err
+		}
+	}
+	var out []GraphHit
+	for id := range ids {
+		m, err := w.get(id)
+		if err != nil {
+			continue
+		}
+		h := GraphHit{Memory: m, Proximity: graphNoSeed}
+		for _, a := range m.Anchors {
+			for _, c := range []struct {
+				v   float64
+				why string
+			}{
+				{g.syms[a.Symbol], g.why[a.Symbol]}, {g.files[a.Path], g.why[a.Path]}, {g.dirs[path.Dir(a.Path)], g.why[path.Dir(a.Path)]},
+			} {
+				if c.v > h.Proximity {
+					h.Proximity, h.Why = c.v, c.why
+				}
+			}
+		}
+		if h.Proximity > 0 {
+			out = append(out, h)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Proximity != out[j].Proximity {
+			return out[i].Proximity > out[j].Proximity
+		}
+		return out[i].Memory.ID < out[j].Memory.ID
+	})
+	return out, nil
+}
+
+// symbolPaths adds the files defining symbol to paths (a symbol of a
+// stored definition; one lookup of its key).
+func (w *Workspace) symbolPaths(symbol string, paths map[string]bool) error {
+	sites, err := w.Store.SymbolSites(symbol)
+	for _, s := range sites {
+		paths[s] = true
+	}
+	return err
+}
