@@ -27,9 +27,8 @@ type NamedRanker struct {
 }
 
 // Rankers are the rankers evaluated by the golden tests, in report order.
-// Rewire an entry when its implementation lands: "vector" is
-// Workspace.VectorSearch (nil results until a vector index exists), "fused"
-// is Workspace.Search until Search becomes the fused (RRF) search.
+// "bm25" is Workspace.Search (memory full text alone), "vector" is
+// Workspace.VectorSearch alone, "fused" is Workspace.FusedSearch.
 var Rankers = []NamedRanker{
 	{"bm25", BM25},
 	{"vector", Vector},
@@ -62,10 +61,19 @@ func Vector(ctx context.Context, w *memory.Workspace, query string, k int) ([]st
 	return ids, nil
 }
 
-// Fused ranks with the workspace's fused search; today that is
-// Workspace.Search, the same as BM25.
+// Fused ranks with Workspace.FusedSearch (weighted RRF of memory full
+// text, vectors, graph proximity and code symbols, then confidence,
+// freshness and source trust), memories only.
 func Fused(ctx context.Context, w *memory.Workspace, query string, k int) ([]string, error) {
-	return BM25(ctx, w, query, k)
+	res, err := w.FusedSearch(ctx, memory.SearchRequest{Query: query, Limit: k, Kind: memory.ResultMemory})
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(res))
+	for _, r := range res {
+		ids = append(ids, r.Memory.ID)
+	}
+	return ids, nil
 }
 
 // RecallAt returns |relevant ∩ ranked[:k]| / min(k, |relevant|): the share
