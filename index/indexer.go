@@ -2,11 +2,13 @@ package index
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -23,7 +25,19 @@ type Indexer struct {
 	MaxFileSize int64
 	// Workers is the number of parsing goroutines; 0 means GOMAXPROCS.
 	Workers int
+
+	// stop is the cancellation flag of every parser ParseSource creates
+	// (tree-sitter's cancellation flag: non-zero ends a parse at once).
+	stop uint32 // read and written with sync/atomic
 }
+
+// ErrInterrupted is returned by parses that Interrupt cut short.
+var ErrInterrupted = errors.New("gloss: parse interrupted (the workspace is closing)")
+
+// Interrupt ends every running and later parse of the indexer at once
+// (ParseSource returns ErrInterrupted): the workspace is closing and no
+// parse may hold up its shutdown. It cannot be undone.
+func (ix *Indexer) Interrupt() { atomic.StoreUint32(&ix.stop, 1) }
 
 // Stats reports what one indexing run did.
 type Stats struct {
@@ -170,6 +184,11 @@ func (w *indexWriter) close() { _ = w.b.Close() }
 func (w *indexWriter) apply(results <-chan parseResult, st *Stats) error {
 	for res := range results {
 		if res.err != nil {
+			// Let the workers finish (they block on a full channel).
+			go func() {
+				for range results {
+				}
+			}()
 			return res.err
 		}
 		if res.skip != "" {
@@ -313,6 +332,9 @@ func (ix *Indexer) parseOne(parsers map[*Language]*ts.Parser, j parseJob) parseR
 		return parseResult{rec: rec, same: true}
 	}
 	f, err := ix.ParseSource(parsers, c.Lang, c.Path, src)
+	if errors.Is(err, ErrInterrupted) {
+		return parseResult{err: err} // the run fails; nothing is written
+	}
 	if err != nil {
 		return parseResult{skip: SkipUnreadable}
 	}
@@ -335,7 +357,17 @@ func (ix *Indexer) ParseSource(parsers map[*Language]*ts.Parser, lang *Language,
 		// runs out of time returns a partial tree marked HasError, whose
 		// complete definitions are still extracted.
 		p.SetTimeoutMicros(uint64(ParseTimeout.Microseconds()))
+		p.SetCancellationFlag(&ix.stop)
 		parsers[lang] = p
 	}
-	return Parse(p, lang, path, src, ix.Project)
+	if atomic.LoadUint32(&ix.stop) != 0 {
+		return nil, ErrInterrupted
+	}
+	f, err := Parse(p, lang, path, src, ix.Project)
+	if err == nil && atomic.LoadUint32(&ix.stop) != 0 {
+		// A cancelled parse is partial: never take it for the file.
+		f.Release()
+		return nil, ErrInterrupted
+	}
+	return f, err
 }

@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"context"
 	"fmt"
 	"sort"
 
@@ -117,7 +116,7 @@ func (s *Server) runCheck(f *folder) {
 	if s.closing() {
 		return
 	}
-	res, err := f.w.Check(context.Background())
+	res, err := f.w.Check(s.ctx)
 	f.once.Do(func() { close(f.ready) })
 	if err != nil {
 		s.log.Printf("check %s: %v", f.root, err)
@@ -212,7 +211,7 @@ func (s *Server) didChangeWorkspaceFolders(p didChangeWorkspaceFoldersParams) er
 // (memory.Workspace.MemoryFileChanged) and republishes when the store
 // changed.
 func (s *Server) memoryFileChanged(f *folder, path string, deleted bool) {
-	changed, err := f.w.MemoryFileChanged(context.Background(), path, deleted)
+	changed, err := f.w.MemoryFileChanged(s.ctx, path, deleted)
 	if err != nil {
 		s.log.Printf("memory file %s: %v", path, err)
 		if !deleted {

@@ -70,6 +70,10 @@ type Server struct {
 	exitOnce       sync.Once
 	pubMu          sync.Mutex
 	bg             sync.WaitGroup
+	// ctx is the session's context: background work (checks, calls to the
+	// client) runs under it; Serve cancels it when the session ends.
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
 const (
@@ -100,7 +104,9 @@ func NewServer(opts Options) *Server {
 	if pool == nil {
 		pool = memory.NewPool(opts.Memory)
 	}
+	ctx, cancel := context.WithCancel(context.Background())
 	return &Server{
+		ctx: ctx, cancel: cancel,
 		opts: opts, log: log.New(out, "gloss lsp: ", log.LstdFlags), pool: pool,
 		docs: map[string]*document{}, enc: encUTF16, published: map[string]bool{},
 		docRuns: map[string]*syncx.Coalescer{}, exited: make(chan struct{}),

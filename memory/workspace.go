@@ -252,7 +252,18 @@ func Open(dir string, opts Options) (*Workspace, error) {
 
 // Close releases the store and search index.
 func (w *Workspace) Close() error {
+	w.Interrupt()
 	return errors.Join(w.closeSearch(), w.Store.Close())
+}
+
+// Interrupt ends the workspace's running parses at once and makes later
+// ones fail with index.ErrInterrupted (a check then fails without writing
+// anything): the workspace is about to close and no parse may hold up the
+// shutdown. It cannot be undone; call it only before Close.
+func (w *Workspace) Interrupt() {
+	if w.Indexer != nil {
+		w.Indexer.Interrupt()
+	}
 }
 
 // Index brings the symbol graph up to date with the working tree. It
