@@ -101,6 +101,10 @@ type File struct {
 	// tops are the top-level nodes (byte ranges) for Reparse.
 	tops  []topNode
 	goPkg string
+	// base is the last clean parse a ReparseTolerant result with a syntax
+	// error was spliced from (its trees are shared), which the next
+	// ReparseTolerant starts from.
+	base *File
 }
 
 // segment is one syntax tree covering bytes [from, to) of a file; a

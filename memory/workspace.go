@@ -337,7 +337,9 @@ func (w *Workspace) parseSource(rel string, src []byte) (*index.File, error) {
 const maxDocs = 64
 
 // overlayFile returns the parse of src as the document rel, re-parsing
-// only what changed since the document's previous parse (index.Reparse).
+// only what changed since the document's previous parse
+// (index.ReparseTolerant: a version that does not parse costs one
+// declaration's parse, not the whole file's).
 // The File belongs to the cache: callers must hold docMu while they use it
 // and must not Release it.
 func (w *Workspace) overlayFile(rel string, src []byte) (*index.File, error) {
@@ -349,7 +351,7 @@ func (w *Workspace) overlayFile(rel string, src []byte) (*index.File, error) {
 	var err error
 	if old != nil && old.Lang != nil && index.CheckContent(src) == "" {
 		ps := w.takeParsers()
-		f, err = w.Indexer.Reparse(ps, old, src)
+		f, err = w.Indexer.ReparseTolerant(ps, old, src)
 		w.putParsers(ps)
 	} else {
 		f, err = w.parseSource(rel, src)
