@@ -168,7 +168,16 @@ func (e *Engine) Verify(ctx context.Context, a IDArgs) (memory.View, error) {
 	if err != nil {
 		return memory.View{}, err
 	}
-	m, err = w.Verify(ctx, m.ID) // indexes first
+	// The open documents' text, not the files on disk: the user verifies
+	// what they see (saving it must not make the memory stale again).
+	docs := map[string][]byte{}
+	for _, an := range m.Anchors {
+		path := filepath.Join(w.Root, filepath.FromSlash(an.Path))
+		if src, ok := e.Host.Document(path); ok {
+			docs[path] = src
+		}
+	}
+	m, err = w.VerifyDocuments(ctx, m.ID, docs) // indexes first
 	if err != nil {
 		return memory.View{}, invalid("%s: %v", Verify.name, err)
 	}
