@@ -41,6 +41,7 @@ type clientOpts struct {
 	utf8       bool // offer utf-8 position encoding
 	noProgress bool
 	folders    []string // workspaceFolders (default: rootUri only)
+	noWatch    bool     // no workspace/didChangeWatchedFiles (Neovim 0.7)
 }
 
 // start initializes a server on the git repository root and waits for its
@@ -60,6 +61,9 @@ func start(t testing.TB, root string, o clientOpts) *client {
 			"didChangeWatchedFiles": map[string]any{"dynamicRegistration": true},
 		},
 		"window": map[string]any{"workDoneProgress": !o.noProgress, "showDocument": map[string]any{"support": true}},
+	}
+	if o.noWatch {
+		delete(caps["workspace"].(map[string]any), "didChangeWatchedFiles")
 	}
 	if o.utf8 {
 		caps["general"] = map[string]any{"positionEncodings": []string{"utf-8", "utf-16"}}

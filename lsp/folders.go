@@ -202,6 +202,7 @@ func (s *Server) didChangeWorkspaceFolders(p didChangeWorkspaceFoldersParams) er
 		}
 	}
 	for _, f := range added {
+		s.watchFolder(f)
 		s.scheduleCheck(f)
 	}
 	return nil

@@ -69,6 +69,7 @@ func (s *Server) stopBackground() {
 	for _, f := range s.allFolders() {
 		s.pool.Unsubscribe(s, f.root)
 	}
+	s.stopWatcher()
 	s.cancel()
 	s.reqMu.Lock()
 	for _, cancel := range s.inflight {
@@ -173,6 +174,8 @@ func (s *Server) initialized() {
 				s.log.Printf("register file watcher: %v", err)
 			}
 		})
+	} else {
+		s.goBG(func() { s.startWatcher(folders) })
 	}
 	if skip {
 		return

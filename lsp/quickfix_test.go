@@ -55,3 +55,35 @@ func TestVerifyUsesTheBuffer(t *testing.T) {
 		t.Fatalf("after saving the verified buffer the memory is stale: %+v (check: %d stale)", got.Anchors, st.Stale)
 	}
 }
+
+// TestGitCheckoutSeenByOwnWatcher: a client without
+// workspace/didChangeWatchedFiles (Neovim 0.7) gets the server's own
+// watcher: a `git checkout` with the editor open flags the memory of a
+// file that is not open, and checking out back clears it, with no
+// notification from the client.
+func TestGitCheckoutSeenByOwnWatcher(t *testing.T) {
+	root := repo(t, map[string]string{"main.go": mainGo, "other.go": "package main\n\nfunc Other() {}\n"})
+	testutil.Git(t, root, "checkout", "-q", "-b", "change")
+	testutil.WriteFiles(t, root, map[string]string{"main.go": strings.Replace(mainGo, "return err\n}", "return nil\n}", 1)})
+	testutil.Commit(t, root, "change Retry")
+	testutil.Git(t, root, "checkout", "-q", "main")
+
+	c := start(t, root, clientOpts{noWatch: true})
+	v := rememberRetry(t, c)
+	c.open("other.go", "package main\n\nfunc Other() {}\n")
+	uri := c.uri("main.go")
+	testutil.Git(t, root, "checkout", "-q", "change")
+	ds := c.waitDiags(uri, func(ds []Diagnostic) bool { return len(ds) == 1 })
+	if ds[0].Code != CodeStale || !strings.Contains(string(ds[0].Data), v.ID) {
+		t.Fatalf("after checkout: %+v", ds)
+	}
+	testutil.Git(t, root, "checkout", "-q", "main")
+	c.waitDiags(uri, func(ds []Diagnostic) bool { return len(ds) == 0 })
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, ev := range c.events {
+		if ev == "client/registerCapability" {
+			t.Fatal("the server registered a watcher with a client that has none")
+		}
+	}
+}

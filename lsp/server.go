@@ -28,6 +28,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/gloss-dev/gloss/internal/syncx"
+	"github.com/gloss-dev/gloss/internal/watch"
 	"github.com/gloss-dev/gloss/memory"
 )
 
@@ -74,6 +75,9 @@ type Server struct {
 	// client) runs under it; Serve cancels it when the session ends.
 	ctx    context.Context
 	cancel context.CancelFunc
+	// watcher is the session's own file watcher (watch.go), for clients
+	// without workspace/didChangeWatchedFiles; guarded by mu.
+	watcher *watch.Watcher
 }
 
 const (
