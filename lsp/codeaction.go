@@ -74,7 +74,9 @@ func (s *Server) codeActions(ctx context.Context, p codeActionParams) ([]CodeAct
 			)
 		}
 	}
-	if wants("refactor") && p.Range.Start != p.Range.End {
+	// Not on files gloss cannot anchor in (binary, generated, oversize),
+	// where the command always fails.
+	if wants("refactor") && p.Range.Start != p.Range.End && sn.load() == nil && sn.f.w.Anchorable(sn.rel, sn.t.src) == nil {
 		out = append(out, CodeAction{Title: "Remember this selection", Kind: "refactor",
 			Command: &Command{Title: "Remember this selection", Command: "gloss.remember", Arguments: []any{map[string]any{"uri": sn.uri, "range": p.Range}}}})
 	}

@@ -87,3 +87,33 @@ func TestGitCheckoutSeenByOwnWatcher(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptySymbolQueryAndBinaryFiles: an empty workspace/symbol query
+// (what clients send to list everything) lists the memories; "Remember
+// this selection" is not offered in a binary document, where it would
+// always fail.
+func TestEmptySymbolQueryAndBinaryFiles(t *testing.T) {
+	root := repo(t, map[string]string{"main.go": mainGo})
+	c := start(t, root, clientOpts{})
+	v := rememberRetry(t, c)
+	var syms []SymbolInformation
+	c.call("workspace/symbol", map[string]any{"query": ""}, &syms)
+	if len(syms) != 1 || syms[0].Name != v.Title {
+		t.Fatalf("empty query: %+v", syms)
+	}
+	sel := Range{Start: Position{Line: 0}, End: Position{Line: 1}}
+	actions := func(rel string) int {
+		var acts []CodeAction
+		c.call("textDocument/codeAction", map[string]any{"textDocument": TextDocumentIdentifier{URI: c.uri(rel)}, "range": sel,
+			"context": map[string]any{"diagnostics": []Diagnostic{}}}, &acts)
+		return len(acts)
+	}
+	c.open("main.go", mainGo)
+	if n := actions("main.go"); n != 1 {
+		t.Fatalf("%d actions on a Go file, want remember", n)
+	}
+	c.open("blob.bin", "ab\x00cd\nef\n")
+	if n := actions("blob.bin"); n != 0 {
+		t.Fatalf("%d actions on a binary file, want none", n)
+	}
+}
