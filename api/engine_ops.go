@@ -2,6 +2,8 @@ package api
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -197,6 +199,29 @@ func (e *Engine) Forget(_ context.Context, a IDArgs) (ForgetResult, error) {
 	}
 	e.Host.Changed(w, nil, true)
 	return ForgetResult{Forgotten: m.ID, Title: m.Title}, nil
+}
+
+// Restore implements Interface: the first workspace folder with a
+// restorable tombstone of the id restores it.
+func (e *Engine) Restore(_ context.Context, a IDArgs) (memory.View, error) {
+	if strings.TrimSpace(a.ID) == "" {
+		return memory.View{}, invalid("%s: missing \"id\"", Restore.name)
+	}
+	var firstErr error
+	for _, w := range e.Host.Workspaces() {
+		m, err := w.Restore(a.ID)
+		if err == nil {
+			e.Host.Changed(w, nil, true)
+			return memory.ViewOf(m), nil
+		}
+		if firstErr == nil || errors.Is(firstErr, memory.ErrNotForgotten) {
+			firstErr = err
+		}
+	}
+	if firstErr == nil {
+		firstErr = fmt.Errorf("%w: %s", memory.ErrNotForgotten, a.ID)
+	}
+	return memory.View{}, invalid("%s: %v", Restore.name, firstErr)
 }
 
 // Check implements Interface.

@@ -35,6 +35,8 @@ type client struct {
 	events []string                // methods of server-to-client messages, in order
 	shown  []string                // window/showDocument URIs
 	opened map[string]int          // open document versions
+	msgs   []string                // window/showMessage(Request) messages
+	choose string                  // the action to answer showMessageRequest with
 }
 
 type clientOpts struct {
@@ -146,6 +148,16 @@ func (c *client) handle(_ context.Context, req *jsonrpc2.Request) (any, error) {
 		var p showDocumentParams
 		_ = json.Unmarshal(req.Params(), &p)
 		c.shown = append(c.shown, p.URI)
+	case "window/showMessage", "window/showMessageRequest":
+		var p struct {
+			Message string `json:"message"`
+		}
+		_ = json.Unmarshal(req.Params(), &p)
+		c.msgs = append(c.msgs, p.Message)
+		if req.Method() == "window/showMessageRequest" && c.choose != "" {
+			c.events = append(c.events, ev)
+			return map[string]string{"title": c.choose}, nil
+		}
 	}
 	c.events = append(c.events, ev)
 	return nil, nil

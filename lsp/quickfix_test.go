@@ -117,3 +117,30 @@ func TestEmptySymbolQueryAndBinaryFiles(t *testing.T) {
 		t.Fatalf("%d actions on a binary file, want none", n)
 	}
 }
+
+// TestForgetUndo: forgetting a memory shows a message with an "Undo"
+// action; choosing it restores the memory (its code lens comes back).
+func TestForgetUndo(t *testing.T) {
+	root := repo(t, map[string]string{"main.go": mainGo})
+	c := start(t, root, clientOpts{})
+	c.mu.Lock()
+	c.choose = "Undo"
+	c.mu.Unlock()
+	v := rememberRetry(t, c)
+	var fg api.ForgetResult
+	if err := c.command("gloss.forget", map[string]any{"id": v.ID}, &fg); err != nil || fg.Forgotten != v.ID {
+		t.Fatalf("forget = %+v, %v", fg, err)
+	}
+	c.waitFor("the restore message", func() bool {
+		return len(c.msgs) > 0 && strings.HasPrefix(c.msgs[len(c.msgs)-1], "gloss: restored memory")
+	})
+	c.mu.Lock()
+	first := c.msgs[0]
+	c.mu.Unlock()
+	if !strings.Contains(first, "forgot memory “Retry cap”") {
+		t.Errorf("forget message %q", first)
+	}
+	if ls := c.lenses("main.go"); len(ls) != 1 {
+		t.Fatalf("lenses after undo = %+v", ls)
+	}
+}

@@ -559,28 +559,6 @@ func (w *Workspace) VerifyDocuments(ctx context.Context, id string, docs map[str
 	return m, nil
 }
 
-// Forget deletes a memory durably and returns it.
-func (w *Workspace) Forget(id string) (*Memory, error) {
-	w.writeMu.Lock()
-	defer w.writeMu.Unlock()
-	m, err := w.Get(id)
-	if err != nil {
-		return nil, err
-	}
-	b := w.Store.NewMemoryBatch()
-	if err := deleteMemory(b, m); err != nil {
-		b.Close()
-		return nil, err
-	}
-	if err := w.commit(b, nil, []string{m.ID}); err != nil {
-		return nil, err
-	}
-	if err := w.RemoveMemoryFile(m); err != nil {
-		w.warn(fmt.Errorf("remove memory file of %s: %w", m.ID, err))
-	}
-	return m, nil
-}
-
 // save writes the memory's Markdown file (stampFile), durably replaces
 // old (as stored) by m, then updates the derived search index. The store
 // and the file are unchanged when it returns an error.
