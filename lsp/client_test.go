@@ -44,6 +44,7 @@ type clientOpts struct {
 	noProgress bool
 	folders    []string // workspaceFolders (default: rootUri only)
 	noWatch    bool     // no workspace/didChangeWatchedFiles (Neovim 0.7)
+	noShowDoc  bool     // no window/showDocument (eglot 1.9, Neovim 0.7 without the plugin's capability)
 }
 
 // start initializes a server on the git repository root and waits for its
@@ -63,6 +64,9 @@ func start(t testing.TB, root string, o clientOpts) *client {
 			"didChangeWatchedFiles": map[string]any{"dynamicRegistration": true},
 		},
 		"window": map[string]any{"workDoneProgress": !o.noProgress, "showDocument": map[string]any{"support": true}},
+	}
+	if o.noShowDoc {
+		delete(caps["window"].(map[string]any), "showDocument")
 	}
 	if o.noWatch {
 		delete(caps["workspace"].(map[string]any), "didChangeWatchedFiles")

@@ -26,6 +26,9 @@ func (s *Server) executeCommand(ctx context.Context, p executeCommandParams) (an
 	if len(p.Arguments) > 0 {
 		raw = p.Arguments[0]
 	}
+	if err := s.refuseDraft(c, raw); err != nil {
+		return nil, err
+	}
 	e := &api.Engine{Host: s.host()}
 	if !c.Writes() {
 		jsonrpc2.Async(ctx)

@@ -107,6 +107,8 @@ func (s *Server) didClose(p didCloseParams) error {
 	if d != nil {
 		if f := s.folderFor(d.path); f != nil {
 			f.w.ForgetDocument(d.path)
+			// In order, so that a request sent after the close sees it.
+			s.discardEmptyDraft(f, d.path)
 			s.goBG(func() { s.publishStoredFile(f, d.path) })
 		}
 	}

@@ -1,0 +1,99 @@
+package lsp
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gloss-dev/gloss/api"
+	"github.com/gloss-dev/gloss/internal/testutil"
+	"github.com/gloss-dev/gloss/memory"
+)
+
+// TestDraftsNeverEmpty: a draft whose file is closed untouched is
+// discarded (its file removed, restorable); one the user wrote in is
+// kept; a client that cannot open documents gets an error, not a draft.
+func TestDraftsNeverEmpty(t *testing.T) {
+	root := repo(t, map[string]string{"main.go": mainGo})
+	c := start(t, root, clientOpts{})
+	l := testutil.LineOf(t, mainGo, "for i := 0") - 1
+	draft := func() (memory.View, string) {
+		t.Helper()
+		var v memory.View
+		if err := c.command("gloss.remember", map[string]any{"uri": c.uri("main.go"), "range": Range{Start: Position{Line: l}, End: Position{Line: l, Character: 4}}}, &v); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(root, ".gloss", "memories", v.ID+".md")
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v, string(src)
+	}
+	closeFile := func(path, text string) {
+		rel, _ := filepath.Rel(root, path)
+		c.open(rel, text)
+		c.notify("textDocument/didClose", map[string]any{"textDocument": TextDocumentIdentifier{URI: c.uri(rel)}})
+	}
+	status := func() int {
+		var st api.StatusResult
+		if err := c.command("gloss.status", map[string]any{}, &st); err != nil {
+			t.Fatal(err)
+		}
+		return st.Memories
+	}
+
+	// Untouched: discarded on close.
+	v, src := draft()
+	path := filepath.Join(root, ".gloss", "memories", v.ID+".md")
+	closeFile(path, src)
+	c.waitFor("the discard message", func() bool {
+		return len(c.msgs) > 0 && strings.Contains(c.msgs[len(c.msgs)-1], "discarded the empty draft "+v.ID)
+	})
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("the empty draft's file is still there: %v", err)
+	}
+	if n := status(); n != 0 {
+		t.Fatalf("%d memories after discarding the draft", n)
+	}
+
+	// Written and saved: kept.
+	v, src = draft()
+	path = filepath.Join(root, ".gloss", "memories", v.ID+".md")
+	written := strings.Replace(src, "\n"+memory.DraftText+"\n", "\nThe loop stops at n.\n", 1)
+	if written == src {
+		t.Fatalf("no draft text in the file:\n%s", src)
+	}
+	if err := os.WriteFile(path, []byte(written), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.notify("textDocument/didSave", map[string]any{"textDocument": TextDocumentIdentifier{URI: pathToURI(path)}})
+	closeFile(path, written)
+	var sh api.ShowResult
+	if err := c.command("gloss.show", map[string]any{"id": v.ID}, &sh); err != nil || !strings.Contains(sh.Body, "The loop stops at n.") {
+		t.Fatalf("written draft = %+v, %v", sh.View, err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("the written draft's file: %v", err)
+	}
+}
+
+// TestDraftRefusedWithoutShowDocument: eglot 1.9 and Neovim 0.7 (without
+// the plugin's capability) cannot open a draft: remember without text is
+// an error saying to pass the text, and nothing is created.
+func TestDraftRefusedWithoutShowDocument(t *testing.T) {
+	root := repo(t, map[string]string{"main.go": mainGo})
+	c := start(t, root, clientOpts{noShowDoc: true})
+	err := c.command("gloss.remember", map[string]any{"uri": c.uri("main.go"), "range": Range{Start: Position{Line: 5}, End: Position{Line: 5, Character: 4}}}, nil)
+	if err == nil || !strings.Contains(err.Error(), "pass \"text\"") {
+		t.Fatalf("remember without text = %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".gloss")); !os.IsNotExist(err) {
+		t.Fatalf(".gloss was created: %v", err)
+	}
+	var v memory.View
+	if err := c.command("gloss.remember", map[string]any{"uri": c.uri("main.go"), "range": Range{Start: Position{Line: 5}, End: Position{Line: 5, Character: 4}}, "text": "A note."}, &v); err != nil {
+		t.Fatal(err)
+	}
+}
