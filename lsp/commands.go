@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -36,6 +37,12 @@ func (s *Server) executeCommand(ctx context.Context, p executeCommandParams) (an
 	res, err := c.Dispatch(ctx, e, raw)
 	if fr, ok := res.(api.ForgetResult); ok && err == nil {
 		s.offerUndo(fr)
+	}
+	if sr, ok := res.(api.ShowResult); ok && err == nil {
+		var a api.ShowArgs
+		if json.Unmarshal(raw, &a) == nil && a.Present {
+			s.present(a, sr)
+		}
 	}
 	return res, rpcError(err)
 }

@@ -97,3 +97,57 @@ func TestDraftRefusedWithoutShowDocument(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestShowFallbacks: the quick fixes "Show what changed" and "Edit memory"
+// in a client without showDocument (eglot, Neovim 0.7 without the
+// plugin): the diff arrives as a message, "Edit memory" on a personal
+// memory says how to edit it, and on a project memory names its file.
+func TestShowFallbacks(t *testing.T) {
+	root := repo(t, map[string]string{"main.go": mainGo})
+	c := start(t, root, clientOpts{noShowDoc: true})
+	v := rememberRetry(t, c)
+	c.open("main.go", mainGo)
+	uri := c.uri("main.go")
+	l := testutil.LineOf(t, mainGo, `"é𝄞", 3`) - 1
+	col := utf16Col(t, mainGo, l, "3")
+	c.change("main.go", Range{Start: Position{Line: l, Character: col}, End: Position{Line: l, Character: col + 1}}, "5")
+	d := c.waitDiags(uri, func(ds []Diagnostic) bool { return len(ds) == 1 })[0]
+	var acts []CodeAction
+	c.call("textDocument/codeAction", map[string]any{"textDocument": TextDocumentIdentifier{URI: uri}, "range": d.Range,
+		"context": map[string]any{"diagnostics": []Diagnostic{d}, "only": []string{"quickfix"}}}, &acts)
+	run := func(title string) string {
+		t.Helper()
+		for _, a := range acts {
+			if a.Title == title {
+				c.mu.Lock()
+				n := len(c.msgs)
+				c.mu.Unlock()
+				if err := c.command(a.Command.Command, a.Command.Arguments[0], nil); err != nil {
+					t.Fatal(err)
+				}
+				var msg string
+				c.waitFor(title+" message", func() bool {
+					if len(c.msgs) > n {
+						msg = c.msgs[n]
+					}
+					return msg != ""
+				})
+				return msg
+			}
+		}
+		t.Fatalf("no %q action in %+v", title, acts)
+		return ""
+	}
+	if msg := run("Show what changed"); !strings.Contains(msg, "+\t_, n := \"é𝄞\", 5") {
+		t.Errorf("diff message %q", msg)
+	}
+	if msg := run("Edit memory"); !strings.Contains(msg, "personal memory") {
+		t.Errorf("edit message for a personal memory %q", msg)
+	}
+	if err := c.command("gloss.share", map[string]any{"id": v.ID}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if msg := run("Edit memory"); !strings.Contains(msg, filepath.Join(".gloss", "memories", v.ID+".md")) {
+		t.Errorf("edit message for a project memory %q", msg)
+	}
+}
