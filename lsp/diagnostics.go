@@ -45,7 +45,13 @@ func (s *Server) publishDoc(uri string) {
 	s.mu.Unlock()
 	var diags []Diagnostic
 	if r.err != nil {
-		s.log.Printf("resolve %s: %v", uri, r.err)
+		s.mu.Lock()
+		logged := s.unresolvable[uri]
+		s.unresolvable[uri] = true
+		s.mu.Unlock()
+		if !logged { // once per opening, not per keystroke
+			s.log.Printf("resolve %s: %v", uri, r.err)
+		}
 	} else {
 		diags = diagnostics(r.mems, sn.rel, sn.t, enc)
 	}

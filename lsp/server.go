@@ -67,6 +67,9 @@ type Server struct {
 	noInitialCheck bool
 	published      map[string]bool // URIs with non-empty gloss diagnostics
 	docRuns        map[string]*syncx.Coalescer
+	// unresolvable are the open documents whose resolution failed (binary,
+	// oversize), logged once until they close.
+	unresolvable map[string]bool
 	exited         chan struct{}
 	exitOnce       sync.Once
 	pubMu          sync.Mutex
@@ -113,7 +116,7 @@ func NewServer(opts Options) *Server {
 		ctx: ctx, cancel: cancel,
 		opts: opts, log: log.New(out, "gloss lsp: ", log.LstdFlags), pool: pool,
 		docs: map[string]*document{}, enc: encUTF16, published: map[string]bool{},
-		docRuns: map[string]*syncx.Coalescer{}, exited: make(chan struct{}),
+		docRuns: map[string]*syncx.Coalescer{}, exited: make(chan struct{}), unresolvable: map[string]bool{},
 		inflight: map[jsonrpc2.ID]context.CancelFunc{},
 	}
 }

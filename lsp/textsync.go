@@ -103,6 +103,7 @@ func (s *Server) didClose(p didCloseParams) error {
 	s.mu.Lock()
 	d := s.docs[p.TextDocument.URI]
 	delete(s.docs, p.TextDocument.URI)
+	delete(s.unresolvable, p.TextDocument.URI)
 	s.mu.Unlock()
 	if d != nil {
 		if f := s.folderFor(d.path); f != nil {
