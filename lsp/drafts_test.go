@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gloss-dev/gloss/api"
+	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/internal/testutil"
 	"github.com/gloss-dev/gloss/memory"
 )
@@ -150,4 +151,28 @@ func TestShowFallbacks(t *testing.T) {
 	if msg := run("Edit memory"); !strings.Contains(msg, filepath.Join(".gloss", "memories", v.ID+".md")) {
 		t.Errorf("edit message for a project memory %q", msg)
 	}
+}
+
+// TestFolderRetried: a folder whose store another process held when the
+// session started is opened again at the next request in it (instead of
+// every request failing with "outside the workspace folders").
+func TestFolderRetried(t *testing.T) {
+	root := repo(t, map[string]string{"main.go": mainGo})
+	holder, err := memory.Open(root, memory.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait := index.LockWait
+	index.LockWait = 0
+	defer func() { index.LockWait = wait }()
+	c := start(t, root, clientOpts{})
+	if err := holder.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// A hover there (null: the folder is not open yet) starts the retry.
+	c.hover("main.go", Position{})
+	c.waitFor("the folder opened", func() bool {
+		return len(c.msgs) > 0 && strings.Contains(c.msgs[len(c.msgs)-1], "opened the memory store")
+	})
+	rememberRetry(t, c)
 }

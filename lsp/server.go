@@ -70,6 +70,11 @@ type Server struct {
 	// unresolvable are the open documents whose resolution failed (binary,
 	// oversize), logged once until they close.
 	unresolvable map[string]bool
+	// failed are the workspace folders (by URI) whose store could not be
+	// opened, with the error; retrying is true while a retry runs
+	// (folders.go, retryFolders).
+	failed   map[string]error
+	retrying map[string]bool
 	exited         chan struct{}
 	exitOnce       sync.Once
 	pubMu          sync.Mutex
@@ -117,6 +122,7 @@ func NewServer(opts Options) *Server {
 		opts: opts, log: log.New(out, "gloss lsp: ", log.LstdFlags), pool: pool,
 		docs: map[string]*document{}, enc: encUTF16, published: map[string]bool{},
 		docRuns: map[string]*syncx.Coalescer{}, exited: make(chan struct{}), unresolvable: map[string]bool{},
+		failed: map[string]error{}, retrying: map[string]bool{},
 		inflight: map[jsonrpc2.ID]context.CancelFunc{},
 	}
 }
