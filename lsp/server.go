@@ -75,10 +75,10 @@ type Server struct {
 	// (folders.go, retryFolders).
 	failed   map[string]error
 	retrying map[string]bool
-	exited         chan struct{}
-	exitOnce       sync.Once
-	pubMu          sync.Mutex
-	bg             sync.WaitGroup
+	exited   chan struct{}
+	exitOnce sync.Once
+	pubMu    sync.Mutex
+	bg       sync.WaitGroup
 	// ctx is the session's context: background work (checks, calls to the
 	// client) runs under it; Serve cancels it when the session ends.
 	ctx    context.Context
