@@ -161,6 +161,11 @@ func Parse(parser *ts.Parser, lang *Language, path string, src []byte, pc Packag
 	if tree == nil || tree.RootNode() == nil {
 		return nil, fmt.Errorf("parse %s: no syntax tree", path)
 	}
+	if tree.ParseStopReason() == ts.ParseStopCancelled {
+		// Cut short by Indexer.Interrupt: no extraction from a partial tree.
+		tree.Release()
+		return nil, ErrInterrupted
+	}
 	f := &File{Path: path, Lang: lang, Src: src, Lines: NewLines(src), tree: tree, lang: lang, skipNodes: map[*ts.Node]bool{}, owned: []*ts.Tree{tree}}
 	f.segs = []segment{{tree: tree, src: src, skip: f.skipNodes, from: 0, to: len(src)}}
 	f.HasError = tree.RootNode().HasError()
