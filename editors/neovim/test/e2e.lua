@@ -371,6 +371,31 @@ if draft_buf then
   end, 50), draft_path)
 end
 
+-- 7d. Neovim 0.7 has no file watcher: `git checkout` with the editor open is seen by the
+--     server's own watcher, and the memory of a file that is not open is flagged.
+local util_uri = vim.uri_from_fname(project .. "/util.go")
+local rem, rerr = request("workspace/executeCommand", { command = "gloss.remember", arguments = { {
+  uri = util_uri, range = { start = { line = 3, character = 0 }, ["end"] = { line = 5, character = 1 } },
+  text = "Doubling is what the caller expects.",
+} } })
+check("a memory on Helper (util.go, not open)", rem and rem.id, rerr or vim.inspect(rem))
+vim.fn.system({ "git", "-C", project, "checkout", "-q", "change" })
+local util_buf = vim.uri_to_bufnr(util_uri)
+local function util_diag()
+  for _, d in ipairs(vim.diagnostic.get(util_buf)) do
+    if d.source == "gloss" and d.code == "stale-memory" then
+      return d
+    end
+  end
+end
+check("git checkout with the editor open flags the memory of an unopened file", vim.wait(15000, function()
+  return util_diag() ~= nil
+end, 50), vim.inspect(vim.diagnostic.get(util_buf)))
+vim.fn.system({ "git", "-C", project, "checkout", "-q", "main" })
+check("checking out back clears it", vim.wait(15000, function()
+  return util_diag() == nil
+end, 50), vim.inspect(vim.diagnostic.get(util_buf)))
+
 -- 8. The daemon is killed: the plugin starts the client again (and with it a daemon).
 local old_id = client.id
 local status = vim.fn.system({ bin, "daemon", "status", "--json" })
@@ -387,7 +412,7 @@ if pid then
   if newc and newc.id ~= old_id then
     client = newc
     local l2 = request("workspace/executeCommand", { command = "gloss.list", arguments = { vim.empty_dict() } })
-    check("the restarted client serves the memories", l2 and l2.memories and #l2.memories == 1, vim.inspect(l2))
+    check("the restarted client serves the memories", l2 and l2.memories and #l2.memories == 2, vim.inspect(l2))
   end
 end
 
