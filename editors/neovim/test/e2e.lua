@@ -396,6 +396,23 @@ check("checking out back clears it", vim.wait(15000, function()
   return util_diag() == nil
 end, 50), vim.inspect(vim.diagnostic.get(util_buf)))
 
+-- 7e. "Still valid — re-verify" on an unsaved edit verifies the buffer: the warning goes,
+--     and after saving (the disk now has that code) a check keeps the memory fresh.
+vim.api.nvim_set_current_buf(buf)
+local line7 = vim.api.nvim_buf_get_lines(buf, body_line, body_line + 1, false)[1]
+local c7 = line7:find("7", 1, true) - 1
+vim.api.nvim_buf_set_text(buf, body_line, c7, body_line, c7 + 1, { "8" })
+check("an unsaved edit makes the memory stale", vim.wait(10000, function()
+  return gloss_diag() ~= nil
+end, 20))
+check("\"Still valid — re-verify\" is offered", pick_action(want[1]))
+check("re-verify of the unsaved buffer clears the warning", vim.wait(10000, function()
+  return gloss_diag() == nil
+end, 50), vim.inspect(vim.diagnostic.get(buf)))
+vim.cmd("silent write")
+local chk = request("workspace/executeCommand", { command = "gloss.check", arguments = { vim.empty_dict() } })
+check("after saving, a check finds the memory fresh", chk and chk.stale == 0, vim.inspect(chk and chk.stale))
+
 -- 8. The daemon is killed: the plugin starts the client again (and with it a daemon).
 local old_id = client.id
 local status = vim.fn.system({ bin, "daemon", "status", "--json" })
