@@ -122,3 +122,36 @@ func BenchmarkStopMidParse(b *testing.B) {
 	b.ReportMetric(float64(percentile(lat, 0.5).Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(percentile(lat, 0.95).Microseconds())/1000, "max-ms")
 }
+
+// TestSessionCloseMidParse: an editor that leaves while its document is
+// being parsed (a parse of seconds) ends its session at once: the parse is
+// cancelled (the daemon's other work goes on), nothing is left running and
+// the daemon keeps serving.
+func TestSessionCloseMidParse(t *testing.T) {
+	log := &syncBuffer{}
+	d, _, c := startMidParse(t, log)
+	defer d.Close()
+	time.Sleep(300 * time.Millisecond) // let the parse start (see TestCloseMidParse)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = c.Close(ctx)
+	// A new session is served while the old one's end is awaited.
+	conn, err := Dial(Target{Root: d.Hello().Root, Home: d.cfg.Memory.Home}, VerbLSP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2 := lspconn.NewClient(conn, lspconn.ClientOptions{})
+	if err := c2.Initialize(ctx, d.Hello().Root, false); err != nil {
+		t.Fatal(err)
+	}
+	_ = c2.Close(ctx)
+	// Both sessions end; the parse was cancelled, not waited for.
+	for deadline := time.Now().Add(10 * time.Second); d.Hello().Sessions > 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("sessions did not end: %d", d.Hello().Sessions)
+		}
+	}
+	if out := log.String(); strings.Contains(out, "still running") {
+		t.Fatalf("the session's parse was not cancelled:\n%s", out)
+	}
+}

@@ -60,8 +60,9 @@ const bgWait = 2 * time.Second
 
 // stopBackground ends the session's background work and releases its
 // folders: other sessions stop sending it changes, its context and
-// requests are cancelled, and, when the workspaces are the session's own
-// (no daemon), their parses are interrupted. The folders are released once
+// requests are cancelled, the parses of its open documents are cancelled
+// and, when the workspaces are the session's own (no daemon), all their
+// parses are interrupted. The folders are released once
 // the background work has ended, even when that takes longer than bgWait
 // (then in the background: a reference is never leaked, and the pool's
 // Close waits for it).
@@ -78,6 +79,19 @@ func (s *Server) stopBackground() {
 	s.reqMu.Unlock()
 	if s.opts.Pool == nil {
 		s.pool.Interrupt()
+	}
+	// The parses of the session's documents end now (a shared workspace's
+	// other parses go on).
+	s.mu.Lock()
+	var paths []string
+	for _, d := range s.docs {
+		paths = append(paths, d.path)
+	}
+	s.mu.Unlock()
+	for _, p := range paths {
+		if f := s.folderFor(p); f != nil {
+			f.w.CancelDocument(p)
+		}
 	}
 	s.mu.Lock()
 	folders := s.folders

@@ -144,6 +144,9 @@ type resolver struct {
 	overlay map[string][]byte
 	// overlayHash caches the content hash of each overlay.
 	overlayHash map[string]string
+	// overlayErr is the error of the last overlay parse (an
+	// index.ErrInterrupted makes the resolution fail).
+	overlayErr error
 }
 
 func (w *Workspace) newResolver() (*resolver, error) {
@@ -229,6 +232,9 @@ func (r *resolver) parsed(path string) *index.File {
 	var err error
 	if src, ok := r.overlay[path]; ok {
 		f, err = r.w.overlayFile(path, src)
+		if err != nil {
+			r.overlayErr = err
+		}
 	} else {
 		f, err = r.w.parseFile(path)
 	}

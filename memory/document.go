@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/gloss-dev/gloss/index"
@@ -50,6 +51,9 @@ func (w *Workspace) ResolveDocumentDefs(path string, content []byte) ([]*Memory,
 	var defs []index.Definition
 	if f := r.parsed(rel); f != nil {
 		defs = append(defs, f.Defs...)
+	}
+	if errors.Is(r.overlayErr, index.ErrInterrupted) {
+		return nil, nil, r.overlayErr // not a resolution: the document was closed
 	}
 	var out []*Memory
 	for _, id := range ids {

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -84,6 +85,12 @@ type Workspace struct {
 	docs  map[string]*index.File
 
 	docCache docCache // resolutions of open documents (ResolveDocumentCached)
+
+	// docStops are the cancellation flags of the document parses running
+	// now, by workspace-relative path (CancelDocument); guarded by stopMu,
+	// not docMu, which the parse holds.
+	stopMu   sync.Mutex
+	docStops map[string]*uint32
 
 	// fileStamps caches parsed memory files by id (team.go); guarded by
 	// writeMu.
@@ -349,10 +356,30 @@ func (w *Workspace) overlayFile(rel string, src []byte) (*index.File, error) {
 	}
 	var f *index.File
 	var err error
-	if old != nil && old.Lang != nil && index.CheckContent(src) == "" {
+	if lang := index.LanguageFor(rel); lang != nil && index.CheckContent(src) == "" {
+		// The parse can be cancelled by CancelDocument (the editor closed
+		// the document, its session ended).
+		stop := new(uint32)
+		w.stopMu.Lock()
+		if w.docStops == nil {
+			w.docStops = map[string]*uint32{}
+		}
+		w.docStops[rel] = stop
+		w.stopMu.Unlock()
 		ps := w.takeParsers()
-		f, err = w.Indexer.ReparseTolerant(ps, old, src)
+		restore := w.Indexer.WithStop(ps, lang, stop)
+		if old != nil && old.Lang != nil {
+			f, err = w.Indexer.ReparseTolerant(ps, old, src)
+		} else {
+			f, err = w.Indexer.ParseSource(ps, lang, rel, src)
+		}
+		restore()
 		w.putParsers(ps)
+		w.stopMu.Lock()
+		if w.docStops[rel] == stop {
+			delete(w.docStops, rel)
+		}
+		w.stopMu.Unlock()
 	} else {
 		f, err = w.parseSource(rel, src)
 	}
@@ -372,9 +399,26 @@ func (w *Workspace) overlayFile(rel string, src []byte) (*index.File, error) {
 	return f, nil
 }
 
+// CancelDocument ends a running parse of the unsaved text of the document
+// at path (absolute or workspace-relative): its resolution fails with
+// index.ErrInterrupted and is not cached. The editor closed the document,
+// or the session that had it open ended.
+func (w *Workspace) CancelDocument(path string) {
+	rel, err := w.RelPath(path)
+	if err != nil {
+		return
+	}
+	w.stopMu.Lock()
+	if stop := w.docStops[rel]; stop != nil {
+		atomic.StoreUint32(stop, 1)
+	}
+	w.stopMu.Unlock()
+}
+
 // ForgetDocument drops the cached parse of a document (the editor closed
-// it).
+// it), ending a parse of it that is running (CancelDocument).
 func (w *Workspace) ForgetDocument(path string) {
+	w.CancelDocument(path)
 	rel, err := w.RelPath(path)
 	if err != nil {
 		return
