@@ -84,7 +84,8 @@ type Workspace struct {
 	docMu sync.Mutex
 	docs  map[string]*index.File
 
-	docCache docCache // resolutions of open documents (ResolveDocumentCached)
+	docCache docCache     // resolutions of open documents (ResolveDocumentCached)
+	decoded  decodedCache // decoded memory records (get)
 
 	// docStops are the cancellation flags of the document parses running
 	// now, by workspace-relative path (CancelDocument); guarded by stopMu,
