@@ -46,6 +46,8 @@ type Interface interface {
 	Verify(ctx context.Context, args IDArgs) (memory.View, error)
 	// Forget deletes a memory.
 	Forget(ctx context.Context, args IDArgs) (ForgetResult, error)
+	// Restore undoes a forget (within memory.RestoreWindow).
+	Restore(ctx context.Context, args IDArgs) (memory.View, error)
 	// Check rescans the working trees and re-resolves anchors.
 	Check(ctx context.Context, args NoArgs) (CheckResult, error)
 	// List returns every memory with its last known statuses, ordered by
@@ -91,6 +93,7 @@ var (
 	Update            = def("gloss.update", Interface.Update, info{writes: true})
 	Verify            = def("gloss.verify", Interface.Verify, info{verb: "verify", writes: true})
 	Forget            = def("gloss.forget", Interface.Forget, info{verb: "forget", writes: true})
+	Restore           = def("gloss.restore", Interface.Restore, info{verb: "restore", writes: true, doc: "Restore a memory forgotten in the last 7 days"})
 	Check             = def("gloss.check", Interface.Check, info{verb: "check", optional: true})
 	List              = def("gloss.list", Interface.List, info{verb: "list", optional: true})
 	Status            = def("gloss.status", Interface.Status, info{verb: "status", optional: true})
@@ -108,7 +111,7 @@ var (
 // Commands lists every command in the order docs/commands.md does.
 var Commands = []Command{
 	Remember, RememberBatch, MemoriesAt, ShowMemories, MemoriesForSymbol, Search, Show,
-	Update, Verify, Forget, Check, List, Status, Index, Impact, Context,
+	Update, Verify, Forget, Restore, Check, List, Status, Index, Impact, Context,
 	Share, Unshare, Export, Import, ForgetAll, SuggestAnchors,
 }
 

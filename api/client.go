@@ -53,6 +53,11 @@ func (c Client) Forget(ctx context.Context, a IDArgs) (ForgetResult, error) {
 	return call(ctx, c, Forget, a)
 }
 
+// Restore implements Interface.
+func (c Client) Restore(ctx context.Context, a IDArgs) (memory.View, error) {
+	return call(ctx, c, Restore, a)
+}
+
 // Check implements Interface.
 func (c Client) Check(ctx context.Context, a NoArgs) (CheckResult, error) {
 	return call(ctx, c, Check, a)

@@ -2,6 +2,8 @@ package api
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -201,7 +203,16 @@ func (e *Engine) Verify(ctx context.Context, a IDArgs) (memory.View, error) {
 	if err != nil {
 		return memory.View{}, err
 	}
-	m, err = w.Verify(ctx, m.ID) // indexes first
+	// The open documents' text, not the files on disk: the user verifies
+	// what they see (saving it must not make the memory stale again).
+	docs := map[string][]byte{}
+	for _, an := range m.Anchors {
+		path := filepath.Join(w.Root, filepath.FromSlash(an.Path))
+		if src, ok := e.Host.Document(path); ok {
+			docs[path] = src
+		}
+	}
+	m, err = w.VerifyDocuments(ctx, m.ID, docs) // indexes first
 	if err != nil {
 		return memory.View{}, invalid("%s: %v", Verify.name, err)
 	}
@@ -221,6 +232,29 @@ func (e *Engine) Forget(_ context.Context, a IDArgs) (ForgetResult, error) {
 	}
 	e.Host.Changed(w, nil, true)
 	return ForgetResult{Forgotten: m.ID, Title: m.Title}, nil
+}
+
+// Restore implements Interface: the first workspace folder with a
+// restorable tombstone of the id restores it.
+func (e *Engine) Restore(_ context.Context, a IDArgs) (memory.View, error) {
+	if strings.TrimSpace(a.ID) == "" {
+		return memory.View{}, invalid("%s: missing \"id\"", Restore.name)
+	}
+	var firstErr error
+	for _, w := range e.Host.Workspaces() {
+		m, err := w.Restore(a.ID)
+		if err == nil {
+			e.Host.Changed(w, nil, true)
+			return memory.ViewOf(m), nil
+		}
+		if firstErr == nil || errors.Is(firstErr, memory.ErrNotForgotten) {
+			firstErr = err
+		}
+	}
+	if firstErr == nil {
+		firstErr = fmt.Errorf("%w: %s", memory.ErrNotForgotten, a.ID)
+	}
+	return memory.View{}, invalid("%s: %v", Restore.name, firstErr)
 }
 
 // Check implements Interface.

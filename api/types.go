@@ -156,6 +156,12 @@ type ShowArgs struct {
 	ID   string `json:"id"`
 	Diff bool   `json:"diff,omitempty"`
 	Edit bool   `json:"edit,omitempty"`
+	// Present asks the language server to present the result to the user
+	// itself, since clients ignore command results: the diff in a
+	// message, and for Edit a message when the file cannot be opened (a
+	// personal memory has none; the client cannot open documents). The
+	// quick fixes send it; other doors ignore it.
+	Present bool `json:"present,omitempty"`
 }
 
 // ShowResult is the result of gloss.show: the memory with its anchors

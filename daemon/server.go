@@ -409,6 +409,9 @@ func checkPeer(c *net.UnixConn) error {
 func (d *Daemon) Close() error {
 	d.stop()
 	d.cancel()
+	// Parses end now, so sessions finish their background work and release
+	// their workspaces in milliseconds (a SIGTERM stops the daemon at once).
+	d.pool.Interrupt()
 	d.mu.Lock()
 	if d.idle != nil {
 		d.idle.Stop()

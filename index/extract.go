@@ -104,6 +104,10 @@ type File struct {
 	// tops are the top-level nodes (byte ranges) for Reparse.
 	tops  []topNode
 	goPkg string
+	// base is the last clean parse a ReparseTolerant result with a syntax
+	// error was spliced from (its trees are shared), which the next
+	// ReparseTolerant starts from.
+	base *File
 }
 
 // segment is one syntax tree covering bytes [from, to) of a file; a
@@ -159,6 +163,11 @@ func Parse(parser *ts.Parser, lang *Language, path string, src []byte, pc Packag
 	}
 	if tree == nil || tree.RootNode() == nil {
 		return nil, fmt.Errorf("parse %s: no syntax tree", path)
+	}
+	if tree.ParseStopReason() == ts.ParseStopCancelled {
+		// Cut short by Indexer.Interrupt: no extraction from a partial tree.
+		tree.Release()
+		return nil, ErrInterrupted
 	}
 	f := &File{Path: path, Lang: lang, Src: src, Lines: NewLines(src), tree: tree, lang: lang, skipNodes: map[*ts.Node]bool{}, owned: []*ts.Tree{tree}}
 	f.segs = []segment{{tree: tree, src: src, skip: f.skipNodes, from: 0, to: len(src)}}

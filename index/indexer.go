@@ -2,11 +2,13 @@ package index
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -23,6 +25,54 @@ type Indexer struct {
 	MaxFileSize int64
 	// Workers is the number of parsing goroutines; 0 means GOMAXPROCS.
 	Workers int
+
+	// stop is the cancellation flag of every parser ParseSource creates
+	// (tree-sitter's cancellation flag: non-zero ends a parse at once).
+	stop uint32 // read and written with sync/atomic
+
+	flagMu sync.Mutex
+	flags  map[*uint32]struct{} // WithStop flags in use, set by Interrupt too
+}
+
+// ErrInterrupted is returned by parses that Interrupt cut short.
+var ErrInterrupted = errors.New("gloss: parse interrupted (the workspace is closing)")
+
+// Interrupt ends every running and later parse of the indexer at once
+// (ParseSource returns ErrInterrupted): the workspace is closing and no
+// parse may hold up its shutdown. It cannot be undone.
+func (ix *Indexer) Interrupt() {
+	atomic.StoreUint32(&ix.stop, 1)
+	ix.flagMu.Lock()
+	defer ix.flagMu.Unlock()
+	for f := range ix.flags {
+		atomic.StoreUint32(f, 1)
+	}
+}
+
+// WithStop makes stop (a tree-sitter cancellation flag: set it non-zero,
+// with sync/atomic, to end the parse) the cancellation flag of the parser
+// of lang in parsers, creating it if needed, until the returned restore is
+// called: a caller cancels its own parses (an editor closed the document)
+// without interrupting the indexer's. Interrupt sets stop too. A parse cut
+// short by stop returns ErrInterrupted.
+func (ix *Indexer) WithStop(parsers map[*Language]*ts.Parser, lang *Language, stop *uint32) (restore func()) {
+	p := ix.parser(parsers, lang)
+	ix.flagMu.Lock()
+	if ix.flags == nil {
+		ix.flags = map[*uint32]struct{}{}
+	}
+	ix.flags[stop] = struct{}{}
+	if atomic.LoadUint32(&ix.stop) != 0 {
+		atomic.StoreUint32(stop, 1)
+	}
+	ix.flagMu.Unlock()
+	p.SetCancellationFlag(stop)
+	return func() {
+		p.SetCancellationFlag(&ix.stop)
+		ix.flagMu.Lock()
+		delete(ix.flags, stop)
+		ix.flagMu.Unlock()
+	}
 }
 
 // Stats reports what one indexing run did.
@@ -170,6 +220,11 @@ func (w *indexWriter) close() { _ = w.b.Close() }
 func (w *indexWriter) apply(results <-chan parseResult, st *Stats) error {
 	for res := range results {
 		if res.err != nil {
+			// Let the workers finish (they block on a full channel).
+			go func() {
+				for range results {
+				}
+			}()
 			return res.err
 		}
 		if res.skip != "" {
@@ -313,6 +368,9 @@ func (ix *Indexer) parseOne(parsers map[*Language]*ts.Parser, j parseJob) parseR
 		return parseResult{rec: rec, same: true}
 	}
 	f, err := ix.ParseSource(parsers, c.Lang, c.Path, src)
+	if errors.Is(err, ErrInterrupted) {
+		return parseResult{err: err} // the run fails; nothing is written
+	}
 	if err != nil {
 		return parseResult{skip: SkipUnreadable}
 	}
@@ -332,6 +390,22 @@ var ParseTimeout = 30 * time.Second
 // (created and cached there on first use for the language). The caller owns
 // the returned File and must Release it.
 func (ix *Indexer) ParseSource(parsers map[*Language]*ts.Parser, lang *Language, path string, src []byte) (*File, error) {
+	p := ix.parser(parsers, lang)
+	if atomic.LoadUint32(&ix.stop) != 0 {
+		return nil, ErrInterrupted
+	}
+	f, err := Parse(p, lang, path, src, ix.Project)
+	if err == nil && atomic.LoadUint32(&ix.stop) != 0 {
+		// A cancelled parse is partial: never take it for the file.
+		f.Release()
+		return nil, ErrInterrupted
+	}
+	return f, err
+}
+
+// parser returns the parser of lang in parsers, creating it (with the
+// parse timeout and the indexer's cancellation flag) on first use.
+func (ix *Indexer) parser(parsers map[*Language]*ts.Parser, lang *Language) *ts.Parser {
 	p := parsers[lang]
 	if p == nil {
 		p = ts.NewParser(lang.TS())
@@ -339,7 +413,8 @@ func (ix *Indexer) ParseSource(parsers map[*Language]*ts.Parser, lang *Language,
 		// runs out of time returns a partial tree marked HasError, whose
 		// complete definitions are still extracted.
 		p.SetTimeoutMicros(uint64(ParseTimeout.Microseconds()))
+		p.SetCancellationFlag(&ix.stop)
 		parsers[lang] = p
 	}
-	return Parse(p, lang, path, src, ix.Project)
+	return p
 }

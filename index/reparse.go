@@ -24,6 +24,29 @@ import (
 // The returned File shares syntax trees with old: do not Release old while
 // the result is in use (a document cache can simply drop both).
 func (ix *Indexer) Reparse(parsers map[*Language]*ts.Parser, old *File, newSrc []byte) (*File, error) {
+	return ix.reparse(parsers, old, newSrc, false)
+}
+
+// ReparseTolerant is Reparse for the unsaved text of an editor's document,
+// which does not parse most of the time while the user types: where
+// Reparse would parse the whole file again because the changed region does
+// not parse, it keeps the region's error-recovered parse instead (the
+// result has HasError set; definitions outside the region are exact, those
+// inside are what tree-sitter's error recovery found), and the next
+// version is re-parsed against the last version that parsed cleanly (its
+// base), so the region stays the declarations the user is editing and the
+// cost of each keystroke stays that of one declaration. A version that
+// parses cleanly again gives exactly what Parse gives. Full parses remain
+// for the cases Reparse names (large changes, a first version that has a
+// syntax error).
+func (ix *Indexer) ReparseTolerant(parsers map[*Language]*ts.Parser, old *File, newSrc []byte) (*File, error) {
+	if old != nil && old.HasError && old.base != nil {
+		old = old.base
+	}
+	return ix.reparse(parsers, old, newSrc, true)
+}
+
+func (ix *Indexer) reparse(parsers map[*Language]*ts.Parser, old *File, newSrc []byte, tolerant bool) (*File, error) {
 	if old == nil || old.Lang == nil {
 		return nil, fmt.Errorf("reparse: no previous parse of a parsed language")
 	}
@@ -48,11 +71,19 @@ func (ix *Indexer) Reparse(parsers map[*Language]*ts.Parser, old *File, newSrc [
 	regionSrc = append(regionSrc, prefix...)
 	regionSrc = append(regionSrc, newSrc[r.rs:r.re+r.delta]...)
 	sub, err := ix.ParseSource(parsers, old.Lang, old.Path, regionSrc)
-	if err != nil || sub.HasError || !covered(sub) {
+	if err != nil {
+		return full()
+	}
+	clean := !sub.HasError && covered(sub)
+	if !clean && !tolerant {
 		return full()
 	}
 	r.shift = r.rs - len(prefix)
-	return splice(old, sub, newSrc, r, len(prefix)), nil
+	f := splice(old, sub, newSrc, r, len(prefix))
+	if !clean {
+		f.HasError, f.base = true, old
+	}
+	return f, nil
 }
 
 // changed returns the changed span of oldSrc: [p, oldEnd) lies between the

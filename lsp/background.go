@@ -12,7 +12,7 @@ func (s *Server) refreshLenses() {
 		return
 	}
 	s.goBG(func() {
-		if _, err := s.conn.Call(context.Background(), "workspace/codeLens/refresh", nil, nil); err != nil && !s.closing() {
+		if _, err := s.conn.Call(s.ctx, "workspace/codeLens/refresh", nil, nil); err != nil && !s.closing() {
 			s.log.Printf("codeLens/refresh: %v", err)
 		}
 	})
@@ -43,7 +43,7 @@ func (s *Server) showDocument(uri string) {
 		return
 	}
 	s.goBG(func() {
-		if _, err := s.conn.Call(context.Background(), "window/showDocument", showDocumentParams{URI: uri, TakeFocus: true}, nil); err != nil && !s.closing() {
+		if _, err := s.conn.Call(s.ctx, "window/showDocument", showDocumentParams{URI: uri, TakeFocus: true}, nil); err != nil && !s.closing() {
 			s.log.Printf("showDocument: %v", err)
 		}
 	})

@@ -35,12 +35,16 @@ type client struct {
 	events []string                // methods of server-to-client messages, in order
 	shown  []string                // window/showDocument URIs
 	opened map[string]int          // open document versions
+	msgs   []string                // window/showMessage(Request) messages
+	choose string                  // the action to answer showMessageRequest with
 }
 
 type clientOpts struct {
 	utf8       bool // offer utf-8 position encoding
 	noProgress bool
 	folders    []string // workspaceFolders (default: rootUri only)
+	noWatch    bool     // no workspace/didChangeWatchedFiles (Neovim 0.7)
+	noShowDoc  bool     // no window/showDocument (eglot 1.9, Neovim 0.7 without the plugin's capability)
 }
 
 // start initializes a server on the git repository root and waits for its
@@ -60,6 +64,12 @@ func start(t testing.TB, root string, o clientOpts) *client {
 			"didChangeWatchedFiles": map[string]any{"dynamicRegistration": true},
 		},
 		"window": map[string]any{"workDoneProgress": !o.noProgress, "showDocument": map[string]any{"support": true}},
+	}
+	if o.noShowDoc {
+		delete(caps["window"].(map[string]any), "showDocument")
+	}
+	if o.noWatch {
+		delete(caps["workspace"].(map[string]any), "didChangeWatchedFiles")
 	}
 	if o.utf8 {
 		caps["general"] = map[string]any{"positionEncodings": []string{"utf-8", "utf-16"}}
@@ -142,6 +152,16 @@ func (c *client) handle(_ context.Context, req *jsonrpc2.Request) (any, error) {
 		var p showDocumentParams
 		_ = json.Unmarshal(req.Params(), &p)
 		c.shown = append(c.shown, p.URI)
+	case "window/showMessage", "window/showMessageRequest":
+		var p struct {
+			Message string `json:"message"`
+		}
+		_ = json.Unmarshal(req.Params(), &p)
+		c.msgs = append(c.msgs, p.Message)
+		if req.Method() == "window/showMessageRequest" && c.choose != "" {
+			c.events = append(c.events, ev)
+			return map[string]string{"title": c.choose}, nil
+		}
 	}
 	c.events = append(c.events, ev)
 	return nil, nil

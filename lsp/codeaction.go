@@ -64,9 +64,9 @@ func (s *Server) codeActions(ctx context.Context, p codeActionParams) ([]CodeAct
 			}
 			out = append(out,
 				CodeAction{Title: "Edit memory", Kind: "quickfix", Diagnostics: diags,
-					Command: &Command{Title: "Edit memory", Command: "gloss.show", Arguments: []any{map[string]any{"id": id, "edit": true}}}},
+					Command: &Command{Title: "Edit memory", Command: "gloss.show", Arguments: []any{map[string]any{"id": id, "edit": true, "present": true}}}},
 				CodeAction{Title: "Show what changed", Kind: "quickfix", Diagnostics: diags,
-					Command: &Command{Title: "Show what changed", Command: "gloss.show", Arguments: []any{map[string]any{"id": id, "diff": true}}}},
+					Command: &Command{Title: "Show what changed", Command: "gloss.show", Arguments: []any{map[string]any{"id": id, "diff": true, "present": true}}}},
 				CodeAction{Title: "Forget memory", Kind: "quickfix", Diagnostics: diags,
 					Command: &Command{Title: "Forget memory", Command: "gloss.forget", Arguments: []any{idArg}}},
 				CodeAction{Title: "Re-anchor to selection", Kind: "quickfix", Diagnostics: diags,
@@ -74,7 +74,9 @@ func (s *Server) codeActions(ctx context.Context, p codeActionParams) ([]CodeAct
 			)
 		}
 	}
-	if wants("refactor") && p.Range.Start != p.Range.End {
+	// Not on files gloss cannot anchor in (binary, generated, oversize),
+	// where the command always fails.
+	if wants("refactor") && p.Range.Start != p.Range.End && sn.load() == nil && sn.f.w.Anchorable(sn.rel, sn.t.src) == nil {
 		out = append(out, CodeAction{Title: "Remember this selection", Kind: "refactor",
 			Command: &Command{Title: "Remember this selection", Command: "gloss.remember", Arguments: []any{map[string]any{"uri": sn.uri, "range": p.Range}}}})
 	}

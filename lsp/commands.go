@@ -2,7 +2,9 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 
 	"go.lsp.dev/jsonrpc2"
 
@@ -25,12 +27,50 @@ func (s *Server) executeCommand(ctx context.Context, p executeCommandParams) (an
 	if len(p.Arguments) > 0 {
 		raw = p.Arguments[0]
 	}
+	if err := s.refuseDraft(c, raw); err != nil {
+		return nil, err
+	}
 	e := &api.Engine{Host: s.host()}
 	if !c.Writes() {
 		jsonrpc2.Async(ctx)
 	}
 	res, err := c.Dispatch(ctx, e, raw)
+	if fr, ok := res.(api.ForgetResult); ok && err == nil {
+		s.offerUndo(fr)
+	}
+	if sr, ok := res.(api.ShowResult); ok && err == nil {
+		var a api.ShowArgs
+		if json.Unmarshal(raw, &a) == nil && a.Present {
+			s.present(a, sr)
+		}
+	}
 	return res, rpcError(err)
+}
+
+// offerUndo tells the user a memory was forgotten, with an "Undo" action
+// (window/showMessageRequest) that restores it (gloss.restore).
+func (s *Server) offerUndo(fr api.ForgetResult) {
+	s.goBG(func() {
+		var choice *struct {
+			Title string `json:"title"`
+		}
+		msg := fmt.Sprintf("gloss: forgot memory “%s” (it can be restored for %s: gloss.restore)", fr.Title, restoreDays())
+		params := map[string]any{"type": 3, "message": msg, "actions": []map[string]string{{"title": "Undo"}}}
+		if _, err := s.conn.Call(s.ctx, "window/showMessageRequest", params, &choice); err != nil || choice == nil || choice.Title != "Undo" {
+			return
+		}
+		e := &api.Engine{Host: s.host()}
+		if _, err := e.Restore(s.ctx, api.IDArgs{ID: fr.Forgotten}); err != nil {
+			s.showMessage(1, "gloss: "+err.Error())
+			return
+		}
+		s.showMessage(3, fmt.Sprintf("gloss: restored memory “%s”", fr.Title))
+	})
+}
+
+// restoreDays describes memory.RestoreWindow.
+func restoreDays() string {
+	return fmt.Sprintf("%d days", int(memory.RestoreWindow.Hours()/24))
 }
 
 // rpcError turns an *api.Error into the JSON-RPC error of the same code.

@@ -26,6 +26,11 @@ func (s *Server) scheduleDoc(uri string) {
 	}
 }
 
+// publishDoc publishes the diagnostics of the current version of an open
+// document. Every version ends in a publish: a run that finds a newer
+// version than its snapshot leaves it to the rerun the change scheduled,
+// and a document that cannot be resolved (binary, oversize) publishes its
+// memory-file problems alone rather than leave the last ones standing.
 func (s *Server) publishDoc(uri string) {
 	if s.closing() {
 		return
@@ -35,19 +40,27 @@ func (s *Server) publishDoc(uri string) {
 		return
 	}
 	r := s.resolve(sn)
-	if r.err != nil {
-		s.log.Printf("resolve %s: %v", uri, r.err)
-		return
-	}
 	s.mu.Lock()
 	enc := s.enc
 	s.mu.Unlock()
-	diags := s.withProblems(uri, diagnostics(r.mems, sn.rel, sn.t, enc))
+	var diags []Diagnostic
+	if r.err != nil {
+		s.mu.Lock()
+		logged := s.unresolvable[uri]
+		s.unresolvable[uri] = true
+		s.mu.Unlock()
+		if !logged { // once per opening, not per keystroke
+			s.log.Printf("resolve %s: %v", uri, r.err)
+		}
+	} else {
+		diags = diagnostics(r.mems, sn.rel, sn.t, enc)
+	}
+	diags = s.withProblems(uri, diags)
 	s.pubMu.Lock()
 	defer s.pubMu.Unlock()
 	s.mu.Lock()
 	d := s.docs[uri]
-	current := d != nil && d.text == sn.t
+	current := d != nil && d.text == sn.t && d.version == sn.version
 	s.mu.Unlock()
 	if !current {
 		return // a newer change has scheduled another run

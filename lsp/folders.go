@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"context"
 	"fmt"
 	"sort"
 
@@ -31,9 +30,15 @@ func (s *Server) addFolder(uri string) *folder {
 	w, err := s.pool.Acquire(root, func(err error) { s.log.Printf("%v", err) })
 	if err != nil {
 		s.log.Printf("open workspace %s: %v", root, err)
-		s.showMessage(1, fmt.Sprintf("gloss: cannot open the memory store of %s: %v", root, err))
+		s.showMessage(1, fmt.Sprintf("gloss: cannot open the memory store of %s: %v (retried at the next request in that folder)", root, err))
+		s.mu.Lock()
+		s.failed[uri] = err
+		s.mu.Unlock()
 		return nil
 	}
+	s.mu.Lock()
+	delete(s.failed, uri)
+	s.mu.Unlock()
 	f := &folder{root: w.Root, w: w, ready: make(chan struct{})}
 	s.mu.Lock()
 	for _, g := range s.folders {
@@ -49,6 +54,44 @@ func (s *Server) addFolder(uri string) *folder {
 	s.mu.Unlock()
 	s.pool.Subscribe(s, f.root, func() { s.storeChangedElsewhere(f) })
 	return f
+}
+
+// retryFolders is called when a request names a path outside the open
+// folders: a folder under which path lies whose store could not be opened
+// (another process held it, a daemon was shutting down) is opened again
+// in the background, and the returned error says so; nil when path lies
+// in no such folder. One retry per folder runs at a time.
+func (s *Server) retryFolders(path string) error {
+	s.mu.Lock()
+	var uri string
+	var ferr error
+	for u, err := range s.failed {
+		if dir, e := uriToPath(u); e == nil && memory.Contains(dir, path) {
+			uri, ferr = u, err
+			break
+		}
+	}
+	if uri == "" || s.state == stateShutdown {
+		s.mu.Unlock()
+		return nil
+	}
+	start := !s.retrying[uri]
+	s.retrying[uri] = true
+	s.mu.Unlock()
+	if start {
+		s.goBG(func() {
+			f := s.addFolder(uri)
+			s.mu.Lock()
+			delete(s.retrying, uri)
+			s.mu.Unlock()
+			if f != nil {
+				s.showMessage(3, "gloss: opened the memory store of "+f.root)
+				s.watchFolder(f)
+				s.scheduleCheck(f)
+			}
+		})
+	}
+	return fmt.Errorf("the memory store of this folder could not be opened (%v); gloss is trying again", ferr)
 }
 
 func (s *Server) removeFolder(uri string) {
@@ -117,7 +160,7 @@ func (s *Server) runCheck(f *folder) {
 	if s.closing() {
 		return
 	}
-	res, err := f.w.Check(context.Background())
+	res, err := f.w.Check(s.ctx)
 	f.once.Do(func() { close(f.ready) })
 	if err != nil {
 		s.log.Printf("check %s: %v", f.root, err)
@@ -203,6 +246,7 @@ func (s *Server) didChangeWorkspaceFolders(p didChangeWorkspaceFoldersParams) er
 		}
 	}
 	for _, f := range added {
+		s.watchFolder(f)
 		s.scheduleCheck(f)
 	}
 	return nil
@@ -212,7 +256,7 @@ func (s *Server) didChangeWorkspaceFolders(p didChangeWorkspaceFoldersParams) er
 // (memory.Workspace.MemoryFileChanged) and republishes when the store
 // changed.
 func (s *Server) memoryFileChanged(f *folder, path string, deleted bool) {
-	changed, err := f.w.MemoryFileChanged(context.Background(), path, deleted)
+	changed, err := f.w.MemoryFileChanged(s.ctx, path, deleted)
 	if err != nil {
 		s.log.Printf("memory file %s: %v", path, err)
 		if !deleted {

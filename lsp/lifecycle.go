@@ -42,27 +42,7 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 	case <-closed:
 	case <-time.After(time.Second):
 	}
-	// Other sessions stop sending changes here before background work is
-	// waited for.
-	for _, f := range s.allFolders() {
-		s.pool.Unsubscribe(s, f.root)
-	}
-	// Background work (checks, calls to the client) ends quickly once the
-	// connection is closed; a client that never answers a call must not
-	// keep the process alive, though.
-	if !syncx.WaitTimeout(&s.bg, 5*time.Second) {
-		s.log.Printf("exiting with background work still running")
-		return err
-	}
-	s.mu.Lock()
-	folders := s.folders
-	s.folders = nil
-	s.mu.Unlock()
-	for _, f := range folders {
-		if cerr := s.pool.Release(f.root); cerr != nil {
-			s.log.Printf("close %s: %v", f.root, cerr)
-		}
-	}
+	s.stopBackground()
 	if s.opts.Pool == nil {
 		if cerr := s.pool.Close(); cerr != nil {
 			s.log.Printf("%v", cerr)
@@ -72,6 +52,67 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 		err = nil
 	}
 	return err
+}
+
+// bgWait bounds how long a session's end waits for its background work
+// (cancelled first, so it normally ends in milliseconds).
+const bgWait = 2 * time.Second
+
+// stopBackground ends the session's background work and releases its
+// folders: other sessions stop sending it changes, its context and
+// requests are cancelled, the parses of its open documents are cancelled
+// and, when the workspaces are the session's own (no daemon), all their
+// parses are interrupted. The folders are released once
+// the background work has ended, even when that takes longer than bgWait
+// (then in the background: a reference is never leaked, and the pool's
+// Close waits for it).
+func (s *Server) stopBackground() {
+	for _, f := range s.allFolders() {
+		s.pool.Unsubscribe(s, f.root)
+	}
+	s.stopWatcher()
+	s.cancel()
+	s.reqMu.Lock()
+	for _, cancel := range s.inflight {
+		cancel()
+	}
+	s.reqMu.Unlock()
+	if s.opts.Pool == nil {
+		s.pool.Interrupt()
+	}
+	// The parses of the session's documents end now (a shared workspace's
+	// other parses go on).
+	s.mu.Lock()
+	var paths []string
+	for _, d := range s.docs {
+		paths = append(paths, d.path)
+	}
+	s.mu.Unlock()
+	for _, p := range paths {
+		if f := s.folderFor(p); f != nil {
+			f.w.CancelDocument(p)
+		}
+	}
+	s.mu.Lock()
+	folders := s.folders
+	s.folders = nil
+	s.mu.Unlock()
+	release := func() {
+		for _, f := range folders {
+			if cerr := s.pool.Release(f.root); cerr != nil {
+				s.log.Printf("close %s: %v", f.root, cerr)
+			}
+		}
+	}
+	if syncx.WaitTimeout(&s.bg, bgWait) {
+		release()
+		return
+	}
+	s.log.Printf("background work still running %s after the session ended: its folders are released when it ends", bgWait)
+	go func() {
+		s.bg.Wait()
+		release()
+	}()
 }
 
 // initialize opens one workspace per folder and negotiates capabilities.
@@ -143,10 +184,12 @@ func (s *Server) initialized() {
 				ID: "gloss-watch", Method: "workspace/didChangeWatchedFiles",
 				RegisterOptions: map[string]any{"watchers": []map[string]any{{"globPattern": "**/*"}}},
 			}}}
-			if _, err := s.conn.Call(context.Background(), "client/registerCapability", params, nil); err != nil && !s.closing() {
+			if _, err := s.conn.Call(s.ctx, "client/registerCapability", params, nil); err != nil && !s.closing() {
 				s.log.Printf("register file watcher: %v", err)
 			}
 		})
+	} else {
+		s.goBG(func() { s.startWatcher(folders) })
 	}
 	if skip {
 		return
@@ -155,7 +198,7 @@ func (s *Server) initialized() {
 		token := "gloss-index"
 		progress := false
 		if caps.Window.WorkDoneProgress {
-			_, err := s.conn.Call(context.Background(), "window/workDoneProgress/create", map[string]any{"token": token}, nil)
+			_, err := s.conn.Call(s.ctx, "window/workDoneProgress/create", map[string]any{"token": token}, nil)
 			progress = err == nil
 		}
 		if progress {

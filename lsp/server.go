@@ -28,6 +28,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/gloss-dev/gloss/internal/syncx"
+	"github.com/gloss-dev/gloss/internal/watch"
 	"github.com/gloss-dev/gloss/memory"
 )
 
@@ -66,10 +67,25 @@ type Server struct {
 	noInitialCheck bool
 	published      map[string]bool // URIs with non-empty gloss diagnostics
 	docRuns        map[string]*syncx.Coalescer
-	exited         chan struct{}
-	exitOnce       sync.Once
-	pubMu          sync.Mutex
-	bg             sync.WaitGroup
+	// unresolvable are the open documents whose resolution failed (binary,
+	// oversize), logged once until they close.
+	unresolvable map[string]bool
+	// failed are the workspace folders (by URI) whose store could not be
+	// opened, with the error; retrying is true while a retry runs
+	// (folders.go, retryFolders).
+	failed   map[string]error
+	retrying map[string]bool
+	exited   chan struct{}
+	exitOnce sync.Once
+	pubMu    sync.Mutex
+	bg       sync.WaitGroup
+	// ctx is the session's context: background work (checks, calls to the
+	// client) runs under it; Serve cancels it when the session ends.
+	ctx    context.Context
+	cancel context.CancelFunc
+	// watcher is the session's own file watcher (watch.go), for clients
+	// without workspace/didChangeWatchedFiles; guarded by mu.
+	watcher *watch.Watcher
 }
 
 const (
@@ -100,10 +116,13 @@ func NewServer(opts Options) *Server {
 	if pool == nil {
 		pool = memory.NewPool(opts.Memory)
 	}
+	ctx, cancel := context.WithCancel(context.Background())
 	return &Server{
+		ctx: ctx, cancel: cancel,
 		opts: opts, log: log.New(out, "gloss lsp: ", log.LstdFlags), pool: pool,
 		docs: map[string]*document{}, enc: encUTF16, published: map[string]bool{},
-		docRuns: map[string]*syncx.Coalescer{}, exited: make(chan struct{}),
+		docRuns: map[string]*syncx.Coalescer{}, exited: make(chan struct{}), unresolvable: map[string]bool{},
+		failed: map[string]error{}, retrying: map[string]bool{},
 		inflight: map[jsonrpc2.ID]context.CancelFunc{},
 	}
 }

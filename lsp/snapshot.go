@@ -43,7 +43,10 @@ func (s *Server) snapshot(uri string) *snap {
 	}
 	sn.f = s.folderFor(sn.path)
 	if sn.f == nil {
-		sn.err = fmt.Errorf("%s is outside the workspace folders", uri)
+		sn.err = s.retryFolders(sn.path)
+		if sn.err == nil {
+			sn.err = fmt.Errorf("%s is outside the workspace folders", uri)
+		}
 	}
 	return sn
 }

@@ -103,10 +103,13 @@ func (s *Server) didClose(p didCloseParams) error {
 	s.mu.Lock()
 	d := s.docs[p.TextDocument.URI]
 	delete(s.docs, p.TextDocument.URI)
+	delete(s.unresolvable, p.TextDocument.URI)
 	s.mu.Unlock()
 	if d != nil {
 		if f := s.folderFor(d.path); f != nil {
 			f.w.ForgetDocument(d.path)
+			// In order, so that a request sent after the close sees it.
+			s.discardEmptyDraft(f, d.path)
 			s.goBG(func() { s.publishStoredFile(f, d.path) })
 		}
 	}

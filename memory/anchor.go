@@ -80,7 +80,15 @@ func (w *Workspace) symbolAnchor(f *index.File, d index.Definition) Anchor {
 func (w *Workspace) spanAnchor(f *index.File, first, last int) Anchor {
 	r := f.Lines.LineRange(first, last)
 	toks := f.Tokens(r.StartByte, r.EndByte)
+	// The span's code is its tokens: a span that starts on a doc comment
+	// belongs to the definition below it.
 	enc := f.Enclosing(r.StartByte, r.EndByte)
+	lead, trail := 0, 0
+	if n := len(toks); n > 0 {
+		enc = f.Enclosing(toks[0].Start, toks[n-1].End)
+		lead = f.Lines.LineOf(toks[0].Start) - first
+		trail = last - f.Lines.LineOf(max(toks[n-1].End-1, toks[n-1].Start))
+	}
 	a := Anchor{
 		Path:        f.Path,
 		Symbol:      enc.Symbol,
@@ -91,6 +99,7 @@ func (w *Workspace) spanAnchor(f *index.File, first, last int) Anchor {
 	}
 	if len(toks) <= maxSpanTokens {
 		a.Tokens = index.TokenTexts(toks)
+		a.LeadLines, a.TrailLines = max(lead, 0), max(trail, 0)
 	}
 	w.fillSnapshot(&a, f)
 	return a
@@ -135,6 +144,9 @@ type resolver struct {
 	overlay map[string][]byte
 	// overlayHash caches the content hash of each overlay.
 	overlayHash map[string]string
+	// overlayErr is the error of the last overlay parse (an
+	// index.ErrInterrupted makes the resolution fail).
+	overlayErr error
 }
 
 func (w *Workspace) newResolver() (*resolver, error) {
@@ -220,6 +232,9 @@ func (r *resolver) parsed(path string) *index.File {
 	var err error
 	if src, ok := r.overlay[path]; ok {
 		f, err = r.w.overlayFile(path, src)
+		if err != nil {
+			r.overlayErr = err
+		}
 	} else {
 		f, err = r.w.parseFile(path)
 	}
@@ -426,7 +441,9 @@ func (r *resolver) resolveSpan(a Anchor) Anchor {
 	}
 	if m, ok := bestSpanMatch(a, f, enc, spanMatches(a, f, r.tokens)); ok {
 		a.Path = f.Path
-		a.Range = f.Lines.LineRange(f.Lines.LineOf(m.start), f.Lines.LineOf(max(m.end-1, m.start)))
+		first := max(f.Lines.LineOf(m.start)-a.LeadLines, 0)
+		last := min(f.Lines.LineOf(max(m.end-1, m.start))+a.TrailLines, f.Lines.Count()-1)
+		a.Range = f.Lines.LineRange(first, last)
 		a.Status = placeStatus(a)
 		return a
 	}

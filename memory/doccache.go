@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"errors"
 	"sync"
 
 	"github.com/gloss-dev/gloss/index"
@@ -87,6 +88,13 @@ func (w *Workspace) ResolveDocumentCached(path string, content []byte, version a
 	}
 	c.mu.Lock()
 	delete(c.flights, key)
+	if errors.Is(r.Err, index.ErrInterrupted) {
+		// Cancelled (the document was closed): nothing to reuse.
+		c.mu.Unlock()
+		fl.r = r
+		close(fl.done)
+		return r
+	}
 	if len(c.last) >= maxDocs {
 		for k := range c.last {
 			delete(c.last, k)

@@ -1,10 +1,25 @@
 package memory
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/gloss-dev/gloss/index"
 )
+
+// Anchorable returns an error saying why memories cannot be anchored in
+// content, the text of the workspace file rel, or nil: content over the
+// indexing size limit (--max-file-size) or not source text (binary,
+// generated or minified: index.CheckContent).
+func (w *Workspace) Anchorable(rel string, content []byte) error {
+	if max := w.maxFileSize(); int64(len(content)) > max {
+		return fmt.Errorf("%s is %d bytes, over the %d-byte limit of indexed files (--max-file-size): gloss does not follow code there", rel, len(content), max)
+	}
+	if reason := index.CheckContent(content); reason != "" {
+		return fmt.Errorf("%s: %s content", rel, reason)
+	}
+	return nil
+}
 
 // ResolveDocumentDefs is ResolveDocument that also returns the definitions
 // of content, parsing it once (a second parse would dominate the cost of a
@@ -18,11 +33,8 @@ func (w *Workspace) ResolveDocumentDefs(path string, content []byte) ([]*Memory,
 	if err != nil {
 		return nil, nil, err
 	}
-	if max := w.maxFileSize(); int64(len(content)) > max {
-		return nil, nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit of indexed files (--max-file-size): gloss does not follow code there", rel, len(content), max)
-	}
-	if reason := index.CheckContent(content); reason != "" {
-		return nil, nil, fmt.Errorf("%s: %s content", rel, reason)
+	if err := w.Anchorable(rel, content); err != nil {
+		return nil, nil, err
 	}
 	ids, err := w.idsAtPath(rel)
 	if err != nil {
@@ -39,6 +51,9 @@ func (w *Workspace) ResolveDocumentDefs(path string, content []byte) ([]*Memory,
 	var defs []index.Definition
 	if f := r.parsed(rel); f != nil {
 		defs = append(defs, f.Defs...)
+	}
+	if errors.Is(r.overlayErr, index.ErrInterrupted) {
+		return nil, nil, r.overlayErr // not a resolution: the document was closed
 	}
 	var out []*Memory
 	for _, id := range ids {

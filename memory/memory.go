@@ -90,6 +90,12 @@ type Anchor struct {
 	// Tokens are the normalized tokens of a span (KindSpan), used to find
 	// the span again after edits elsewhere in the file.
 	Tokens []string `json:"tokens,omitempty"`
+	// LeadLines and TrailLines count the span's lines before its first
+	// token and after its last one (doc comments, comments, blank lines:
+	// lines without tokens), so that a span found again by its tokens
+	// keeps its lines (KindSpan; 0 in anchors made before they existed).
+	LeadLines  int `json:"lead_lines,omitempty"`
+	TrailLines int `json:"trail_lines,omitempty"`
 	// Snapshot is the anchored text as written (capped at SnapshotCap
 	// bytes); ContextBefore/After are up to ContextLines lines around it.
 	Snapshot      string   `json:"snapshot"`

@@ -499,6 +499,24 @@ func (w *Workspace) At(path string, first, last int) ([]*Memory, error) {
 // origin), status fresh. A deleted anchor cannot be verified: the error
 // asks to re-anchor or forget.
 func (w *Workspace) Verify(ctx context.Context, id string) (*Memory, error) {
+	return w.VerifyDocuments(ctx, id, nil)
+}
+
+// VerifyDocuments is Verify against the text the user sees: docs maps
+// the paths (absolute or workspace-relative, validated like RelPath) of
+// open editor documents to their unsaved text, which is used instead of
+// the file on disk, so that the anchors are re-made from the buffer (an
+// anchor verified against the disk would be stale again once the buffer
+// is saved). A path outside the workspace is an error.
+func (w *Workspace) VerifyDocuments(ctx context.Context, id string, docs map[string][]byte) (*Memory, error) {
+	overlay := map[string][]byte{}
+	for p, src := range docs {
+		rel, err := w.RelPath(p)
+		if err != nil {
+			return nil, err
+		}
+		overlay[rel] = src
+	}
 	if _, err := w.Index(ctx); err != nil {
 		return nil, err
 	}
@@ -509,11 +527,18 @@ func (w *Workspace) Verify(ctx context.Context, id string) (*Memory, error) {
 		return nil, err
 	}
 	old := m.clone()
+	if len(overlay) > 0 {
+		w.docMu.Lock() // overlayFile's parse cache
+		defer w.docMu.Unlock()
+	}
 	r, err := w.newResolver()
 	if err != nil {
 		return nil, err
 	}
 	defer r.release()
+	if len(overlay) > 0 {
+		r.overlay = overlay
+	}
 	for i := range m.Anchors {
 		a := r.resolve(m.Anchors[i])
 		if a.Status == StatusDeleted {
@@ -545,28 +570,6 @@ func (w *Workspace) Verify(ctx context.Context, id string) (*Memory, error) {
 	m.VerifiedAt, m.UpdatedAt, m.NeedsReview = now, now, false
 	if err := w.save(old, m); err != nil {
 		return nil, err
-	}
-	return m, nil
-}
-
-// Forget deletes a memory durably and returns it.
-func (w *Workspace) Forget(id string) (*Memory, error) {
-	w.writeMu.Lock()
-	defer w.writeMu.Unlock()
-	m, err := w.Get(id)
-	if err != nil {
-		return nil, err
-	}
-	b := w.Store.NewMemoryBatch()
-	if err := deleteMemory(b, m); err != nil {
-		b.Close()
-		return nil, err
-	}
-	if err := w.commit(b, nil, []string{m.ID}); err != nil {
-		return nil, err
-	}
-	if err := w.RemoveMemoryFile(m); err != nil {
-		w.warn(fmt.Errorf("remove memory file of %s: %w", m.ID, err))
 	}
 	return m, nil
 }

@@ -58,7 +58,15 @@ func (w *Workspace) get(id string) (*Memory, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decodeMemory(id, val)
+	if m := w.decoded.get(id, val); m != nil {
+		return m, nil
+	}
+	m, err := decodeMemory(id, val)
+	if err != nil {
+		return nil, err
+	}
+	w.decoded.put(id, val, m)
+	return m, nil
 }
 
 // List returns every memory in id (creation) order. A store that cannot

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -90,7 +91,14 @@ type Workspace struct {
 	docMu sync.Mutex
 	docs  map[string]*index.File
 
-	docCache docCache // resolutions of open documents (ResolveDocumentCached)
+	docCache docCache     // resolutions of open documents (ResolveDocumentCached)
+	decoded  decodedCache // decoded memory records (get)
+
+	// docStops are the cancellation flags of the document parses running
+	// now, by workspace-relative path (CancelDocument); guarded by stopMu,
+	// not docMu, which the parse holds.
+	stopMu   sync.Mutex
+	docStops map[string]*uint32
 
 	// fileStamps caches parsed memory files by id (team.go); guarded by
 	// writeMu.
@@ -261,7 +269,18 @@ func Open(dir string, opts Options) (*Workspace, error) {
 // Close releases the store and search index (after stopping a background
 // re-embedding of the vector index).
 func (w *Workspace) Close() error {
+	w.Interrupt()
 	return errors.Join(w.closeVectors(), w.closeSearch(), w.closeCode(), w.Store.Close())
+}
+
+// Interrupt ends the workspace's running parses at once and makes later
+// ones fail with index.ErrInterrupted (a check then fails without writing
+// anything): the workspace is about to close and no parse may hold up the
+// shutdown. It cannot be undone; call it only before Close.
+func (w *Workspace) Interrupt() {
+	if w.Indexer != nil {
+		w.Indexer.Interrupt()
+	}
 }
 
 // Index brings the symbol graph up to date with the working tree. It
@@ -343,7 +362,9 @@ func (w *Workspace) parseSource(rel string, src []byte) (*index.File, error) {
 const maxDocs = 64
 
 // overlayFile returns the parse of src as the document rel, re-parsing
-// only what changed since the document's previous parse (index.Reparse).
+// only what changed since the document's previous parse
+// (index.ReparseTolerant: a version that does not parse costs one
+// declaration's parse, not the whole file's).
 // The File belongs to the cache: callers must hold docMu while they use it
 // and must not Release it.
 func (w *Workspace) overlayFile(rel string, src []byte) (*index.File, error) {
@@ -353,10 +374,30 @@ func (w *Workspace) overlayFile(rel string, src []byte) (*index.File, error) {
 	}
 	var f *index.File
 	var err error
-	if old != nil && old.Lang != nil && index.CheckContent(src) == "" {
+	if lang := index.LanguageFor(rel); lang != nil && index.CheckContent(src) == "" {
+		// The parse can be cancelled by CancelDocument (the editor closed
+		// the document, its session ended).
+		stop := new(uint32)
+		w.stopMu.Lock()
+		if w.docStops == nil {
+			w.docStops = map[string]*uint32{}
+		}
+		w.docStops[rel] = stop
+		w.stopMu.Unlock()
 		ps := w.takeParsers()
-		f, err = w.Indexer.Reparse(ps, old, src)
+		restore := w.Indexer.WithStop(ps, lang, stop)
+		if old != nil && old.Lang != nil {
+			f, err = w.Indexer.ReparseTolerant(ps, old, src)
+		} else {
+			f, err = w.Indexer.ParseSource(ps, lang, rel, src)
+		}
+		restore()
 		w.putParsers(ps)
+		w.stopMu.Lock()
+		if w.docStops[rel] == stop {
+			delete(w.docStops, rel)
+		}
+		w.stopMu.Unlock()
 	} else {
 		f, err = w.parseSource(rel, src)
 	}
@@ -376,9 +417,26 @@ func (w *Workspace) overlayFile(rel string, src []byte) (*index.File, error) {
 	return f, nil
 }
 
+// CancelDocument ends a running parse of the unsaved text of the document
+// at path (absolute or workspace-relative): its resolution fails with
+// index.ErrInterrupted and is not cached. The editor closed the document,
+// or the session that had it open ended.
+func (w *Workspace) CancelDocument(path string) {
+	rel, err := w.RelPath(path)
+	if err != nil {
+		return
+	}
+	w.stopMu.Lock()
+	if stop := w.docStops[rel]; stop != nil {
+		atomic.StoreUint32(stop, 1)
+	}
+	w.stopMu.Unlock()
+}
+
 // ForgetDocument drops the cached parse of a document (the editor closed
-// it).
+// it), ending a parse of it that is running (CancelDocument).
 func (w *Workspace) ForgetDocument(path string) {
+	w.CancelDocument(path)
 	rel, err := w.RelPath(path)
 	if err != nil {
 		return

@@ -284,6 +284,155 @@ if diag then
     vim.inspect(lenses))
 end
 
+---------------------------------------------------------------------------
+-- 7. Issue #11: what the plugin advertises and handles.
+check("the client advertises window/showDocument (the plugin opens drafts)",
+  client.config.capabilities.window and client.config.capabilities.window.showDocument
+    and client.config.capabilities.window.showDocument.support == true,
+  vim.inspect(client.config.capabilities.window))
+
+-- 7a. A new edit makes the memory stale; "Show what changed" opens the diff in a buffer.
+local cur_line = vim.api.nvim_buf_get_lines(buf, body_line, body_line + 1, false)[1]
+local c5 = cur_line:find("5", 1, true) - 1
+vim.api.nvim_buf_set_text(buf, body_line, c5, body_line, c5 + 1, { "7" })
+check("stale again after a second edit", vim.wait(10000, function()
+  return gloss_diag() ~= nil
+end, 20))
+local function pick_action(title)
+  local orig = vim.ui.select
+  local offered = {}
+  vim.ui.select = function(items, _, cb)
+    local pick
+    for _, it in ipairs(items) do
+      local a = it.action or it[2]
+      table.insert(offered, a.title)
+      if a.title == title then
+        pick = it
+      end
+    end
+    cb(pick)
+  end
+  vim.api.nvim_set_current_buf(buf)
+  vim.api.nvim_win_set_cursor(0, { func_line + 1, 0 })
+  vim.lsp.buf.code_action()
+  vim.wait(5000, function()
+    return #offered > 0
+  end, 20)
+  vim.ui.select = orig
+  return vim.tbl_contains(offered, title)
+end
+check("\"Show what changed\" is offered", pick_action("Show what changed"))
+local diff_text
+check("\"Show what changed\" opens the diff in a diff buffer", vim.wait(5000, function()
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_get_name(b):find("gloss://diff/", 1, true) and vim.bo[b].filetype == "diff" then
+      diff_text = table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), "\n")
+      return diff_text:find('+\t_, limit := "é𝄞", 7', 1, true) ~= nil
+    end
+  end
+  return false
+end, 50), diff_text)
+vim.cmd("silent! only")
+vim.api.nvim_set_current_buf(buf)
+
+-- 7b. "Edit memory" on a personal memory (no file) asks for the new text.
+local asked
+local orig_input = vim.ui.input
+vim.ui.input = function(opts, cb)
+  asked = opts.prompt
+  cb(nil)
+end
+check("\"Edit memory\" is offered", pick_action("Edit memory"))
+check("\"Edit memory\" on a personal memory asks for its text", vim.wait(5000, function()
+  return asked ~= nil
+end, 20), vim.inspect(notes))
+vim.ui.input = orig_input
+vim.cmd("silent write")
+
+-- 7c. A draft (:GlossRemember!) opens for writing; closed untouched it is discarded.
+vim.cmd(string.format("%dGlossRemember! note", body_line + 1))
+local draft_buf
+check("the draft opens in a buffer", vim.wait(10000, function()
+  local name = vim.api.nvim_buf_get_name(vim.api.nvim_get_current_buf())
+  if name:find("/.gloss/memories/", 1, true) and name:sub(-3) == ".md" then
+    draft_buf = vim.api.nvim_get_current_buf()
+    return true
+  end
+  return false
+end, 50), vim.api.nvim_buf_get_name(0))
+if draft_buf then
+  local draft_path = vim.api.nvim_buf_get_name(draft_buf)
+  local text = table.concat(vim.api.nvim_buf_get_lines(draft_buf, 0, -1, false), "\n")
+  check("the draft has the placeholder text", text:find("TODO: describe", 1, true) ~= nil, text)
+  vim.cmd("silent! bwipeout! " .. draft_buf)
+  vim.api.nvim_set_current_buf(buf)
+  check("the untouched draft is discarded when closed", vim.wait(10000, function()
+    return vim.fn.filereadable(draft_path) == 0
+  end, 50), draft_path)
+end
+
+-- 7d. Neovim 0.7 has no file watcher: `git checkout` with the editor open is seen by the
+--     server's own watcher, and the memory of a file that is not open is flagged.
+local util_uri = vim.uri_from_fname(project .. "/util.go")
+local rem, rerr = request("workspace/executeCommand", { command = "gloss.remember", arguments = { {
+  uri = util_uri, range = { start = { line = 3, character = 0 }, ["end"] = { line = 5, character = 1 } },
+  text = "Doubling is what the caller expects.",
+} } })
+check("a memory on Helper (util.go, not open)", rem and rem.id, rerr or vim.inspect(rem))
+vim.fn.system({ "git", "-C", project, "checkout", "-q", "change" })
+local util_buf = vim.uri_to_bufnr(util_uri)
+local function util_diag()
+  for _, d in ipairs(vim.diagnostic.get(util_buf)) do
+    if d.source == "gloss" and d.code == "stale-memory" then
+      return d
+    end
+  end
+end
+check("git checkout with the editor open flags the memory of an unopened file", vim.wait(15000, function()
+  return util_diag() ~= nil
+end, 50), vim.inspect(vim.diagnostic.get(util_buf)))
+vim.fn.system({ "git", "-C", project, "checkout", "-q", "main" })
+check("checking out back clears it", vim.wait(15000, function()
+  return util_diag() == nil
+end, 50), vim.inspect(vim.diagnostic.get(util_buf)))
+
+-- 7e. "Still valid — re-verify" on an unsaved edit verifies the buffer: the warning goes,
+--     and after saving (the disk now has that code) a check keeps the memory fresh.
+vim.api.nvim_set_current_buf(buf)
+local line7 = vim.api.nvim_buf_get_lines(buf, body_line, body_line + 1, false)[1]
+local c7 = line7:find("7", 1, true) - 1
+vim.api.nvim_buf_set_text(buf, body_line, c7, body_line, c7 + 1, { "8" })
+check("an unsaved edit makes the memory stale", vim.wait(10000, function()
+  return gloss_diag() ~= nil
+end, 20))
+check("\"Still valid — re-verify\" is offered", pick_action(want[1]))
+check("re-verify of the unsaved buffer clears the warning", vim.wait(10000, function()
+  return gloss_diag() == nil
+end, 50), vim.inspect(vim.diagnostic.get(buf)))
+vim.cmd("silent write")
+local chk = request("workspace/executeCommand", { command = "gloss.check", arguments = { vim.empty_dict() } })
+check("after saving, a check finds the memory fresh", chk and chk.stale == 0, vim.inspect(chk and chk.stale))
+
+-- 8. The daemon is killed: the plugin starts the client again (and with it a daemon).
+local old_id = client.id
+local status = vim.fn.system({ bin, "daemon", "status", "--json" })
+local ok, st = pcall(vim.fn.json_decode, status)
+local pid = ok and type(st) == "table" and st.pid
+check("the daemon's pid is known", pid ~= nil, status)
+if pid then
+  vim.fn.system({ "kill", "-9", tostring(pid) })
+  local newc
+  check("the client restarts after the daemon is killed", vim.wait(20000, function()
+    newc = gloss.get_client(buf)
+    return newc ~= nil and newc.id ~= old_id and newc.initialized == true and vim.lsp.buf_is_attached(buf, newc.id)
+  end, 100), vim.inspect(notes))
+  if newc and newc.id ~= old_id then
+    client = newc
+    local l2 = request("workspace/executeCommand", { command = "gloss.list", arguments = { vim.empty_dict() } })
+    check("the restarted client serves the memories", l2 and l2.memories and #l2.memories == 2, vim.inspect(l2))
+  end
+end
+
 if vim.env.GLOSS_E2E_VERBOSE then
   io.stdout:write("# hover float:\n" .. (float_text or "") .. "\n")
 end

@@ -73,9 +73,22 @@ func main() {
 }
 EOF
 git() { command git -C "$project" -c core.hooksPath=/dev/null -c init.defaultBranch=main -c commit.gpgsign=false "$@"; }
+cat > "$project/util.go" <<'GOEOF'
+package main
+
+// Helper doubles x.
+func Helper(x int) int {
+	return x * 2
+}
+GOEOF
 git init -q
 git add -A
 git commit -q -m fixture
+# A branch that changes Helper's body, checked out while Neovim runs (e2e.lua, 7d).
+git checkout -q -b change
+sed -i 's/x \* 2/x * 3/' "$project/util.go"
+git commit -q -am "change Helper"
+git checkout -q main
 
 export GLOSS_BIN GLOSS_E2E_PROJECT="$project" GLOSS_E2E_TMP="$tmp"
 cd "$project"

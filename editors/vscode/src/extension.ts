@@ -209,6 +209,16 @@ class MemoryDocumentProvider implements vscode.TextDocumentContentProvider {
     const id = q.get("id") ?? "";
     const folder = q.get("folder") ?? "";
     const entry = clients.get(folder) ?? clientFor();
+    if (q.get("diff")) {
+      // "Show what changed": the unified diff of the memory's code as written against now.
+      try {
+        const res = (await exec(entry, model.Commands.show, [{ id, diff: true }])) as { diff?: string; title?: string };
+        const diff = (res?.diff ?? "").trim();
+        return diff ? diff + "\n" : `# ${res?.title ?? id}: the code is as written.\n`;
+      } catch (err) {
+        return `# gloss.show ${id}: ${String(err)}\n`;
+      }
+    }
     try {
       const shown = model.parseMemoryList(await exec(entry, model.Commands.show, model.idArgs(id)));
       if (shown[0]) {
@@ -220,6 +230,63 @@ class MemoryDocumentProvider implements vscode.TextDocumentContentProvider {
     }
     const cached = memoryCache.get(id);
     return cached ? model.renderMemoryMarkdown(cached.memory) : `Memory ${id} not found.`;
+  }
+}
+
+/**
+ * gloss.show from the quick fixes and the tree: "Show what changed" (diff) opens the diff
+ * as a read-only document (language diff); "Edit memory" (edit) lets the server open the
+ * memory's Markdown file (window/showDocument), and for a personal memory, which has no
+ * file, asks for the new text; otherwise the memory opens as a read-only page. The
+ * server's own presentation ("present") is not asked for: the extension shows the result.
+ */
+async function showCommand(a: Record<string, unknown>): Promise<unknown> {
+  const id = a.id;
+  if (typeof id !== "string") {
+    return undefined;
+  }
+  const entry = clientFor();
+  const folder = entry?.folder.uri.toString() ?? "";
+  if (a.diff === true) {
+    const uri = vscode.Uri.from({ scheme: MEMORY_SCHEME, path: `/what changed ${id}.diff`, query: new URLSearchParams({ id, folder, diff: "1" }).toString() });
+    const doc = await vscode.workspace.openTextDocument(uri);
+    await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+    return undefined;
+  }
+  const args: Record<string, unknown> = { id };
+  if (a.edit === true) {
+    args.edit = true;
+  }
+  const result = (await exec(entry, model.Commands.show, [args])) as { file?: string } | undefined;
+  const memory = model.parseMemoryList(result)[0];
+  if (!memory) {
+    return result;
+  }
+  if (a.edit === true) {
+    if (!result?.file) {
+      await editMemoryText(entry, memory);
+    }
+    return result;
+  }
+  await openMemoryDocument(memory, folder);
+  return result;
+}
+
+/** Asks for a memory's new text (an input box) and sends gloss.update. */
+async function editMemoryText(entry: FolderClient | undefined, memory: model.Memory): Promise<void> {
+  const value = await vscode.window.showInputBox({
+    title: `Gloss: Edit "${model.memoryLabel(memory)}" (a personal memory: no file to open)`,
+    prompt: "Memory text (line breaks are shown as \\n)",
+    value: model.escapeNewlines(memory.body),
+    ignoreFocusOut: true,
+  });
+  if (value === undefined || value === model.escapeNewlines(memory.body)) {
+    return;
+  }
+  try {
+    await mutate(entry, model.Commands.update, model.updateArgs(memory.id, { text: model.unescapeNewlines(value) }));
+  } catch (err) {
+    showError(err);
   }
 }
 
@@ -555,21 +622,7 @@ async function treeEdit(node: unknown): Promise<void> {
   if (!n) {
     return;
   }
-  const { memory } = n.entry;
-  const value = await vscode.window.showInputBox({
-    title: `Gloss: Edit "${model.memoryLabel(memory)}"`,
-    prompt: "Memory text (line breaks are shown as \\n)",
-    value: model.escapeNewlines(memory.body),
-    ignoreFocusOut: true,
-  });
-  if (value === undefined || value === model.escapeNewlines(memory.body)) {
-    return;
-  }
-  try {
-    await mutate(clients.get(n.key), model.Commands.update, model.updateArgs(memory.id, { text: model.unescapeNewlines(value) }));
-  } catch (err) {
-    showError(err);
-  }
+  await editMemoryText(clients.get(n.key), n.entry.memory);
 }
 
 async function treeVerify(node: unknown): Promise<void> {
@@ -655,19 +708,7 @@ function registerServerCommandProxies(context: vscode.ExtensionContext): void {
   }
   context.subscriptions.push(
     vscode.commands.registerCommand(model.Commands.showMemories, (...args: unknown[]) => showMemoriesAt(args)),
-    vscode.commands.registerCommand(model.Commands.show, async (...args: unknown[]) => {
-      const id = firstArg(args).id;
-      if (typeof id !== "string") {
-        return undefined;
-      }
-      const entry = clientFor();
-      const result = await exec(entry, model.Commands.show, model.idArgs(id));
-      const memory = model.parseMemoryList(result)[0];
-      if (memory) {
-        await openMemoryDocument(memory, entry?.folder.uri.toString() ?? "");
-      }
-      return result;
-    }),
+    vscode.commands.registerCommand(model.Commands.show, (...args: unknown[]) => showCommand(firstArg(args))),
   );
 }
 

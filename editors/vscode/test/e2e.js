@@ -230,7 +230,7 @@ class DiagnosticCollection {
   dispose() { this.map.clear(); }
 }
 
-const calls = { commands: new Map(), errors: [], infos: [], warnings: [], statusTexts: [], output: [], providers: {}, collections: [], quickPick: undefined, inputBox: undefined };
+const calls = { opened: [], commands: new Map(), errors: [], infos: [], warnings: [], statusTexts: [], output: [], providers: {}, collections: [], quickPick: undefined, inputBox: undefined };
 const ev = {
   open: new EventEmitter(), change: new EventEmitter(), close: new EventEmitter(), save: new EventEmitter(), willSave: new EventEmitter(),
   activeEditor: new EventEmitter(), tabs: new EventEmitter(),
@@ -304,10 +304,10 @@ const vscodeMock = new Proxy({
     onWillSaveTextDocument: ev.willSave.event,
     onDidChangeWorkspaceFolders: () => new Disposable(),
     onDidChangeConfiguration: () => new Disposable(),
-    registerTextDocumentContentProvider: () => new Disposable(),
+    registerTextDocumentContentProvider: (_scheme, p) => { calls.providers.content = p; return new Disposable(); },
     createFileSystemWatcher: () => ({ onDidCreate: new EventEmitter().event, onDidChange: new EventEmitter().event, onDidDelete: new EventEmitter().event, dispose() {} }),
     applyEdit: async () => true,
-    openTextDocument: async (u) => ({ uri: u, getText: () => '' }),
+    openTextDocument: async (u) => { calls.opened.push(u); return { uri: u, getText: () => '' }; },
   }, { get(t, p) { return p in t ? t[p] : universal('workspace.' + String(p)); } }),
 }, { get(t, p) { return p in t ? t[p] : universal(String(p)); } });
 
@@ -430,6 +430,28 @@ process.on('unhandledRejection', abort);
       check('re-verify clears the diagnostic', !!cleared, coll.get(doc.uri));
       lenses = await calls.providers.codeLens.provider.provideCodeLenses(doc, token);
       check('code lens back to "1 memory"', lenses && lenses[0] && lenses[0].command.title === '1 memory', lenses);
+    }
+
+    // 7. Issue #11: "Show what changed" opens the diff; "Edit memory" on a personal memory
+    //    (no file to open) asks for its text.
+    const c5 = doc.lineAt(bodyLine).text.indexOf('5');
+    ev.change.fire(doc.edit(new Range(bodyLine, c5, bodyLine, c5 + 1), '7'));
+    const diag2 = await waitFor(stale, 10000);
+    check('stale again after a second edit', !!diag2, coll.get(doc.uri));
+    if (diag2) {
+      const acts = (await calls.providers.codeAction.provider.provideCodeActions(doc, diag2.range, { diagnostics: [diag2], triggerKind: 1, only: undefined }, token) || [])
+        .filter((a) => a.kind && a.kind.value === 'quickfix');
+      const run = (title) => { const a = acts.find((x) => x.title === title); return a && vscodeMock.commands.executeCommand(a.command.command, ...(a.command.arguments || [])); };
+      await run('Show what changed');
+      const diffUri = calls.opened.find((u) => u && u.path && u.path.endsWith('.diff'));
+      check('"Show what changed" opens a .diff document', !!diffUri, calls.opened.map(String));
+      const text = diffUri && calls.providers.content ? await calls.providers.content.provideTextDocumentContent(diffUri) : '';
+      check('the document is the diff of the edited token', text.includes('+\t_, limit := "é𝄞", 7'), text);
+      let asked = false;
+      calls.inputBox = () => { asked = true; return undefined; };
+      await run('Edit memory');
+      check('"Edit memory" on a personal memory asks for its text', asked, calls.infos);
+      check('no message from the server duplicates them', !calls.infos.some((m) => /what changed under|personal memory/.test(m)), calls.infos);
     }
   }
   check('no error messages shown', calls.errors.length === 0, calls.errors);

@@ -42,6 +42,12 @@ local defaults = {
   codelens = true,
   -- Visual-mode mapping for :GlossRemember (false to disable).
   remember_keymap = "<leader>gm",
+  -- Restart the client when the server exits unexpectedly (the daemon was killed, a crash):
+  -- the buffers it served are attached again after restart_delay ms, at most
+  -- max_restarts times per minute.
+  restart = true,
+  restart_delay = 300,
+  max_restarts = 5,
   -- Passed through to the LSP client.
   on_attach = nil,
   capabilities = nil,
@@ -57,6 +63,8 @@ M.config = vim.deepcopy(defaults)
 local clients_by_root = {}
 -- Whether we already said that the server binary is missing (say it once, not per buffer).
 local warned_missing = false
+-- Times (vim.loop.now()) of recent automatic restarts, to stop a crash loop.
+local restarts = {}
 
 local has = function(feature)
   return vim.fn.has(feature) == 1
@@ -222,6 +230,11 @@ local function refresh_codelens(bufnr)
   end
   bufnr = bufnr or vim.api.nvim_get_current_buf()
   if not vim.api.nvim_buf_is_valid(bufnr) then
+    return
+  end
+  -- Memory files have no lenses; a draft is often closed before the answer arrives,
+  -- which Neovim 0.7's handler does not survive ("Invalid buffer id").
+  if vim.api.nvim_buf_get_name(bufnr):find("/%.gloss/memories/[^/]*%.md$") then
     return
   end
   if codelens.enable then
@@ -603,7 +616,54 @@ end
 ---------------------------------------------------------------------------
 -- Client-side command handlers and LSP handlers
 
+-- Shows text in a scratch split (filetype ft), replacing a previous one named name.
+local function show_scratch(name, lines, ft)
+  local old = vim.fn.bufnr(name)
+  if old ~= -1 then
+    pcall(vim.api.nvim_buf_delete, old, { force = true })
+  end
+  vim.cmd("botright new")
+  local b = vim.api.nvim_get_current_buf()
+  vim.bo[b].buftype = "nofile"
+  vim.bo[b].bufhidden = "wipe"
+  vim.bo[b].swapfile = false
+  pcall(vim.api.nvim_buf_set_name, b, name)
+  vim.api.nvim_buf_set_lines(b, 0, -1, false, lines)
+  vim.bo[b].modifiable = false
+  vim.bo[b].filetype = ft
+  return b
+end
+
+--- The quick fixes "Show what changed" and "Edit memory" (gloss.show with diff/edit): the
+--- diff opens in a scratch buffer (filetype diff); "Edit memory" opens the memory's file
+--- (the server's window/showDocument), or for a personal memory (no file) asks for the new
+--- text (:GlossEdit).
+function M.show_command(arg, bufnr)
+  arg = vim.deepcopy(arg or {})
+  arg.present = nil -- the plugin presents the result itself
+  M.exec("gloss.show", arg, function(result)
+    if type(result) ~= "table" then
+      return
+    end
+    if arg.diff then
+      local diff = vim.trim(result.diff or "")
+      if diff == "" then
+        diff = "(the code is as written)"
+      end
+      local lines = { "# gloss: what changed under \"" .. (result.title or result.id or "") .. "\"", "" }
+      vim.list_extend(lines, vim.split(diff, "\n", { plain = true }))
+      show_scratch("gloss://diff/" .. (result.id or ""), lines, "diff")
+    end
+    if arg.edit and (result.file == nil or result.file == "") then
+      M.edit(result.id)
+    end
+  end, bufnr)
+end
+
 local function register_client_commands()
+  vim.lsp.commands["gloss.show"] = function(command, ctx)
+    M.show_command(command.arguments and command.arguments[1], ctx and ctx.bufnr)
+  end
   -- Code lens command: show the memories of the lens's location.
   vim.lsp.commands["gloss.showMemories"] = function(command, ctx)
     local arg = command.arguments and command.arguments[1]
@@ -650,6 +710,13 @@ local function client_config(root)
   if not vim.lsp.handlers["window/showDocument"] and not handlers["window/showDocument"] then
     handlers["window/showDocument"] = show_document_handler
   end
+  -- Advertise what the plugin handles: window/showDocument opens drafts and memory files
+  -- (Neovim 0.7 has no handler of its own and does not advertise it).
+  local capabilities = vim.deepcopy(cfg.capabilities or vim.lsp.protocol.make_client_capabilities())
+  if handlers["window/showDocument"] or vim.lsp.handlers["window/showDocument"] then
+    capabilities.window = capabilities.window or {}
+    capabilities.window.showDocument = { support = true }
+  end
   local init_options = vim.deepcopy(cfg.init_options or {})
   local cmd_env = nil
   if cfg.embedder and cfg.embedder ~= "" then
@@ -662,11 +729,21 @@ local function client_config(root)
     cmd_env = cmd_env,
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
-    capabilities = cfg.capabilities or vim.lsp.protocol.make_client_capabilities(),
+    capabilities = capabilities,
     handlers = handlers,
     init_options = init_options,
     settings = cfg.settings or {},
     flags = cfg.flags,
+    on_exit = function(code, signal)
+      if cfg.on_exit then
+        cfg.on_exit(code, signal)
+      end
+      if (code ~= 0 or signal ~= 0) and cfg.restart then
+        vim.schedule(function()
+          M.restart_after_exit(root, code, signal)
+        end)
+      end
+    end,
     on_attach = function(client, bufnr)
       refresh_codelens(bufnr)
       if cfg.on_attach then
@@ -674,6 +751,35 @@ local function client_config(root)
       end
     end,
   }
+end
+
+--- Called when the client of `root` exited unexpectedly: attaches the file buffers of
+--- that root again (starting a new client, and with it a new daemon) after
+--- restart_delay ms, unless max_restarts were made in the last minute.
+function M.restart_after_exit(root, code, signal)
+  local now = vim.loop.now()
+  local recent = {}
+  for _, t in ipairs(restarts) do
+    if now - t < 60000 then
+      table.insert(recent, t)
+    end
+  end
+  restarts = recent
+  if #restarts >= (M.config.max_restarts or 5) then
+    notify(string.format("the server exited (code %s, signal %s) %d times in a minute; not restarting it (:e to try again)",
+      tostring(code), tostring(signal), #restarts), vim.log.levels.ERROR)
+    return
+  end
+  table.insert(restarts, now)
+  notify(string.format("the server exited (code %s, signal %s); restarting it", tostring(code), tostring(signal)), vim.log.levels.WARN)
+  vim.defer_fn(function()
+    clients_by_root[root] = nil
+    for _, b in ipairs(vim.api.nvim_list_bufs()) do
+      if vim.api.nvim_buf_is_loaded(b) and should_attach(b) and find_root(vim.api.nvim_buf_get_name(b)) == root then
+        M.attach(b)
+      end
+    end
+  end, M.config.restart_delay or 300)
 end
 
 --- Attaches the gloss client to `bufnr` (starting it for the buffer's root if needed).
