@@ -125,7 +125,7 @@ type SearchHit struct {
 	Kind string `json:"kind" jsonschema:"memory or symbol"`
 	*memory.View
 	Symbol  *memory.SymbolView  `json:"symbol,omitempty" jsonschema:"the code definition (kind symbol); lines 1-based inclusive"`
-	Score   float64             `json:"score" jsonschema:"fused relevance: reciprocal rank fusion of full text, vectors and code graph, times confidence, halved for stale memories"`
+	Score   float64             `json:"score" jsonschema:"fused relevance: reciprocal rank fusion of full text, vectors and code graph, then scaled by confidence and lowered (×0.85) for stale memories"`
 	Explain *memory.Explanation `json:"explain,omitempty" jsonschema:"the parts of the score, when asked"`
 }
 

@@ -59,8 +59,16 @@ var RankerWeights = map[string]float64{RankerText: 1, RankerVector: 1, RankerCod
 var sourceTrust = func(source string) float64 { return 1 }
 
 // StaleFactor multiplies the fused score of a stale memory: ranked lower,
-// labelled, never hidden.
-const StaleFactor = 0.5
+// labelled, never hidden. Fused scores are compressed (1/61 for a first
+// rank, 1/80 for a twentieth), so the factor is mild: 0.85 moves a memory
+// ranked first by one ranker to about twelfth (61/0.85 − 60); 0.5, tried
+// first on cobra, sent it below the sixtieth, out of sight.
+const StaleFactor = 0.85
+
+// ConfidenceFloor damps confidence for the same reason: the multiplier is
+// ConfidenceFloor + (1 − ConfidenceFloor) × confidence, so a memory of
+// confidence 0.2 scores 0.8 of a sure one.
+const ConfidenceFloor = 0.75
 
 // SearchRequest is a fused search (FusedSearch).
 type SearchRequest struct {
@@ -103,7 +111,8 @@ type Explanation struct {
 	Rankers []RankerPart `json:"rankers"`
 	// RRF is the sum of the rankers' contributions.
 	RRF float64 `json:"rrf"`
-	// Confidence is the memory's confidence (1 for symbols and for
+	// Confidence is the confidence multiplier, ConfidenceFloor + (1 −
+	// ConfidenceFloor) × the memory's confidence (1 for symbols and for
 	// memories without one).
 	Confidence float64 `json:"confidence"`
 	// Trust is the multiplier of the memory's source (1 for symbols).
@@ -374,8 +383,8 @@ func (f *fuser) results() []Result {
 		e := &r.Explain
 		e.Confidence, e.Trust, e.Freshness = 1, 1, 1
 		if r.Kind == ResultMemory {
-			if c := r.Memory.Confidence; c > 0 {
-				e.Confidence = c
+			if c := r.Memory.Confidence; c > 0 && c < 1 {
+				e.Confidence = ConfidenceFloor + (1-ConfidenceFloor)*c
 			}
 			e.Trust = sourceTrust(r.Memory.Source)
 			if r.Memory.Stale() {

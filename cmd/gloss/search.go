@@ -25,8 +25,8 @@ paths and code), by the vector index when one is configured, and by nearness in
 the symbol graph to the definitions the query names (--symbol) and to --file;
 code definitions by full text over their names, doc comments, paths and kinds.
 The lists are fused by weighted reciprocal rank fusion (k = 60), then multiplied
-by confidence and, for stale memories, by 0.5: stale memories rank lower and are
-labelled STALE, never hidden. --explain prints each part of each score.`,
+by 0.75 + 0.25 × confidence and, for stale memories, by 0.85: stale memories rank
+lower and are labelled STALE, never hidden. --explain prints each part of each score.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
