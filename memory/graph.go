@@ -49,24 +49,16 @@ var identLike = regexp.MustCompile("`[^`]+`|[A-Za-z_][A-Za-z0-9_]*(?:[.#][A-Za-z
 // capitalized words too: "Execute") that name definitions in the index,
 // at most maxGraphSeeds, in query order.
 func (w *Workspace) QuerySymbols(query string) ([]index.Definition, error) {
+	mentions, err := w.mentionedDefs(query)
+	if err != nil {
+		return nil, err
+	}
 	var out []index.Definition
 	seen := map[string]bool{}
-	for _, tok := range identLike.FindAllString(query, -1) {
-		quoted := strings.HasPrefix(tok, "`")
-		tok = strings.Trim(tok, "`")
-		if seen[tok] || len(tok) < minSeedNameLength || (!quoted && !looksLikeIdentifier(tok)) {
-			continue
-		}
-		seen[tok] = true
-		defs, err := w.namedDefs(tok)
-		if err != nil {
-			return nil, err
-		}
-		for _, d := range defs {
-			if len(out) < maxGraphSeeds && !seen[d.Symbol] {
-				seen[d.Symbol] = true
-				out = append(out, d)
-			}
+	for _, m := range mentions {
+		if len(out) < maxGraphSeeds && !seen[m.def.Symbol] {
+			seen[m.def.Symbol] = true
+			out = append(out, m.def)
 		}
 	}
 	return out, nil
