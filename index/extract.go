@@ -101,6 +101,9 @@ type File struct {
 	// tops are the top-level nodes (byte ranges) for Reparse.
 	tops  []topNode
 	goPkg string
+	// spans and srcHash are set by DropTree (the trees are then gone).
+	spans   []tokenSpan
+	srcHash string
 }
 
 // segment is one syntax tree covering bytes [from, to) of a file; a
