@@ -113,7 +113,7 @@ func (w *Workspace) fillSnapshot(a *Anchor, f *index.File) {
 		a.ContextAfter = append(a.ContextAfter, f.Lines.Text(l))
 	}
 	a.OriginPath, a.OriginRange = a.Path, a.Range
-	a.FileHash = index.HashBytes(f.Src)
+	a.FileHash = f.SrcHash()
 	a.ResolvedAt = w.now().UTC()
 	if gen, err := w.Store.Generation(); err == nil {
 		a.ResolvedGen = gen

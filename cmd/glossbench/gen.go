@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math/rand"
 	"os"
@@ -156,4 +157,26 @@ func text(rng *rand.Rand, s site, i int) string {
 	}
 	fmt.Fprintf(&b, ".\n\nSee %s (note %d): check %s and %s before changing the %s.", path.Base(s.path), i, w(), w(), w())
 	return b.String()
+}
+
+// genMain is `glossbench gen --repo DIR --n N [--seed S]`: it prints the
+// synthetic `gloss remember --batch` lines the benchmark ingests.
+func genMain(args []string) int {
+	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
+	repo := fs.String("repo", "", "checkout")
+	n := fs.Int("n", 1000, "number of memories")
+	seed := fs.Int64("seed", 1, "seed")
+	if err := fs.Parse(args); err != nil || *repo == "" {
+		fmt.Fprintln(os.Stderr, "usage: glossbench gen --repo DIR --n N")
+		return 2
+	}
+	lines, err := generate(*repo, *n, *seed)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	for _, l := range lines {
+		fmt.Println(string(l))
+	}
+	return 0
 }

@@ -44,6 +44,9 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "bare-parse" {
 		os.Exit(bareParseMain(os.Args[2:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == "gen" {
+		os.Exit(genMain(os.Args[2:]))
+	}
 	if err := run(context.Background(), os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "glossbench:", err)
 		os.Exit(1)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -140,9 +141,9 @@ func measureMemories(ctx context.Context, c config) error {
 			if err != nil {
 				return err
 			}
-			failed := bytes.Count(ch.stdout, []byte(`"error"`))
+			failed, sample := batchErrors(ch.stdout)
 			n := step - done
-			emit(row{"work": "remember_batch", "n": n, "total": step, "failed": failed, "seconds": round(ch.seconds, 3),
+			emit(row{"work": "remember_batch", "n": n, "total": step, "failed": failed, "errors_sample": sample, "seconds": round(ch.seconds, 3),
 				"per_second": round(float64(n)/ch.seconds, 0), "peak_rss_mib": round(ch.rssMiB, 1), "load": load})
 		} else if _, err := runChild(ctx, env, true, func(code int) bool { return code == 1 }, c.gloss, "--no-daemon", "-C", c.repo, "remember", "--batch", file); err != nil {
 			return err
@@ -170,4 +171,24 @@ func writeLines(file string, lines [][]byte) error {
 		b.WriteByte('\n')
 	}
 	return os.WriteFile(file, b.Bytes(), 0o600)
+}
+
+// batchErrors counts the error lines of `gloss --json remember --batch`
+// output and returns up to three distinct messages.
+func batchErrors(out []byte) (int, []string) {
+	n := 0
+	var sample []string
+	for _, l := range bytes.Split(out, []byte("\n")) {
+		var e struct {
+			Error string `json:"error"`
+		}
+		if !bytes.Contains(l, []byte(`"error"`)) || json.Unmarshal(l, &e) != nil || e.Error == "" {
+			continue
+		}
+		n++
+		if len(sample) < 3 && !slices.Contains(sample, e.Error) {
+			sample = append(sample, e.Error)
+		}
+	}
+	return n, sample
 }
