@@ -28,9 +28,8 @@ var ErrNotFound = errors.New("not found")
 type MemoryBatch struct {
 	s *Store
 	b *pebble.Batch
-	// summaries: the batch wrote a summary; rebuilt: it rebuilt them all
-	// (summaries.go).
-	summaries, rebuilt bool
+	// rebuilt: the batch rebuilt every memory summary (summaries.go).
+	rebuilt bool
 }
 
 // NewMemoryBatch starts a batch of memory record writes.

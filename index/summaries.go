@@ -30,7 +30,6 @@ const (
 // PutSummary stores the summary of memory id (written with its record by
 // Put, removed by Delete and Hide).
 func (b *MemoryBatch) PutSummary(id string, data []byte) error {
-	b.summaries = true
 	return b.b.Set(Key(prefixSummary, id), data, nil)
 }
 

@@ -311,8 +311,12 @@ func (w *Workspace) defsByName(name string) ([]index.Definition, error) {
 
 // CheckResult is what Check found.
 type CheckResult struct {
-	// Memories are all memories with their current anchor statuses.
+	// Memories are all memories with their current anchor statuses (Check),
+	// or only those re-resolved (CheckViews).
 	Memories []*Memory
+	// Views are all memories as stored summaries, in place order
+	// (CheckViews only).
+	Views []View
 	// Index is the indexing run Check started with.
 	Index index.Stats
 	// Resolved counts anchors re-resolved; Updated memories written back.

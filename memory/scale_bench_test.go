@@ -62,3 +62,30 @@ func BenchmarkRememberBatchScale(b *testing.B) {
 		w.Close()
 	}
 }
+
+// BenchmarkCheckScale measures the check `gloss check` runs
+// (CheckViews: rescan, resolution of changed files, summaries) on a
+// workspace of N memories (scaleN) when nothing changed. Target (issue
+// #12): ≤ 2 s at 100,000.
+func BenchmarkCheckScale(b *testing.B) {
+	n := scaleN(b)
+	w, reqs := scaleRepo(b, n)
+	defer w.Close()
+	ctx := context.Background()
+	if _, errs := w.RememberBatch(ctx, reqs); errs[0] != nil {
+		b.Fatal(errs[0])
+	}
+	if _, err := w.CheckViews(ctx); err != nil { // settle racy-clean files
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res, err := w.CheckViews(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(res.Views) != n || res.Resolved != 0 {
+			b.Fatalf("check: %d memories, %d resolved", len(res.Views), res.Resolved)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -259,11 +260,12 @@ func checkCmd(g *globals) *cobra.Command {
 			if format == "github" && !g.json {
 				printGitHub(cmd.OutOrStdout(), res)
 			} else if g.json {
-				if err := printJSON(cmd.OutOrStdout(), res); err != nil {
+				if err := printCheckJSON(cmd.OutOrStdout(), res); err != nil {
 					return err
 				}
 			} else {
-				out := cmd.OutOrStdout()
+				out := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
+				defer out.Flush()
 				for _, m := range res.Memories {
 					if staleOnly && !m.Stale {
 						continue
