@@ -132,14 +132,14 @@ func run(ctx context.Context, args []string) error {
 		}
 	}
 	emit(row{"work": "setup", "repo": c.repo, "commit": gitHead(c.repo), "gloss": c.gloss, "load": loadAvg()})
-	bare := map[int]float64{}
+	bare := map[int]child{}
 	if c.want("bare_parse") || c.want("cold_index") {
 		for _, k := range c.cores {
 			r, err := measureBare(ctx, c, k)
 			if err != nil {
 				return err
 			}
-			bare[k] = r["seconds"].(float64)
+			bare[k] = child{seconds: r["seconds"].(float64), cpu: r["cpu_seconds"].(float64)}
 			emit(r)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 // child is one finished measured process.
 type child struct {
 	seconds float64
+	cpu     float64 // user + system seconds
 	rssMiB  float64
 	stdout  []byte
 }
@@ -40,6 +41,7 @@ func runChild(ctx context.Context, env []string, discard bool, okExit func(int) 
 	c := child{seconds: time.Since(start).Seconds(), stdout: out.Bytes()}
 	if cmd.ProcessState != nil {
 		c.rssMiB = maxRSSMiB(cmd.ProcessState)
+		c.cpu = cpuSeconds(cmd.ProcessState)
 	}
 	if err != nil {
 		code := -1
@@ -78,11 +80,11 @@ func measureBare(ctx context.Context, c config, k int) (row, error) {
 		return nil, fmt.Errorf("bare-parse output: %w", err)
 	}
 	return row{"work": "bare_parse", "cores": k, "files": res.Files, "mib": round(float64(res.Bytes)/(1<<20), 2),
-		"seconds": round(ch.seconds, 3), "parse_seconds": round(res.Seconds, 3), "peak_rss_mib": round(ch.rssMiB, 1), "load": load}, nil
+		"seconds": round(ch.seconds, 3), "cpu_seconds": round(ch.cpu, 3), "parse_seconds": round(res.Seconds, 3), "peak_rss_mib": round(ch.rssMiB, 1), "load": load}, nil
 }
 
 // measureColdIndex runs `gloss index` on an empty store with k cores.
-func measureColdIndex(ctx context.Context, c config, k int, bare float64) (row, error) {
+func measureColdIndex(ctx context.Context, c config, k int, bare child) (row, error) {
 	home := filepath.Join(c.work, "home-index-"+strconv.Itoa(k))
 	_ = os.RemoveAll(home)
 	defer os.RemoveAll(home)
@@ -92,7 +94,7 @@ func measureColdIndex(ctx context.Context, c config, k int, bare float64) (row, 
 	if err != nil {
 		return nil, err
 	}
-	r := row{"work": "cold_index", "cores": k, "seconds": round(ch.seconds, 3), "peak_rss_mib": round(ch.rssMiB, 1), "load": load}
+	r := row{"work": "cold_index", "cores": k, "seconds": round(ch.seconds, 3), "cpu_seconds": round(ch.cpu, 3), "peak_rss_mib": round(ch.rssMiB, 1), "load": load}
 	var res struct {
 		Workspaces []struct {
 			Files  int   `json:"files"`
@@ -103,8 +105,9 @@ func measureColdIndex(ctx context.Context, c config, k int, bare float64) (row, 
 	if json.Unmarshal(ch.stdout, &res) == nil && len(res.Workspaces) > 0 {
 		r["files"], r["parsed"] = res.Workspaces[0].Files, res.Workspaces[0].Parsed
 	}
-	if bare > 0 {
-		r["ratio_to_bare"] = round(ch.seconds/bare, 3)
+	if bare.seconds > 0 {
+		r["ratio_to_bare"] = round(ch.seconds/bare.seconds, 3)
+		r["cpu_ratio_to_bare"] = round(ch.cpu/bare.cpu, 3)
 	}
 	return r, nil
 }
@@ -143,8 +146,8 @@ func measureMemories(ctx context.Context, c config) error {
 			}
 			failed, sample := batchErrors(ch.stdout)
 			n := step - done
-			emit(row{"work": "remember_batch", "n": n, "total": step, "failed": failed, "errors_sample": sample, "seconds": round(ch.seconds, 3),
-				"per_second": round(float64(n)/ch.seconds, 0), "peak_rss_mib": round(ch.rssMiB, 1), "load": load})
+			emit(row{"work": "remember_batch", "n": n, "total": step, "failed": failed, "errors_sample": sample, "seconds": round(ch.seconds, 3), "cpu_seconds": round(ch.cpu, 3),
+				"per_second": round(float64(n)/ch.seconds, 0), "per_cpu_second": round(float64(n)/ch.cpu, 0), "peak_rss_mib": round(ch.rssMiB, 1), "load": load})
 		} else if _, err := runChild(ctx, env, true, func(code int) bool { return code == 1 }, c.gloss, "--no-daemon", "-C", c.repo, "remember", "--batch", file); err != nil {
 			return err
 		}
@@ -157,7 +160,7 @@ func measureMemories(ctx context.Context, c config) error {
 				if err != nil {
 					return err
 				}
-				emit(row{"work": name, "memories": step, "run": i + 1, "seconds": round(ch.seconds, 3), "peak_rss_mib": round(ch.rssMiB, 1), "load": load})
+				emit(row{"work": name, "memories": step, "run": i + 1, "seconds": round(ch.seconds, 3), "cpu_seconds": round(ch.cpu, 3), "peak_rss_mib": round(ch.rssMiB, 1), "load": load})
 			}
 		}
 	}

@@ -20,3 +20,10 @@ func maxRSSMiB(ps *os.ProcessState) float64 {
 	}
 	return float64(ru.Maxrss) / 1024
 }
+
+// cpuSeconds returns the user plus system CPU time of a finished process,
+// in seconds: unlike wall time it does not grow with the load of the
+// machine.
+func cpuSeconds(ps *os.ProcessState) float64 {
+	return (ps.UserTime() + ps.SystemTime()).Seconds()
+}
