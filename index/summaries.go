@@ -120,3 +120,19 @@ func (s *Store) AnchorPaths() (paths []string, err error) {
 	}, prefixAnchor)
 	return paths, err
 }
+
+// BodyHashIndex returns every definition site by body hash (the whole
+// b keyspace, keys only): what BodyHashSites answers for one hash, for
+// callers that ask for thousands.
+func (s *Store) BodyHashIndex() (out map[string][]Site, err error) {
+	defer Recover(s.dir, "read body hashes", &err)
+	out = map[string][]Site{}
+	err = Scan(s.pdb(), func(rest []string, _ []byte) error {
+		if len(rest) >= 3 {
+			h := rest[0]
+			out[h] = append(out[h], Site{Symbol: rest[len(rest)-2], Path: rest[len(rest)-1]})
+		}
+		return nil
+	}, prefixBody)
+	return out, err
+}

@@ -63,7 +63,7 @@ func (w *Workspace) symbolAnchor(f *index.File, d index.Definition) Anchor {
 		Status:        StatusFresh,
 	}
 	if d.BodyTokens >= minRenameBody {
-		others, err := w.Store.BodyHashSites(d.BodyHash)
+		others, err := w.bodyHashSites(d.BodyHash)
 		unique := err == nil
 		for _, o := range others {
 			if o.Symbol != d.Symbol || o.Path != d.Path {

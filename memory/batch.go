@@ -42,6 +42,30 @@ func (w *Workspace) newBatchState() *batchState {
 	return st
 }
 
+// bodyHashSites returns the definition sites with body hash h: from the
+// index of a large batch when one is loaded, else from the store.
+func (w *Workspace) bodyHashSites(h string) ([]index.Site, error) {
+	if w.batchSites != nil {
+		return w.batchSites[h], nil
+	}
+	return w.Store.BodyHashSites(h)
+}
+
+// loadBatchSites loads every body hash site for a batch of n requests
+// when n is large enough for one scan to beat n lookups (w.writeMu is
+// held); the returned function drops them.
+func (w *Workspace) loadBatchSites(n int) func() {
+	if n < 256 {
+		return func() {}
+	}
+	sites, err := w.Store.BodyHashIndex()
+	if err != nil {
+		return func() {} // answered one by one from the store instead
+	}
+	w.batchSites = sites
+	return func() { w.batchSites = nil }
+}
+
 // trim empties the file cache when it holds more than batchFilesBudget
 // bytes of source, and returns the syntax tree arenas gotreesitter pools
 // to the Go heap (the pool only grows otherwise).

@@ -71,6 +71,7 @@ func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) (
 	errs := make([]error, len(reqs))
 	st := w.newBatchState()
 	defer st.release()
+	defer w.loadBatchSites(len(reqs))()
 	for lo := 0; lo < len(reqs); lo += RememberChunk {
 		hi := min(lo+RememberChunk, len(reqs))
 		w.rememberChunk(ctx, reqs[lo:hi], out[lo:hi], errs[lo:hi], st)
