@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -250,6 +251,9 @@ func SortViewsByPlace(vs []View) {
 func (w *Workspace) storedBySummary(stored map[string]*Memory) (map[string]*Memory, error) {
 	var ids []string
 	err := w.Store.Summaries(func(id string, data []byte) error {
+		if !bytes.Contains(data, []byte(`"scope":"project"`)) {
+			return nil // as putSummary encodes it: personal
+		}
 		var v struct {
 			Scope string `json:"scope"`
 		}
