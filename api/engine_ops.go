@@ -261,11 +261,11 @@ func (e *Engine) Restore(_ context.Context, a IDArgs) (memory.View, error) {
 func (e *Engine) Check(ctx context.Context, _ NoArgs) (CheckResult, error) {
 	var results []memory.CheckResult
 	for _, w := range e.Host.Workspaces() {
-		res, err := w.Check(ctx)
+		res, err := w.CheckViews(ctx)
 		if err != nil {
 			return CheckResult{}, &Error{Code: CodeInternalError, Message: "check " + w.Root + ": " + err.Error()}
 		}
-		e.Host.Changed(w, res.Memories, res.AnchorsChanged())
+		e.Host.Changed(w, nil, res.AnchorsChanged()) // nil: the host lists what it needs
 		results = append(results, res)
 	}
 	return CheckResultOf(results...), nil
@@ -278,20 +278,28 @@ func (e *Engine) Check(ctx context.Context, _ NoArgs) (CheckResult, error) {
 func CheckResultOf(results ...memory.CheckResult) CheckResult {
 	out := CheckResult{ChangedFiles: []string{}}
 	var all []*memory.Memory
+	var views []memory.View
 	for _, res := range results {
-		all = append(all, res.Memories...)
+		if res.Views != nil {
+			views = append(views, res.Views...)
+		} else {
+			all = append(all, res.Memories...)
+		}
 		out.Resolved += res.Resolved
 		out.ChangedFiles = append(out.ChangedFiles, res.Index.Changed...)
 		out.ElapsedMS += float64(res.Elapsed.Microseconds()) / 1000
 		out.Problems = append(out.Problems, res.Files.Problems...)
 	}
 	memory.SortByPlace(all)
-	for _, m := range all {
-		if m.Stale() {
+	out.Memories = append(memory.Views(all), views...)
+	if len(all) > 0 && len(views) > 0 {
+		memory.SortViewsByPlace(out.Memories)
+	}
+	for _, v := range out.Memories {
+		if v.Stale {
 			out.Stale++
 		}
 	}
-	out.Memories = memory.Views(all)
 	return out
 }
 

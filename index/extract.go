@@ -108,6 +108,9 @@ type File struct {
 	// error was spliced from (its trees are shared), which the next
 	// ReparseTolerant starts from.
 	base *File
+	// spans and srcHash are set by DropTree (the trees are then gone).
+	spans   []tokenSpan
+	srcHash string
 }
 
 // segment is one syntax tree covering bytes [from, to) of a file; a

@@ -29,6 +29,8 @@ var ErrNotFound = errors.New("not found")
 type MemoryBatch struct {
 	s *Store
 	b *pebble.Batch
+	// rebuilt: the batch rebuilt every memory summary (summaries.go).
+	rebuilt bool
 }
 
 // NewMemoryBatch starts a batch of memory record writes.
@@ -70,6 +72,12 @@ func (s *Store) MemoryCount() (n int, err error) {
 // replacing the path entries oldPaths of its previous version (nil for a
 // new record).
 func (b *MemoryBatch) Put(id string, data []byte, paths, oldPaths []string) error {
+	if err := b.invalidate(oldPaths); err != nil {
+		return err
+	}
+	if err := b.invalidate(paths); err != nil {
+		return err
+	}
 	for _, p := range oldPaths {
 		if err := b.b.Delete(Key(prefixAnchor, p, id), nil); err != nil {
 			return err
@@ -86,8 +94,14 @@ func (b *MemoryBatch) Put(id string, data []byte, paths, oldPaths []string) erro
 	return nil
 }
 
-// Delete removes memory id and its path entries paths.
+// Delete removes memory id, its summary and its path entries paths.
 func (b *MemoryBatch) Delete(id string, paths []string) error {
+	if err := b.invalidate(paths); err != nil {
+		return err
+	}
+	if err := b.b.Delete(Key(prefixSummary, id), nil); err != nil {
+		return err
+	}
 	for _, p := range paths {
 		if err := b.b.Delete(Key(prefixAnchor, p, id), nil); err != nil {
 			return err
@@ -108,6 +122,9 @@ func (b *MemoryBatch) Commit() (uint64, error) {
 	}
 	gen++
 	if err := b.b.Set(Key(prefixMeta, "memgen"), []byte(strconv.FormatUint(gen, 10)), nil); err != nil {
+		return 0, err
+	}
+	if err := b.commitSummaryGen(gen); err != nil {
 		return 0, err
 	}
 	if err := b.s.Commit(b.b, pebble.Sync); err != nil {

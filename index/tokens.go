@@ -26,6 +26,9 @@ type Token struct {
 func (f *File) Tokens(start, end int) []Token {
 	start, end = max(start, 0), min(end, len(f.Src))
 	var out []Token
+	if f.spans != nil {
+		return f.spanTokens(start, end)
+	}
 	if f.plain {
 		gapTokens(f.Src, start, end, &out)
 		return out
@@ -42,6 +45,57 @@ func (f *File) Tokens(start, end int) []Token {
 				out[i].Start += sg.shift
 				out[i].End += sg.shift
 			}
+		}
+	}
+	return out
+}
+
+// tokenSpan is the byte range [start, end) of one token of a File whose
+// syntax trees were dropped (DropTree); its text is Src[start:end].
+type tokenSpan struct{ start, end int32 }
+
+// DropTree computes the file's whole token stream and the hash of its
+// content, keeps them in compact form (8 bytes per token) and releases the
+// syntax trees: the File still answers Tokens (with the same result as
+// before: a token that straddles the window is cut to it as the tree walk
+// does), Defs, Calls, Lines, Enclosing and SrcHash, in a fraction of the
+// memory, but cannot be Reparsed. Batch anchoring caches parsed files this
+// way. Files over 2 GiB keep their trees.
+func (f *File) DropTree() {
+	if f.spans != nil || f.plain || len(f.Src) >= 1<<31 {
+		return
+	}
+	toks := f.Tokens(0, len(f.Src))
+	spans := make([]tokenSpan, len(toks))
+	for i, t := range toks {
+		spans[i] = tokenSpan{int32(t.Start), int32(t.End)}
+	}
+	f.srcHash = HashBytes(f.Src)
+	f.Release()
+	f.skipNodes = nil
+	f.spans = spans
+}
+
+// SrcHash returns HashBytes(f.Src), computed once by DropTree.
+func (f *File) SrcHash() string {
+	if f.srcHash != "" {
+		return f.srcHash
+	}
+	return HashBytes(f.Src)
+}
+
+// spanTokens is Tokens over the compact stream of DropTree: tokens inside
+// [start, end) whole, those straddling a bound split on whitespace within
+// the window (gapTokens), exactly as collectTokens clips a leaf or a gap.
+func (f *File) spanTokens(start, end int) []Token {
+	i := sort.Search(len(f.spans), func(i int) bool { return int(f.spans[i].end) > start })
+	var out []Token
+	for ; i < len(f.spans) && int(f.spans[i].start) < end; i++ {
+		s, e := int(f.spans[i].start), int(f.spans[i].end)
+		if s >= start && e <= end {
+			out = append(out, Token{Text: string(f.Src[s:e]), Start: s, End: e})
+		} else {
+			gapTokens(f.Src, max(s, start), min(e, end), &out)
 		}
 	}
 	return out

@@ -63,7 +63,7 @@ func (w *Workspace) symbolAnchor(f *index.File, d index.Definition) Anchor {
 		Status:        StatusFresh,
 	}
 	if d.BodyTokens >= minRenameBody {
-		others, err := w.Store.BodyHashSites(d.BodyHash)
+		others, err := w.bodyHashSites(d.BodyHash)
 		unique := err == nil
 		for _, o := range others {
 			if o.Symbol != d.Symbol || o.Path != d.Path {
@@ -122,7 +122,7 @@ func (w *Workspace) fillSnapshot(a *Anchor, f *index.File) {
 		a.ContextAfter = append(a.ContextAfter, f.Lines.Text(l))
 	}
 	a.OriginPath, a.OriginRange = a.Path, a.Range
-	a.FileHash = index.HashBytes(f.Src)
+	a.FileHash = f.SrcHash()
 	a.ResolvedAt = w.now().UTC()
 	if gen, err := w.Store.Generation(); err == nil {
 		a.ResolvedGen = gen

@@ -63,75 +63,25 @@ func (w *Workspace) Remember(ctx context.Context, req RememberRequest) (*Memory,
 }
 
 // RememberBatch creates one memory per request, in order; the i-th result
-// is either a memory or an error. Valid requests are stored in one durable
-// write; invalid ones change nothing.
+// is either a memory or an error. Valid requests are stored in durable
+// writes of RememberChunk memories each (one Pebble batch and one search
+// index update per chunk), so memory in use does not grow with the batch;
+// invalid requests change nothing, and a failed write fails only its
+// chunk's memories. Each file is parsed once for the whole batch while its
+// parses fit batchFilesBudget.
 func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) ([]*Memory, []error) {
 	w.writeMu.Lock()
 	defer w.writeMu.Unlock()
 	out := make([]*Memory, len(reqs))
 	errs := make([]error, len(reqs))
-	files := map[string]*index.File{}
-	defer func() {
-		for _, f := range files {
-			f.Release()
-		}
-	}()
-	commitSHA, _ := git(w.Root, "rev-parse", "--verify", "-q", "HEAD")
-	branch, _ := git(w.Root, "rev-parse", "--abbrev-ref", "HEAD")
-	blobs := map[string]string{}
-	b := w.Store.NewMemoryBatch()
-	var created []*Memory
-	for i, req := range reqs {
-		if err := ctx.Err(); err != nil {
-			errs[i] = err
-			continue
-		}
-		m, err := w.newMemory(req, files)
-		if err != nil {
-			errs[i] = err
-			continue
-		}
-		if len(reqs) <= maxDuplicateChecks {
-			if d, err := w.NearDuplicates(ctx, m); err == nil {
-				m.Duplicates = d
-			} else {
-				w.warn(fmt.Errorf("near-duplicate check: %w", err))
-			}
-		}
-		m.GitCommit, m.GitBranch = commitSHA, branch
-		for j := range m.Anchors {
-			a := &m.Anchors[j]
-			a.GitCommit = commitSHA
-			if commitSHA != "" {
-				blob, ok := blobs[a.Path]
-				if !ok {
-					blob, _ = git(w.Root, "rev-parse", "--verify", "-q", "HEAD:"+a.Path)
-					blobs[a.Path] = blob
-				}
-				a.GitBlob = blob
-			}
-		}
-		w.stampFile(m) // the file first: a crash before the commit reloads it
-		if err := putMemory(b, nil, m); err != nil {
-			_ = w.RemoveMemoryFile(m)
-			errs[i] = err
-			continue
-		}
-		out[i] = m
-		created = append(created, m)
-	}
-	if len(created) == 0 {
-		b.Close()
-		return out, errs
-	}
-	if err := w.commit(b, created, nil); err != nil {
-		for i := range out {
-			if out[i] != nil {
-				_ = w.RemoveMemoryFile(out[i])
-				out[i], errs[i] = nil, err
-			}
-		}
-		return out, errs
+	st := w.newBatchState()
+	st.duplicates = len(reqs) <= maxDuplicateChecks
+	defer st.release()
+	defer w.loadBatchSites(len(reqs))()
+	for lo := 0; lo < len(reqs); lo += RememberChunk {
+		hi := min(lo+RememberChunk, len(reqs))
+		w.rememberChunk(ctx, reqs[lo:hi], out[lo:hi], errs[lo:hi], st)
+		st.trim()
 	}
 	return out, errs
 }
@@ -306,6 +256,7 @@ func (w *Workspace) cachedParse(rel string, files map[string]*index.File) (*inde
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", rel, err)
 	}
+	f.DropTree() // a batch keeps many files: keep their tokens, not their trees
 	files[rel] = f
 	return f, nil
 }
@@ -370,8 +321,12 @@ func (w *Workspace) defsByName(name string) ([]index.Definition, error) {
 
 // CheckResult is what Check found.
 type CheckResult struct {
-	// Memories are all memories with their current anchor statuses.
+	// Memories are all memories with their current anchor statuses (Check),
+	// or only those re-resolved (CheckViews).
 	Memories []*Memory
+	// Views are all memories as stored summaries, in place order
+	// (CheckViews only).
+	Views []View
 	// Index is the indexing run Check started with.
 	Index index.Stats
 	// Resolved counts anchors re-resolved; Updated memories written back.

@@ -106,7 +106,10 @@ func putMemory(b *index.MemoryBatch, old, m *Memory) error {
 	if err != nil {
 		return fmt.Errorf("encode memory %s: %w", m.ID, err)
 	}
-	return b.Put(m.ID, data, anchorPaths(m), anchorPaths(old))
+	if err := b.Put(m.ID, data, anchorPaths(m), anchorPaths(old)); err != nil {
+		return err
+	}
+	return putSummary(b, m)
 }
 
 // deleteMemory removes m from b.

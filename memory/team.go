@@ -155,6 +155,9 @@ func (w *Workspace) syncFilesListed(ctx context.Context, only string, listed []*
 	if err != nil {
 		return res, err
 	}
+	if err := w.storedForFiles(files, stored); err != nil {
+		return res, err
+	}
 	ids := syncIDs(files, stored)
 	var r *resolver
 	defer func() {
@@ -218,6 +221,9 @@ func (w *Workspace) storedForSync(only string, listed []*Memory) (map[string]*Me
 	}
 	mems := listed
 	if mems == nil {
+		if ok, err := w.Store.SummariesCurrent(); err == nil && ok {
+			return w.storedBySummary(stored)
+		}
 		var err error
 		if mems, err = w.List(); err != nil {
 			return nil, err

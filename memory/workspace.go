@@ -103,6 +103,10 @@ type Workspace struct {
 	// fileStamps caches parsed memory files by id (team.go); guarded by
 	// writeMu.
 	fileStamps map[string]fileStamp
+
+	// batchSites, during a large RememberBatch, holds every definition
+	// site by body hash (index.Store.BodyHashIndex); guarded by writeMu.
+	batchSites map[string][]index.Site
 }
 
 // DataHome returns $GLOSS_HOME, else $XDG_DATA_HOME/gloss, else

@@ -3,11 +3,15 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"unicode/utf8"
+
+	"github.com/spf13/cobra"
 
 	"github.com/gloss-dev/gloss/api"
 	"github.com/gloss-dev/gloss/memory"
@@ -88,4 +92,133 @@ func parseBatchLine(raw []byte, locate func(path string, first, last int) (api.L
 		return req, err
 	}
 	return req, nil // a symbol, or no place: gloss places it (api.RememberArgs)
+}
+
+// batchChunk is how many well-formed lines `gloss remember --batch` sends
+// to the engine at a time (memory.RememberChunk): the batch is read,
+// stored and printed chunk by chunk, so memory does not grow with it.
+const batchChunk = memory.RememberChunk
+
+func runBatch(cmd *cobra.Command, g *globals, b *backend, file string) error {
+	var r io.Reader
+	if file == "-" {
+		r = cmd.InOrStdin()
+	} else {
+		f, err := os.Open(g.resolvePath(file))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r = f
+	}
+	var pending []batchResult
+	var sum batchSummary
+	valid := 0
+	var sendErr error
+	flush := func() {
+		if sendErr == nil {
+			sendErr = sendBatch(cmd.Context(), b, pending)
+		}
+		if sendErr == nil {
+			printBatch(cmd, g, pending, &sum)
+		}
+		pending, valid = pending[:0], 0
+	}
+	err := readBatchLines(r, maxBatchLine, func(n int, line []byte, err error) {
+		var req api.RememberArgs
+		if err == nil {
+			if line = bytes.TrimSpace(line); len(line) == 0 {
+				return
+			}
+			req, err = parseBatchLine(line, g.location)
+		}
+		pending = append(pending, batchResult{line: n, req: req, err: err})
+		if err == nil {
+			valid++
+		}
+		if valid >= batchChunk || len(pending) >= 4*batchChunk {
+			flush()
+		}
+	})
+	if err == nil && sendErr == nil && len(pending) > 0 {
+		flush()
+	}
+	if err == nil {
+		err = sendErr
+	}
+	if err != nil {
+		if sum.ok+sum.failed > 0 {
+			return fmt.Errorf("%w (after %d lines were processed: %d remembered, %d failed)", err, sum.ok+sum.failed, sum.ok, sum.failed)
+		}
+		return err
+	}
+	if !g.json {
+		fmt.Fprintf(cmd.OutOrStdout(), "%d remembered, %d failed\n", sum.ok, sum.failed)
+	}
+	if sum.failed > 0 {
+		return exitError{code: 1}
+	}
+	return nil
+}
+
+// sendBatch stores the well-formed lines of one chunk (one RememberBatch
+// call) and records each one's memory or error in lines.
+func sendBatch(ctx context.Context, b *backend, lines []batchResult) error {
+	var valid []api.RememberArgs
+	var pos []int
+	for i, l := range lines {
+		if l.err == nil {
+			valid = append(valid, l.req)
+			pos = append(pos, i)
+		}
+	}
+	if len(valid) == 0 {
+		return nil
+	}
+	res, err := b.RememberBatch(ctx, api.RememberBatchArgs{Items: valid})
+	if err != nil {
+		return err
+	}
+	for j, i := range pos {
+		if it := res.Items[j]; it.Error != "" {
+			lines[i].err = errors.New(it.Error)
+		} else if it.Memory != nil {
+			lines[i].memory = *it.Memory
+		}
+	}
+	return nil
+}
+
+// batchResult is one line of a batch: its number, request, and memory or
+// error.
+type batchResult struct {
+	line   int
+	req    api.RememberArgs
+	memory memory.View
+	err    error
+}
+
+// batchSummary counts the lines of a batch remembered and failed so far.
+type batchSummary struct{ ok, failed int }
+
+// printBatch prints one result per line of a chunk (JSON lines with
+// --json; errors go to standard error otherwise) and counts them in sum.
+func printBatch(cmd *cobra.Command, g *globals, lines []batchResult, sum *batchSummary) {
+	for _, l := range lines {
+		if l.err != nil {
+			sum.failed++
+			if g.json {
+				_ = printLine(cmd.OutOrStdout(), map[string]any{"error": l.err.Error(), "line": l.line})
+			} else {
+				fmt.Fprintf(cmd.ErrOrStderr(), "line %d: %v\n", l.line, l.err)
+			}
+			continue
+		}
+		sum.ok++
+		if g.json {
+			_ = printLine(cmd.OutOrStdout(), l.memory)
+		} else {
+			fmt.Fprintf(cmd.OutOrStdout(), "%s  %s\n", l.memory.ID, termSafe(l.memory.Title, false))
+		}
+	}
 }

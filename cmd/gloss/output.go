@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/gloss-dev/gloss/api"
 	"github.com/gloss-dev/gloss/memory"
 )
 
@@ -72,4 +74,47 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// printCheckJSON prints a check result as printJSON does (the same bytes),
+// encoding one memory at a time into a buffered writer instead of the
+// whole result at once, so the output of 100,000 memories starts at once
+// and is never held twice.
+func printCheckJSON(w io.Writer, res api.CheckResult) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	mems := res.Memories
+	res.Memories = nil
+	rest, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	// rest starts with {\n  "memories": null,
+	head, tail, ok := strings.Cut(string(rest), `"memories": null`)
+	if !ok {
+		return printJSON(w, res)
+	}
+	bw.WriteString(head)
+	if mems == nil {
+		bw.WriteString(`"memories": null`)
+	} else if len(mems) == 0 {
+		bw.WriteString(`"memories": []`)
+	} else {
+		bw.WriteString("\"memories\": [\n")
+		for i, m := range mems {
+			data, err := json.MarshalIndent(m, "    ", "  ")
+			if err != nil {
+				return err
+			}
+			bw.WriteString("    ")
+			bw.Write(data)
+			if i < len(mems)-1 {
+				bw.WriteByte(',')
+			}
+			bw.WriteByte('\n')
+		}
+		bw.WriteString("  ]")
+	}
+	bw.WriteString(tail)
+	bw.WriteByte('\n')
+	return bw.Flush()
 }

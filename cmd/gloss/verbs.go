@@ -1,7 +1,7 @@
 package main
 
 import (
-	"bytes"
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -243,93 +243,6 @@ func printRemembered(cmd *cobra.Command, g *globals, m memory.View) error {
 	return nil
 }
 
-func runBatch(cmd *cobra.Command, g *globals, b *backend, file string) error {
-	var r io.Reader
-	if file == "-" {
-		r = cmd.InOrStdin()
-	} else {
-		f, err := os.Open(g.resolvePath(file))
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		r = f
-	}
-	var lines []batchResult
-	err := readBatchLines(r, maxBatchLine, func(n int, line []byte, err error) {
-		var req api.RememberArgs
-		if err == nil {
-			if line = bytes.TrimSpace(line); len(line) == 0 {
-				return
-			}
-			req, err = parseBatchLine(line, g.location)
-		}
-		lines = append(lines, batchResult{line: n, req: req, err: err})
-	})
-	if err != nil {
-		return err
-	}
-	// Only well-formed lines go to the engine; results keep input order.
-	var valid []api.RememberArgs
-	var pos []int
-	for i, l := range lines {
-		if l.err == nil {
-			valid = append(valid, l.req)
-			pos = append(pos, i)
-		}
-	}
-	res, err := b.RememberBatch(cmd.Context(), api.RememberBatchArgs{Items: valid})
-	if err != nil {
-		return err
-	}
-	for j, i := range pos {
-		if it := res.Items[j]; it.Error != "" {
-			lines[i].err = errors.New(it.Error)
-		} else if it.Memory != nil {
-			lines[i].memory = *it.Memory
-		}
-	}
-	return printBatch(cmd, g, lines)
-}
-
-// batchResult is one line of a batch: its number, request, and memory or
-// error.
-type batchResult struct {
-	line   int
-	req    api.RememberArgs
-	memory memory.View
-	err    error
-}
-
-// printBatch prints one result per line (JSON lines with --json) and a
-// summary; it fails with exit code 1 when any line failed.
-func printBatch(cmd *cobra.Command, g *globals, lines []batchResult) error {
-	failed := 0
-	for _, l := range lines {
-		if l.err != nil {
-			failed++
-			if g.json {
-				_ = printLine(cmd.OutOrStdout(), map[string]any{"error": l.err.Error(), "line": l.line})
-			} else {
-				fmt.Fprintf(cmd.ErrOrStderr(), "line %d: %v\n", l.line, l.err)
-			}
-			continue
-		}
-		if g.json {
-			_ = printLine(cmd.OutOrStdout(), l.memory)
-		} else {
-			fmt.Fprintf(cmd.OutOrStdout(), "%s  %s\n", l.memory.ID, termSafe(l.memory.Title, false))
-		}
-	}
-	if !g.json {
-		fmt.Fprintf(cmd.OutOrStdout(), "%d remembered, %d failed\n", len(lines)-failed, failed)
-	}
-	if failed > 0 {
-		return exitError{code: 1}
-	}
-	return nil
-}
-
 func checkCmd(g *globals) *cobra.Command {
 	var exitCode bool
 	var staleOnly bool
@@ -355,11 +268,12 @@ func checkCmd(g *globals) *cobra.Command {
 			if format == "github" && !g.json {
 				printGitHub(cmd.OutOrStdout(), res)
 			} else if g.json {
-				if err := printJSON(cmd.OutOrStdout(), res); err != nil {
+				if err := printCheckJSON(cmd.OutOrStdout(), res); err != nil {
 					return err
 				}
 			} else {
-				out := cmd.OutOrStdout()
+				out := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
+				defer out.Flush()
 				for _, m := range res.Memories {
 					if staleOnly && !m.Stale {
 						continue

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	ts "github.com/odvcencio/gotreesitter"
+
+	"github.com/gloss-dev/gloss/index"
+)
+
+// bareResult is what bare-parse prints: files and bytes parsed and the
+// time from the first read to the last parse, in seconds.
+type bareResult struct {
+	Files   int     `json:"files"`
+	Bytes   int64   `json:"bytes"`
+	Seconds float64 `json:"seconds"`
+}
+
+// bareParseMain is `glossbench bare-parse --repo DIR`: the floor indexing
+// is compared with. It lists the files gloss indexes (index.Walk, the
+// CLI's default 1 MiB size limit), reads each and parses it with
+// gotreesitter on GOMAXPROCS goroutines, one parser per language and
+// goroutine, releasing each tree, and extracts nothing.
+func bareParseMain(args []string) int {
+	fs := flag.NewFlagSet("bare-parse", flag.ContinueOnError)
+	repo := fs.String("repo", "", "checkout")
+	max := fs.Int64("max-file-size", 1<<20, "skip files larger than this")
+	if err := fs.Parse(args); err != nil || *repo == "" {
+		fmt.Fprintln(os.Stderr, "usage: glossbench bare-parse --repo DIR")
+		return 2
+	}
+	start := time.Now()
+	walk, err := index.Walk(*repo, *max)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	jobs := make(chan index.Candidate)
+	var files, bytes atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			parsers := map[*index.Language]*ts.Parser{}
+			for c := range jobs {
+				src, err := os.ReadFile(filepath.Join(*repo, filepath.FromSlash(c.Path)))
+				if err != nil || index.CheckContent(src) != "" {
+					continue
+				}
+				p := parsers[c.Lang]
+				if p == nil {
+					p = ts.NewParser(c.Lang.TS())
+					parsers[c.Lang] = p
+				}
+				tree, err := p.Parse(src)
+				if err != nil {
+					continue
+				}
+				tree.Release()
+				files.Add(1)
+				bytes.Add(int64(len(src)))
+			}
+		}()
+	}
+	for _, c := range walk.Files {
+		jobs <- c
+	}
+	close(jobs)
+	wg.Wait()
+	out, _ := json.Marshal(bareResult{Files: int(files.Load()), Bytes: bytes.Load(), Seconds: time.Since(start).Seconds()})
+	fmt.Println(string(out))
+	return 0
+}

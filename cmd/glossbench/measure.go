@@ -1,0 +1,197 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// child is one finished measured process.
+type child struct {
+	seconds float64
+	cpu     float64 // user + system seconds
+	rssMiB  float64
+	stdout  []byte
+}
+
+// runChild runs name with args and extra environment, its standard
+// output kept in memory (or discarded when discard is set), and returns
+// its wall time and peak RSS. A non-zero exit is an error only when
+// okExit does not accept it.
+func runChild(ctx context.Context, env []string, discard bool, okExit func(int) bool, name string, args ...string) (child, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var out, errb bytes.Buffer
+	if discard {
+		cmd.Stdout = io.Discard
+	} else {
+		cmd.Stdout = &out
+	}
+	cmd.Stderr = &errb
+	start := time.Now()
+	err := cmd.Run()
+	c := child{seconds: time.Since(start).Seconds(), stdout: out.Bytes()}
+	if cmd.ProcessState != nil {
+		c.rssMiB = maxRSSMiB(cmd.ProcessState)
+		c.cpu = cpuSeconds(cmd.ProcessState)
+	}
+	if err != nil {
+		code := -1
+		if cmd.ProcessState != nil {
+			code = cmd.ProcessState.ExitCode()
+		}
+		if okExit == nil || !okExit(code) {
+			tail := errb.String()
+			if len(tail) > 2000 {
+				tail = tail[len(tail)-2000:]
+			}
+			return c, fmt.Errorf("%s %v: %v\n%s", filepath.Base(name), args, err, tail)
+		}
+	}
+	return c, nil
+}
+
+func round(v float64, digits int) float64 {
+	f, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'f', digits, 64), 64)
+	return f
+}
+
+// measureBare runs this program's bare-parse mode on k cores.
+func measureBare(ctx context.Context, c config, k int) (row, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	load := loadAvg()
+	ch, err := runChild(ctx, []string{"GOMAXPROCS=" + strconv.Itoa(k)}, false, nil, self, "bare-parse", "--repo", c.repo)
+	if err != nil {
+		return nil, err
+	}
+	var res bareResult
+	if err := json.Unmarshal(ch.stdout, &res); err != nil {
+		return nil, fmt.Errorf("bare-parse output: %w", err)
+	}
+	return row{"work": "bare_parse", "cores": k, "files": res.Files, "mib": round(float64(res.Bytes)/(1<<20), 2),
+		"seconds": round(ch.seconds, 3), "cpu_seconds": round(ch.cpu, 3), "parse_seconds": round(res.Seconds, 3), "peak_rss_mib": round(ch.rssMiB, 1), "load": load}, nil
+}
+
+// measureColdIndex runs `gloss index` on an empty store with k cores.
+func measureColdIndex(ctx context.Context, c config, k int, bare child) (row, error) {
+	home := filepath.Join(c.work, "home-index-"+strconv.Itoa(k))
+	_ = os.RemoveAll(home)
+	defer os.RemoveAll(home)
+	load := loadAvg()
+	ch, err := runChild(ctx, []string{"GLOSS_HOME=" + home, "GOMAXPROCS=" + strconv.Itoa(k)}, false, nil,
+		c.gloss, "--no-daemon", "-C", c.repo, "--json", "index")
+	if err != nil {
+		return nil, err
+	}
+	r := row{"work": "cold_index", "cores": k, "seconds": round(ch.seconds, 3), "cpu_seconds": round(ch.cpu, 3), "peak_rss_mib": round(ch.rssMiB, 1), "load": load}
+	var res struct {
+		Workspaces []struct {
+			Files  int   `json:"files"`
+			Parsed int   `json:"parsed"`
+			Bytes  int64 `json:"bytes"`
+		} `json:"workspaces"`
+	}
+	if json.Unmarshal(ch.stdout, &res) == nil && len(res.Workspaces) > 0 {
+		r["files"], r["parsed"] = res.Workspaces[0].Files, res.Workspaces[0].Parsed
+	}
+	if bare.seconds > 0 {
+		r["ratio_to_bare"] = round(ch.seconds/bare.seconds, 3)
+		r["cpu_ratio_to_bare"] = round(ch.cpu/bare.cpu, 3)
+	}
+	return r, nil
+}
+
+// measureMemories indexes the checkout in a store of its own, then for
+// each cumulative step of c.steps ingests the new synthetic memories with
+// `gloss remember --batch` and runs `gloss check --json` twice (the second,
+// nothing changed, is the one reported; the first is reported too).
+func measureMemories(ctx context.Context, c config) error {
+	home := filepath.Join(c.work, "home-memories")
+	_ = os.RemoveAll(home)
+	env := []string{"GLOSS_HOME=" + home}
+	if _, err := runChild(ctx, env, true, nil, c.gloss, "--no-daemon", "-C", c.repo, "index"); err != nil {
+		return err
+	}
+	total := c.steps[len(c.steps)-1]
+	lines, err := generate(c.repo, total, c.seed)
+	if err != nil {
+		return err
+	}
+	done := 0
+	for _, step := range c.steps {
+		if step <= done {
+			continue
+		}
+		file := filepath.Join(c.work, fmt.Sprintf("batch-%d.jsonl", step))
+		if err := writeLines(file, lines[done:step]); err != nil {
+			return err
+		}
+		if c.want("remember_batch") {
+			load := loadAvg()
+			// Exit code 1 means some lines failed; count them below.
+			ch, err := runChild(ctx, env, false, func(code int) bool { return code == 1 }, c.gloss, "--no-daemon", "-C", c.repo, "--json", "remember", "--batch", file)
+			if err != nil {
+				return err
+			}
+			failed, sample := batchErrors(ch.stdout)
+			n := step - done
+			emit(row{"work": "remember_batch", "n": n, "total": step, "failed": failed, "errors_sample": sample, "seconds": round(ch.seconds, 3), "cpu_seconds": round(ch.cpu, 3),
+				"per_second": round(float64(n)/ch.seconds, 0), "per_cpu_second": round(float64(n)/ch.cpu, 0), "peak_rss_mib": round(ch.rssMiB, 1), "load": load})
+		} else if _, err := runChild(ctx, env, true, func(code int) bool { return code == 1 }, c.gloss, "--no-daemon", "-C", c.repo, "remember", "--batch", file); err != nil {
+			return err
+		}
+		_ = os.Remove(file)
+		done = step
+		if c.want("check") {
+			for i, name := range []string{"check_first", "check"} {
+				load := loadAvg()
+				ch, err := runChild(ctx, env, true, nil, c.gloss, "--no-daemon", "-C", c.repo, "--json", "check")
+				if err != nil {
+					return err
+				}
+				emit(row{"work": name, "memories": step, "run": i + 1, "seconds": round(ch.seconds, 3), "cpu_seconds": round(ch.cpu, 3), "peak_rss_mib": round(ch.rssMiB, 1), "load": load})
+			}
+		}
+	}
+	return nil
+}
+
+func writeLines(file string, lines [][]byte) error {
+	var b bytes.Buffer
+	for _, l := range lines {
+		b.Write(l)
+		b.WriteByte('\n')
+	}
+	return os.WriteFile(file, b.Bytes(), 0o600)
+}
+
+// batchErrors counts the error lines of `gloss --json remember --batch`
+// output and returns up to three distinct messages.
+func batchErrors(out []byte) (int, []string) {
+	n := 0
+	var sample []string
+	for _, l := range bytes.Split(out, []byte("\n")) {
+		var e struct {
+			Error string `json:"error"`
+		}
+		if !bytes.Contains(l, []byte(`"error"`)) || json.Unmarshal(l, &e) != nil || e.Error == "" {
+			continue
+		}
+		n++
+		if len(sample) < 3 && !slices.Contains(sample, e.Error) {
+			sample = append(sample, e.Error)
+		}
+	}
+	return n, sample
+}

@@ -1,0 +1,138 @@
+package index
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// Two keyspaces let `gloss check` work without reading whole memory
+// records (package memory encodes both values):
+//
+//	v\0<id>    → the memory's summary (what check prints: title, type,
+//	             anchor places and statuses; a few hundred bytes)
+//	k\0<path>  → the check state of a file with anchors: its content hash
+//	             at the last check and whether anchors in it were stale
+//
+// A memory batch that puts or deletes a memory deletes the check state of
+// every path the memory is or was anchored in, so the next check looks at
+// those paths again. The meta key sumgen is the memory generation up to
+// which every memory had a summary: a store written by a gloss without
+// summaries (whose commits do not advance sumgen) is detected by
+// SummariesCurrent and rebuilt by the caller.
+const (
+	prefixSummary    = "v"
+	prefixCheckState = "k"
+)
+
+// PutSummary stores the summary of memory id (written with its record by
+// Put, removed by Delete and Hide).
+func (b *MemoryBatch) PutSummary(id string, data []byte) error {
+	return b.b.Set(Key(prefixSummary, id), data, nil)
+}
+
+// PutCheckState stores the check state of the workspace-relative path.
+func (b *MemoryBatch) PutCheckState(path string, data []byte) error {
+	return b.b.Set(Key(prefixCheckState, path), data, nil)
+}
+
+// MarkSummariesCurrent records, at Commit, that every memory has a
+// summary (after a rebuild of all summaries in this batch).
+func (b *MemoryBatch) MarkSummariesCurrent() { b.rebuilt = true }
+
+// invalidate deletes the check states of paths.
+func (b *MemoryBatch) invalidate(paths []string) error {
+	for _, p := range paths {
+		if err := b.b.Delete(Key(prefixCheckState, p), nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// commitSummaryGen sets sumgen to gen, the generation the batch makes,
+// when summaries were current before it (or the batch rebuilt them).
+func (b *MemoryBatch) commitSummaryGen(gen uint64) error {
+	if !b.rebuilt {
+		cur, err := b.s.metaUint("sumgen")
+		if err != nil || cur != gen-1 {
+			return err
+		}
+	}
+	return b.b.Set(Key(prefixMeta, "sumgen"), []byte(strconv.FormatUint(gen, 10)), nil)
+}
+
+// SummariesCurrent reports whether every memory has a current summary:
+// every memory batch since the last rebuild was written by a gloss that
+// keeps summaries.
+func (s *Store) SummariesCurrent() (bool, error) {
+	gen, err := s.MemoryGeneration()
+	if err != nil {
+		return false, err
+	}
+	sg, err := s.metaUint("sumgen")
+	return err == nil && sg == gen && gen > 0, err
+}
+
+func (s *Store) metaUint(name string) (v uint64, err error) {
+	defer Recover(s.dir, "read "+name, &err)
+	val, closer, err := s.pdb().Get(Key(prefixMeta, name))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read %s: %w", name, err)
+	}
+	defer closer.Close()
+	return strconv.ParseUint(string(val), 10, 64)
+}
+
+// Summaries calls fn with every memory summary in id order; data is only
+// valid during the call.
+func (s *Store) Summaries(fn func(id string, data []byte) error) (err error) {
+	defer Recover(s.dir, "read memory summaries", &err)
+	return Scan(s.pdb(), func(rest []string, val []byte) error { return fn(rest[0], val) }, prefixSummary)
+}
+
+// CheckStates returns the stored check state of every path, by path
+// (values are copies).
+func (s *Store) CheckStates() (out map[string][]byte, err error) {
+	defer Recover(s.dir, "read check states", &err)
+	out = map[string][]byte{}
+	err = Scan(s.pdb(), func(rest []string, val []byte) error {
+		out[rest[0]] = append([]byte(nil), val...)
+		return nil
+	}, prefixCheckState)
+	return out, err
+}
+
+// AnchorPaths returns every workspace-relative path some memory is
+// anchored in, sorted, reading the path index keys only.
+func (s *Store) AnchorPaths() (paths []string, err error) {
+	defer Recover(s.dir, "read anchor paths", &err)
+	err = Scan(s.pdb(), func(rest []string, _ []byte) error {
+		if n := len(paths); n == 0 || paths[n-1] != rest[0] {
+			paths = append(paths, rest[0])
+		}
+		return nil
+	}, prefixAnchor)
+	return paths, err
+}
+
+// BodyHashIndex returns every definition site by body hash (the whole
+// b keyspace, keys only): what BodyHashSites answers for one hash, for
+// callers that ask for thousands.
+func (s *Store) BodyHashIndex() (out map[string][]Site, err error) {
+	defer Recover(s.dir, "read body hashes", &err)
+	out = map[string][]Site{}
+	err = Scan(s.pdb(), func(rest []string, _ []byte) error {
+		if len(rest) >= 3 {
+			h := rest[0]
+			out[h] = append(out[h], Site{Symbol: rest[len(rest)-2], Path: rest[len(rest)-1]})
+		}
+		return nil
+	}, prefixBody)
+	return out, err
+}

@@ -1,0 +1,257 @@
+package memory
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	ts "github.com/odvcencio/gotreesitter"
+
+	"github.com/gloss-dev/gloss/index"
+)
+
+// RememberChunk is how many requests of RememberBatch share one durable
+// write (one Pebble batch) and one update of the derived search index.
+// Memory in use is bounded by a chunk, not by the batch.
+const RememberChunk = 1000
+
+// batchFilesBudget bounds the source bytes of the parsed files
+// RememberBatch keeps between chunks (64 MiB); past it the cache is
+// emptied. Files are kept without their syntax trees (index.File.DropTree),
+// about 3 times their source size.
+const batchFilesBudget = 64 << 20
+
+// batchState is what the chunks of one RememberBatch share: the commit
+// and branch checked out, the blob of each anchor path in that commit, and
+// the parsed files (trees dropped) by workspace-relative path.
+type batchState struct {
+	commit, branch string
+	blobs          map[string]string
+	files          map[string]*index.File
+	// duplicates asks for a near-duplicate check of each new memory
+	// (batches of at most maxDuplicateChecks requests).
+	duplicates bool
+}
+
+func (w *Workspace) newBatchState() *batchState {
+	st := &batchState{blobs: map[string]string{}, files: map[string]*index.File{}}
+	st.commit, _ = git(w.Root, "rev-parse", "--verify", "-q", "HEAD")
+	st.branch, _ = git(w.Root, "rev-parse", "--abbrev-ref", "HEAD")
+	return st
+}
+
+// bodyHashSites returns the definition sites with body hash h: from the
+// index of a large batch when one is loaded, else from the store.
+func (w *Workspace) bodyHashSites(h string) ([]index.Site, error) {
+	if w.batchSites != nil {
+		return w.batchSites[h], nil
+	}
+	return w.Store.BodyHashSites(h)
+}
+
+// loadBatchSites loads every body hash site for a batch of n requests
+// when n is large enough for one scan to beat n lookups (w.writeMu is
+// held); the returned function drops them.
+func (w *Workspace) loadBatchSites(n int) func() {
+	if n < 256 {
+		return func() {}
+	}
+	sites, err := w.Store.BodyHashIndex()
+	if err != nil {
+		return func() {} // answered one by one from the store instead
+	}
+	w.batchSites = sites
+	return func() { w.batchSites = nil }
+}
+
+// trim empties the file cache when it holds more than batchFilesBudget
+// bytes of source, and returns the syntax tree arenas gotreesitter pools
+// to the Go heap (the pool only grows otherwise).
+func (st *batchState) trim() {
+	ts.DrainArenaPools()
+	n := 0
+	for _, f := range st.files {
+		n += len(f.Src)
+	}
+	if n > batchFilesBudget {
+		st.release()
+	}
+}
+
+func (st *batchState) release() {
+	for p, f := range st.files {
+		f.Release()
+		delete(st.files, p)
+	}
+}
+
+// rememberChunk creates the memories of one chunk of RememberBatch
+// (reqs, with out and errs its slots of the results): each request is
+// validated and anchored (newMemory), the anchors get the git commit and
+// the blob of their file (one git ls-tree for the chunk's new paths), then
+// the memories are written in one durable batch and one search index
+// update. On a failed write the chunk's memories are errors and their
+// files are removed. w.writeMu is held.
+func (w *Workspace) rememberChunk(ctx context.Context, reqs []RememberRequest, out []*Memory, errs []error, st *batchState) {
+	w.preparse(reqs, st)
+	var created []*Memory
+	for i, req := range reqs {
+		if err := ctx.Err(); err != nil {
+			errs[i] = err
+			continue
+		}
+		m, err := w.newMemory(req, st.files)
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		if st.duplicates {
+			if d, err := w.NearDuplicates(ctx, m); err == nil {
+				m.Duplicates = d
+			} else {
+				w.warn(fmt.Errorf("near-duplicate check: %w", err))
+			}
+		}
+		out[i] = m
+		created = append(created, m)
+	}
+	w.stampBlobs(created, st)
+	b := w.Store.NewMemoryBatch()
+	created = created[:0]
+	for i, m := range out {
+		if m == nil {
+			continue
+		}
+		w.stampFile(m) // the file first: a crash before the commit reloads it
+		if err := putMemory(b, nil, m); err != nil {
+			_ = w.RemoveMemoryFile(m)
+			out[i], errs[i] = nil, err
+			continue
+		}
+		created = append(created, m)
+	}
+	if len(created) == 0 {
+		b.Close()
+		return
+	}
+	if err := w.commit(b, created, nil); err != nil {
+		for i := range out {
+			if out[i] != nil {
+				_ = w.RemoveMemoryFile(out[i])
+				out[i], errs[i] = nil, err
+			}
+		}
+	}
+}
+
+// preparse parses, on GOMAXPROCS goroutines, the files named by the
+// requests of a chunk placed by lines on disk that are not cached yet, and
+// caches them (trees dropped) for newMemory. Files that cannot be parsed
+// are left for newMemory to report.
+func (w *Workspace) preparse(reqs []RememberRequest, st *batchState) {
+	seen := map[string]bool{}
+	var todo []string
+	for _, req := range reqs {
+		if req.Path == "" || req.Content != nil || req.Symbol != "" {
+			continue
+		}
+		rel, err := w.RelPath(req.Path)
+		if err != nil || seen[rel] || st.files[rel] != nil {
+			continue
+		}
+		seen[rel] = true
+		todo = append(todo, rel)
+	}
+	if len(todo) < 2 {
+		return
+	}
+	parsed := make([]*index.File, len(todo))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for k := 0; k < min(runtime.GOMAXPROCS(0), len(todo)); k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(todo) {
+					return
+				}
+				if f, err := w.parseFile(todo[i]); err == nil {
+					f.DropTree()
+					parsed[i] = f
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for i, f := range parsed {
+		if f != nil {
+			st.files[todo[i]] = f
+		}
+	}
+}
+
+// stampBlobs sets the commit and branch of each memory and the commit and
+// blob of each of its anchors, asking git once for the blobs of the paths
+// not seen by an earlier chunk.
+func (w *Workspace) stampBlobs(ms []*Memory, st *batchState) {
+	var missing []string
+	if st.commit != "" {
+		for _, m := range ms {
+			for _, a := range m.Anchors {
+				if _, ok := st.blobs[a.Path]; !ok {
+					st.blobs[a.Path] = ""
+					missing = append(missing, a.Path)
+				}
+			}
+		}
+	}
+	for p, blob := range gitBlobs(w.Root, missing) {
+		st.blobs[p] = blob
+	}
+	for _, m := range ms {
+		m.GitCommit, m.GitBranch = st.commit, st.branch
+		for j := range m.Anchors {
+			a := &m.Anchors[j]
+			a.GitCommit = st.commit
+			if st.commit != "" {
+				a.GitBlob = st.blobs[a.Path]
+			}
+		}
+	}
+}
+
+// gitBlobs returns the blob id of each of paths (workspace-relative) in
+// the commit checked out at root, from `git ls-tree` runs of up to 500
+// paths (literal pathspecs, NUL-terminated output). Paths that are not
+// tracked blobs are left out; git failures give what was found so far.
+func gitBlobs(root string, paths []string) map[string]string {
+	out := map[string]string{}
+	for len(paths) > 0 {
+		n := min(len(paths), 500)
+		args := append([]string{"-C", root, "--literal-pathspecs", "ls-tree", "-z", "--full-tree", "HEAD", "--"}, paths[:n]...)
+		paths = paths[n:]
+		cmd := exec.Command("git", args...)
+		cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0")
+		data, err := cmd.Output()
+		if err != nil {
+			return out
+		}
+		for _, rec := range bytes.Split(data, []byte{0}) {
+			// "<mode> SP <type> SP <object> TAB <path>"
+			meta, p, ok := strings.Cut(string(rec), "\t")
+			f := strings.Fields(meta)
+			if ok && len(f) == 3 && f[1] == "blob" {
+				out[p] = f[2]
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,299 @@
+package memory
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/gloss-dev/gloss/index"
+)
+
+// checkState is the stored state of one file with anchors at the end of
+// the last CheckViews (index keyspace k): its content hash then ("" when
+// missing), whether an anchor in it was stale, and the index generation.
+// A memory write that touches the path deletes it (index.MemoryBatch).
+type checkState struct {
+	Hash  string `json:"hash"`
+	Stale bool   `json:"stale,omitempty"`
+	Gen   uint64 `json:"gen"`
+}
+
+// putSummary adds m's summary (its View, what check prints) to b.
+func putSummary(b *index.MemoryBatch, m *Memory) error {
+	data, err := json.Marshal(ViewOf(m))
+	if err != nil {
+		return fmt.Errorf("encode summary of memory %s: %w", m.ID, err)
+	}
+	return b.PutSummary(m.ID, data)
+}
+
+// ensureSummaries writes the summary of every memory when the store's
+// summaries are not current (a store from a gloss without them, or
+// written by one since): one listing, one batch. w.writeMu is held.
+func (w *Workspace) ensureSummaries() error {
+	ok, err := w.Store.SummariesCurrent()
+	if err != nil || ok {
+		return err
+	}
+	mems, err := w.List()
+	if err != nil {
+		return err
+	}
+	b := w.Store.NewMemoryBatch()
+	for _, m := range mems {
+		if err := putSummary(b, m); err != nil {
+			b.Close()
+			return err
+		}
+	}
+	b.MarkSummariesCurrent()
+	return w.commit(b, nil, nil)
+}
+
+// CheckViews is Check for callers that print the result: it re-resolves
+// only the anchors of files whose content changed since the last check
+// (or that memory writes touched since, or with stale anchors when the
+// index changed), decoding only the memories anchored there, and returns
+// every memory as its stored summary (Views, in place order) rather than
+// decoded (Memories holds the memories it re-resolved). Its cost with
+// nothing changed is a rescan of the tree plus reading the summaries.
+func (w *Workspace) CheckViews(ctx context.Context) (CheckResult, error) {
+	start := time.Now()
+	var res CheckResult
+	st, err := w.Index(ctx)
+	res.Index = st
+	if err != nil {
+		return res, err
+	}
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
+	if err := w.ensureSummaries(); err != nil {
+		return res, err
+	}
+	if res.Files, err = w.syncFilesListed(ctx, "", nil); err != nil {
+		return res, err
+	}
+	if err := w.resolveChanged(ctx, &res); err != nil {
+		return res, err
+	}
+	if res.Views, err = w.Summaries(); err != nil {
+		return res, err
+	}
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+// resolveChanged re-resolves the anchors of the paths checkPaths selects
+// and stores the new statuses and the paths' check states in one batch,
+// recording the work in res. w.writeMu is held.
+func (w *Workspace) resolveChanged(ctx context.Context, res *CheckResult) error {
+	r, err := w.newResolver()
+	if err != nil {
+		return err
+	}
+	defer r.release()
+	paths, err := w.checkPaths(r)
+	if err != nil {
+		return err
+	}
+	b := w.Store.NewMemoryBatch()
+	seen := map[string]bool{}
+	staleAt := map[string]bool{}
+	var updated []*Memory
+	for _, p := range paths {
+		if err := ctx.Err(); err != nil {
+			b.Close()
+			return err
+		}
+		ids, err := w.idsAtPath(p)
+		if err != nil {
+			b.Close()
+			return err
+		}
+		for _, id := range ids {
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			m, err := w.get(id)
+			if err != nil {
+				b.Close()
+				return err
+			}
+			changed, err := w.resolveMemory(b, r, m, res)
+			if err != nil {
+				b.Close()
+				return err
+			}
+			if changed {
+				updated = append(updated, m)
+			}
+			for _, a := range m.Anchors {
+				if IsStale(a.Status) {
+					staleAt[a.Path] = true
+				}
+			}
+		}
+	}
+	if err := w.putCheckStates(b, r, paths, staleAt); err != nil {
+		b.Close()
+		return err
+	}
+	res.Memories, res.Updated = updated, len(updated)
+	if len(paths) == 0 {
+		b.Close()
+		return nil
+	}
+	return w.commit(b, updated, nil)
+}
+
+// resolveMemory re-resolves the anchors of m that need it (resolver.needs)
+// and adds m to b when any did, reporting whether it did.
+func (w *Workspace) resolveMemory(b *index.MemoryBatch, r *resolver, m *Memory, res *CheckResult) (bool, error) {
+	var old *Memory
+	for i := range m.Anchors {
+		a := &m.Anchors[i]
+		if !r.needs(a) {
+			continue
+		}
+		if old == nil {
+			old = m.clone()
+		}
+		*a = r.resolve(*a)
+		res.Resolved++
+	}
+	if old == nil {
+		return false, nil
+	}
+	return true, putMemory(b, old, m)
+}
+
+// checkPaths returns the anchor paths a check must look at: those with no
+// check state (never checked, or touched by a memory write since), whose
+// content hash differs from their state's, or whose state had stale
+// anchors when the index has changed since.
+func (w *Workspace) checkPaths(r *resolver) ([]string, error) {
+	all, err := w.Store.AnchorPaths()
+	if err != nil {
+		return nil, err
+	}
+	states, err := w.Store.CheckStates()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, p := range all {
+		var cs checkState
+		data, ok := states[p]
+		if !ok || json.Unmarshal(data, &cs) != nil || cs.Hash != r.fileHash(p) || (cs.Stale && cs.Gen < r.gen) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// putCheckStates adds to b the check state of each of paths after all
+// memories anchored there were resolved: the current content hash and
+// whether an anchor in the path is stale (staleAt).
+func (w *Workspace) putCheckStates(b *index.MemoryBatch, r *resolver, paths []string, staleAt map[string]bool) error {
+	for _, p := range paths {
+		cs := checkState{Hash: r.fileHash(p), Stale: staleAt[p], Gen: r.gen}
+		data, err := json.Marshal(cs)
+		if err != nil {
+			return err
+		}
+		if err := b.PutCheckState(p, data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Summaries returns the stored summary of every memory, ordered by place
+// (SortViewsByPlace). It fails on an unreadable store or summary.
+func (w *Workspace) Summaries() ([]View, error) {
+	var out []View
+	err := w.Store.Summaries(func(id string, data []byte) error {
+		var v View
+		if err := json.Unmarshal(data, &v); err != nil {
+			return fmt.Errorf("corrupt summary of memory %s: %w", id, err)
+		}
+		out = append(out, v)
+		return nil
+	})
+	SortViewsByPlace(out)
+	return out, err
+}
+
+// SortViewsByPlace orders views as SortByPlace orders memories: by the
+// first anchor's path and line, memories without anchors last.
+func SortViewsByPlace(vs []View) {
+	sort.SliceStable(vs, func(i, j int) bool {
+		a, b := vs[i], vs[j]
+		if len(a.Anchors) == 0 || len(b.Anchors) == 0 {
+			return len(a.Anchors) > len(b.Anchors)
+		}
+		if a.Anchors[0].Path != b.Anchors[0].Path {
+			return a.Anchors[0].Path < b.Anchors[0].Path
+		}
+		return a.Anchors[0].StartLine < b.Anchors[0].StartLine
+	})
+}
+
+// storedBySummary fills stored (storedForSync) with the project memories
+// only, found by their summaries: a whole sync needs no personal memory
+// but those whose id has a memory file, which readMemFile reports by
+// name and syncFilesListed looks up (storedForFiles). w.writeMu is held.
+func (w *Workspace) storedBySummary(stored map[string]*Memory) (map[string]*Memory, error) {
+	var ids []string
+	err := w.Store.Summaries(func(id string, data []byte) error {
+		if !bytes.Contains(data, []byte(`"scope":"project"`)) {
+			return nil // as putSummary encodes it: personal
+		}
+		var v struct {
+			Scope string `json:"scope"`
+		}
+		if err := json.Unmarshal(data, &v); err != nil {
+			return fmt.Errorf("corrupt summary of memory %s: %w", id, err)
+		}
+		if v.Scope == ScopeProject {
+			ids = append(ids, id)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		m, err := w.get(id)
+		if err != nil {
+			return nil, err
+		}
+		stored[id] = m
+	}
+	return stored, nil
+}
+
+// storedForFiles adds to stored the memory of each file id it lacks, when
+// the store has one (a personal memory, which storedBySummary leaves
+// out). w.writeMu is held; it returns store read errors.
+func (w *Workspace) storedForFiles(files map[string]*memFile, stored map[string]*Memory) error {
+	for id := range files {
+		if stored[id] != nil {
+			continue
+		}
+		m, err := w.get(id)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		stored[id] = m
+	}
+	return nil
+}

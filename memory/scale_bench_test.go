@@ -1,0 +1,91 @@
+package memory_test
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/gloss-dev/gloss/internal/testutil"
+	"github.com/gloss-dev/gloss/memory"
+)
+
+// scaleN is the number of memories of the scale benchmarks (issue #12):
+// $GLOSS_BENCH_N, else 100,000, or 2,000 with -short (what CI runs).
+func scaleN(b *testing.B) int {
+	if s := os.Getenv("GLOSS_BENCH_N"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 100 {
+			b.Fatalf("GLOSS_BENCH_N=%q: want a number of memories ≥ 100", s)
+		}
+		return n
+	}
+	if testing.Short() {
+		return 2000
+	}
+	return 100000
+}
+
+// scaleRepo builds an indexed synthetic workspace with one function per
+// memory (files of 100 functions) and returns it with the requests
+// anchoring one memory to each function.
+func scaleRepo(b *testing.B, n int) (*memory.Workspace, []memory.RememberRequest) {
+	testutil.Hermetic(b)
+	repo, reqs := benchRepo(b, (n+99)/100, 100)
+	w, err := memory.Open(repo, memory.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := w.Index(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	return w, reqs[:n]
+}
+
+// BenchmarkRememberBatchScale measures RememberBatch of N memories (see
+// scaleN) into an empty store; memories/s is reported. Target (issue
+// #12): ≥ 5,000 memories/s.
+func BenchmarkRememberBatchScale(b *testing.B) {
+	n := scaleN(b)
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		w, reqs := scaleRepo(b, n)
+		b.StartTimer()
+		_, errs := w.RememberBatch(context.Background(), reqs)
+		b.StopTimer()
+		for _, err := range errs {
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(n)/b.Elapsed().Seconds()*float64(i+1), "memories/s")
+		w.Close()
+	}
+}
+
+// BenchmarkCheckScale measures the check `gloss check` runs
+// (CheckViews: rescan, resolution of changed files, summaries) on a
+// workspace of N memories (scaleN) when nothing changed. Target (issue
+// #12): ≤ 2 s at 100,000.
+func BenchmarkCheckScale(b *testing.B) {
+	n := scaleN(b)
+	w, reqs := scaleRepo(b, n)
+	defer w.Close()
+	ctx := context.Background()
+	if _, errs := w.RememberBatch(ctx, reqs); errs[0] != nil {
+		b.Fatal(errs[0])
+	}
+	if _, err := w.CheckViews(ctx); err != nil { // settle racy-clean files
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res, err := w.CheckViews(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(res.Views) != n || res.Resolved != 0 {
+			b.Fatalf("check: %d memories, %d resolved", len(res.Views), res.Resolved)
+		}
+	}
+}
