@@ -297,3 +297,99 @@ func (w *Workspace) storedForFiles(files map[string]*memFile, stored map[string]
 	}
 	return nil
 }
+
+// CheckResult is what Check found.
+type CheckResult struct {
+	// Memories are all memories with their current anchor statuses (Check),
+	// or only those re-resolved (CheckViews).
+	Memories []*Memory
+	// Views are all memories as stored summaries, in place order
+	// (CheckViews only).
+	Views []View
+	// Index is the indexing run Check started with.
+	Index index.Stats
+	// Resolved counts anchors re-resolved; Updated memories written back.
+	Resolved int
+	Updated  int
+	Elapsed  time.Duration
+	// Files is what synchronizing the memory files found (SyncMemoryFiles).
+	Files SyncResult
+}
+
+// AnchorsChanged reports whether the check stored new anchor places or
+// statuses (anchors re-resolved or memories written back) or loaded or
+// hid memories from their files, which is when diagnostics and code lenses
+// shown elsewhere are out of date.
+func (r CheckResult) AnchorsChanged() bool {
+	return r.Updated > 0 || r.Resolved > 0 || r.Files.Changed()
+}
+
+// Check rescans the working tree (catching edits, git checkout, pull and
+// rebase), re-resolves every anchor whose file or index changed since its
+// last resolution, stores the new statuses and places durably, and returns
+// all memories. Memories are never dropped: an anchor that cannot be found
+// keeps its last known place with status deleted.
+func (w *Workspace) Check(ctx context.Context) (CheckResult, error) {
+	start := time.Now()
+	var res CheckResult
+	st, err := w.Index(ctx)
+	res.Index = st
+	if err != nil {
+		return res, err
+	}
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
+	mems, err := w.List()
+	if err != nil {
+		return res, err
+	}
+	if res.Files, err = w.syncFilesListed(ctx, "", mems); err != nil {
+		return res, err
+	}
+	if res.Files.Changed() || len(res.Files.Written) > 0 {
+		if mems, err = w.List(); err != nil { // the files changed the store
+			return res, err
+		}
+	}
+	r, err := w.newResolver()
+	if err != nil {
+		return res, err
+	}
+	defer r.release()
+	b := w.Store.NewMemoryBatch()
+	var updated []*Memory
+	for _, m := range mems {
+		if err := ctx.Err(); err != nil {
+			b.Close()
+			return res, err
+		}
+		var old *Memory
+		for i := range m.Anchors {
+			a := &m.Anchors[i]
+			if !r.needs(a) {
+				continue
+			}
+			if old == nil {
+				old = m.clone()
+			}
+			*a = r.resolve(*a)
+			res.Resolved++
+		}
+		if old != nil {
+			if err := putMemory(b, old, m); err != nil {
+				b.Close()
+				return res, err
+			}
+			updated = append(updated, m)
+		}
+	}
+	if len(updated) > 0 {
+		if err := w.commit(b, updated, nil); err != nil {
+			return res, err
+		}
+	} else {
+		b.Close()
+	}
+	res.Memories, res.Updated, res.Elapsed = mems, len(updated), time.Since(start)
+	return res, nil
+}

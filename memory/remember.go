@@ -1,0 +1,318 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/gloss-dev/gloss/index"
+	"github.com/gloss-dev/gloss/scip"
+)
+
+// RememberRequest asks for a new memory. Exactly one of (Path with lines)
+// or Symbol places it; a memory without place is allowed only when Path and
+// Symbol are both empty and Unanchored is set.
+type RememberRequest struct {
+	// Text is the Markdown body (required).
+	Text string `json:"text"`
+	// Title defaults to the first line of Text (cut to MaxTitle).
+	Title string `json:"title,omitempty"`
+	// Type defaults to "note".
+	Type string   `json:"type,omitempty"`
+	Tags []string `json:"tags,omitempty"`
+	// Path is absolute or relative to the current directory; it must be
+	// inside the workspace.
+	Path string `json:"path,omitempty"`
+	// StartLine and EndLine are 1-based and inclusive; EndLine 0 means
+	// StartLine.
+	StartLine int `json:"start_line,omitempty"`
+	EndLine   int `json:"end_line,omitempty"`
+	// Symbol is a SCIP symbol or a unique definition name.
+	Symbol string `json:"symbol,omitempty"`
+	// Scope is personal (default) or project.
+	Scope string `json:"scope,omitempty"`
+	// Source is user (default), agent, imported_git, imported_file or
+	// inferred.
+	Source     string `json:"source,omitempty"`
+	Author     string `json:"author,omitempty"`
+	Unanchored bool   `json:"-"`
+	// AutoAnchor places a request that names no place (no Path, no
+	// Symbol): on the one definition its title and text mention
+	// (SuggestAnchors), else nowhere (a workspace-level memory). The
+	// memory's Placement says which.
+	AutoAnchor bool `json:"-"`
+	// Content, when set, is the current (possibly unsaved) text of Path,
+	// used instead of the file on disk (an editor's document overlay).
+	Content []byte `json:"-"`
+}
+
+// Remember validates req, anchors it to the current file content and
+// stores the memory durably. The store is unchanged on any error.
+func (w *Workspace) Remember(ctx context.Context, req RememberRequest) (*Memory, error) {
+	ms, errs := w.RememberBatch(ctx, []RememberRequest{req})
+	if errs[0] != nil {
+		return nil, errs[0]
+	}
+	return ms[0], nil
+}
+
+// RememberBatch creates one memory per request, in order; the i-th result
+// is either a memory or an error. Valid requests are stored in durable
+// writes of RememberChunk memories each (one Pebble batch and one search
+// index update per chunk), so memory in use does not grow with the batch;
+// invalid requests change nothing, and a failed write fails only its
+// chunk's memories. Each file is parsed once for the whole batch while its
+// parses fit batchFilesBudget.
+func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) ([]*Memory, []error) {
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
+	out := make([]*Memory, len(reqs))
+	errs := make([]error, len(reqs))
+	st := w.newBatchState()
+	st.duplicates = len(reqs) <= maxDuplicateChecks
+	defer st.release()
+	defer w.loadBatchSites(len(reqs))()
+	for lo := 0; lo < len(reqs); lo += RememberChunk {
+		hi := min(lo+RememberChunk, len(reqs))
+		w.rememberChunk(ctx, reqs[lo:hi], out[lo:hi], errs[lo:hi], st)
+		st.trim()
+	}
+	return out, errs
+}
+
+// newMemory validates a request and builds the memory with its anchor
+// (memoryFromRequest, then requestAnchors). Files parsed from disk are
+// cached in files. It is called by RememberBatch with w.writeMu held; it
+// returns the memory, not yet stored, or the first validation or anchoring
+// error.
+func (w *Workspace) newMemory(req RememberRequest, files map[string]*index.File) (*Memory, error) {
+	m, err := w.memoryFromRequest(req)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.autoAnchor(&req, m); err != nil {
+		return nil, err
+	}
+	anchors, err := w.requestAnchors(req, files)
+	if err != nil {
+		return nil, err
+	}
+	m.Anchors = anchors
+	return m, nil
+}
+
+// memoryFromRequest validates the fields of req (text, type, title, scope,
+// source, tags), applies their defaults and returns the new memory with a
+// fresh id and timestamps, without anchors. It needs no lock and reads
+// nothing from the store; the error describes the first invalid field.
+func (w *Workspace) memoryFromRequest(req RememberRequest) (*Memory, error) {
+	text := strings.TrimSpace(req.Text)
+	if text == "" {
+		return nil, fmt.Errorf("memory text is empty")
+	}
+	typ := req.Type
+	if typ == "" {
+		typ = "note"
+	}
+	if err := ValidateType(typ); err != nil {
+		return nil, err
+	}
+	title := strings.TrimSpace(req.Title)
+	if title == "" {
+		title = DeriveTitle(text)
+	}
+	if n := len([]rune(title)); n > MaxTitle {
+		return nil, fmt.Errorf("title is %d characters, the limit is %d", n, MaxTitle)
+	}
+	scope, source, err := requestScopeSource(req)
+	if err != nil {
+		return nil, err
+	}
+	var tags []string
+	for _, t := range req.Tags {
+		if t = strings.TrimSpace(t); t != "" {
+			tags = append(tags, t)
+		}
+	}
+	if err := validateFields(title, text, tags); err != nil {
+		return nil, err
+	}
+	now := w.now().UTC()
+	author := req.Author
+	if author == "" {
+		author = w.author
+	}
+	return &Memory{
+		V: SchemaVersion, ID: ulid.Make().String(), Type: typ, Title: title, Body: text, Tags: tags,
+		Scope: scope, Source: source, Author: author,
+		CreatedAt: now, UpdatedAt: now, VerifiedAt: now,
+		Confidence: 1, HalfLifeDays: halfLives[typ],
+	}, nil
+}
+
+// requestScopeSource returns the scope (default personal) and source
+// (default user) of req, or an error naming the one that is unknown (the
+// scope is checked first).
+func requestScopeSource(req RememberRequest) (scope, source string, err error) {
+	scope = req.Scope
+	if scope == "" {
+		scope = ScopePersonal
+	}
+	if scope != ScopePersonal && scope != ScopeProject {
+		return "", "", fmt.Errorf("unknown scope %q (want personal or project)", scope)
+	}
+	source = req.Source
+	if source == "" {
+		source = "user"
+	}
+	switch source {
+	case "user", "agent", "imported_git", "imported_file", "inferred":
+	default:
+		return "", "", fmt.Errorf("unknown source %q (want user, agent, imported_git, imported_file or inferred)", source)
+	}
+	return scope, source, nil
+}
+
+// requestAnchors places a new memory: the anchor of req.Symbol or of the
+// lines of req.Path, nil when req is Unanchored (and names no place). It
+// fails when both or neither place is given, or when the place cannot be
+// anchored. Files it parses from disk are cached in files (released by the
+// caller); it is called by RememberBatch with w.writeMu held.
+func (w *Workspace) requestAnchors(req RememberRequest, files map[string]*index.File) ([]Anchor, error) {
+	switch {
+	case req.Symbol != "" && req.Path != "":
+		return nil, fmt.Errorf("give either a path with lines or a symbol, not both")
+	case req.Symbol != "":
+		a, err := w.anchorSymbol(req.Symbol, files)
+		if err != nil {
+			return nil, err
+		}
+		return []Anchor{a}, nil
+	case req.Path != "":
+		a, err := w.anchorLines(req, files)
+		if err != nil {
+			return nil, err
+		}
+		return []Anchor{a}, nil
+	case !req.Unanchored:
+		return nil, fmt.Errorf("a memory needs a place: give --at PATH:LINE[-LINE] or --symbol")
+	}
+	return nil, nil
+}
+
+// anchorLines anchors the lines req.StartLine..req.EndLine (1-based,
+// inclusive; EndLine 0 means StartLine) of req.Path, in req.Content when
+// set (parsed and released here) or else on disk (parsed once and cached
+// in files). It checks the path is in the workspace, the lines are
+// ordered and the file is within the indexed size limit, and returns the
+// anchor or the first failure. It is called with w.writeMu held.
+func (w *Workspace) anchorLines(req RememberRequest, files map[string]*index.File) (Anchor, error) {
+	rel, err := w.RelPath(req.Path)
+	if err != nil {
+		return Anchor{}, err
+	}
+	if req.StartLine < 1 {
+		return Anchor{}, fmt.Errorf("start line must be 1 or more (lines are 1-based), got %d", req.StartLine)
+	}
+	end := req.EndLine
+	if end == 0 {
+		end = req.StartLine
+	}
+	if end < req.StartLine {
+		return Anchor{}, fmt.Errorf("end line %d is before start line %d", end, req.StartLine)
+	}
+	size := int64(len(req.Content))
+	if req.Content == nil {
+		if st, err := os.Stat(filepath.Join(w.Root, filepath.FromSlash(rel))); err == nil {
+			size = st.Size()
+		}
+	}
+	if max := w.maxFileSize(); size > max {
+		return Anchor{}, fmt.Errorf("%s is %d bytes, over the %d-byte limit of indexed files (--max-file-size): gloss cannot follow code there", rel, size, max)
+	}
+	var f *index.File
+	if req.Content != nil {
+		if f, err = w.parseSource(rel, req.Content); err != nil {
+			return Anchor{}, err
+		}
+		defer f.Release()
+	} else if f, err = w.cachedParse(rel, files); err != nil {
+		return Anchor{}, err
+	}
+	return w.anchorAt(f, req.StartLine-1, end-1)
+}
+
+func (w *Workspace) cachedParse(rel string, files map[string]*index.File) (*index.File, error) {
+	if f, ok := files[rel]; ok {
+		return f, nil
+	}
+	f, err := w.parseFile(rel)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", rel, err)
+	}
+	f.DropTree() // a batch keeps many files: keep their tokens, not their trees
+	files[rel] = f
+	return f, nil
+}
+
+// anchorSymbol anchors to a definition given by SCIP symbol or by a unique
+// name ("Execute", "Command.Execute" or "Command#Execute").
+func (w *Workspace) anchorSymbol(sym string, files map[string]*index.File) (Anchor, error) {
+	defs, err := w.Store.DefsBySymbol(sym)
+	if err != nil {
+		return Anchor{}, err
+	}
+	if len(defs) == 0 {
+		defs, err = w.defsByName(sym)
+		if err != nil {
+			return Anchor{}, err
+		}
+	}
+	switch len(defs) {
+	case 0:
+		return Anchor{}, fmt.Errorf("no definition %q in the index (run `gloss index` if the code is new)", sym)
+	case 1:
+	default:
+		var names []string
+		for i, d := range defs {
+			if i == 8 {
+				names = append(names, fmt.Sprintf("… and %d more", len(defs)-8))
+				break
+			}
+			names = append(names, fmt.Sprintf("%s (%s:%d)", d.Symbol, d.Path, d.Range.StartLine+1))
+		}
+		return Anchor{}, fmt.Errorf("%q names %d definitions; give the SCIP symbol:\n  %s", sym, len(defs), strings.Join(names, "\n  "))
+	}
+	f, err := w.cachedParse(defs[0].Path, files)
+	if err != nil {
+		return Anchor{}, err
+	}
+	for _, d := range f.Defs {
+		if d.Symbol == defs[0].Symbol {
+			return w.symbolAnchor(f, d), nil
+		}
+	}
+	return Anchor{}, fmt.Errorf("%s changed since it was indexed: run `gloss index` and try again", defs[0].Path)
+}
+
+func (w *Workspace) defsByName(name string) ([]index.Definition, error) {
+	parent := ""
+	if i := strings.LastIndexAny(name, ".#"); i > 0 {
+		parent, name = name[:i], name[i+1:]
+	}
+	defs, err := w.Store.DefsByName(name)
+	if err != nil || parent == "" {
+		return defs, err
+	}
+	var out []index.Definition
+	for _, d := range defs {
+		if d.Parent != "" && scip.DisplayName(d.Parent) == parent {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
