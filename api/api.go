@@ -72,6 +72,9 @@ type Interface interface {
 	Import(ctx context.Context, args ImportArgs) (ImportResult, error)
 	// ForgetAll deletes every memory (of a scope).
 	ForgetAll(ctx context.Context, args ForgetAllArgs) (ForgetAllResult, error)
+	// ImportGit turns the first-parent git history into memories anchored
+	// to the definitions each commit changed (one per commit, idempotent).
+	ImportGit(ctx context.Context, args ImportGitArgs) (ImportGitResult, error)
 }
 
 // The commands of Interface, by wire name. Writes marks commands that
@@ -99,13 +102,16 @@ var (
 	Export            = def("gloss.export", Interface.Export, info{verb: "export", optional: true})
 	Import            = def("gloss.import", Interface.Import, info{verb: "import", writes: true})
 	ForgetAll         = def("gloss.forgetAll", Interface.ForgetAll, info{writes: true})
+	// ImportGit is not marked writes: it runs for minutes, so a door runs
+	// it in the background; it takes the store's write lock per batch.
+	ImportGit = def("gloss.importGit", Interface.ImportGit, info{optional: true})
 )
 
 // Commands lists every command in the order docs/commands.md does.
 var Commands = []Command{
 	Remember, RememberBatch, MemoriesAt, ShowMemories, MemoriesForSymbol, Search, Show,
 	Update, Verify, Forget, Check, List, Status, Index, Impact, Context,
-	Share, Unshare, Export, Import, ForgetAll,
+	Share, Unshare, Export, Import, ForgetAll, ImportGit,
 }
 
 // Names returns the wire names of Commands (the LSP server's

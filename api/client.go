@@ -107,3 +107,8 @@ func (c Client) Import(ctx context.Context, a ImportArgs) (ImportResult, error) 
 func (c Client) ForgetAll(ctx context.Context, a ForgetAllArgs) (ForgetAllResult, error) {
 	return call(ctx, c, ForgetAll, a)
 }
+
+// ImportGit implements Interface.
+func (c Client) ImportGit(ctx context.Context, a ImportGitArgs) (ImportGitResult, error) {
+	return call(ctx, c, ImportGit, a)
+}
