@@ -238,7 +238,7 @@ func (w *Workspace) runImport(ctx context.Context, p *importPlan, opts ImportGit
 			merges[c.hash] = true
 		}
 	}
-	im := &importer{w: w, plan: p, opts: opts, cache: newDefCache()}
+	im := &importer{w: w, plan: p, opts: opts, cache: newFileCache()}
 	workers := max(1, runtime.GOMAXPROCS(0))
 	order := make(chan chan commitResult, 2*workers)
 	jobs := make(chan importJob, 2*workers)
@@ -249,7 +249,7 @@ func (w *Workspace) runImport(ctx context.Context, p *importPlan, opts ImportGit
 	go func() {
 		defer close(order)
 		defer close(jobs)
-		for {
+		for seq := 0; ; seq++ {
 			c, err := lr.Next()
 			if err == io.EOF {
 				return
@@ -263,7 +263,7 @@ func (w *Workspace) runImport(ctx context.Context, p *importPlan, opts ImportGit
 				out <- commitResult{skip: reason}
 			} else {
 				select {
-				case jobs <- importJob{c: c, out: out}:
+				case jobs <- importJob{seq: seq, c: c, out: out}:
 				case <-ctx.Done():
 					return
 				}

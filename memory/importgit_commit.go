@@ -19,11 +19,12 @@ type importer struct {
 	w     *Workspace
 	plan  *importPlan
 	opts  ImportGitOptions
-	cache *defCache
+	cache *fileCache
 }
 
 // importJob is one commit for a worker; the result goes to out.
 type importJob struct {
+	seq int // position in the walk
 	c   *gitCommit
 	out chan commitResult
 }
@@ -44,7 +45,7 @@ func (im *importer) precheck(c *gitCommit, merge bool) string {
 		return SkipMerge
 	case isBot(c.Author, c.Email):
 		return SkipBot
-	case noiseMessage(c.Message):
+	case noiseMessage(c.Message) && !(im.opts.Merges && len(c.Parents) > 1):
 		return SkipMessage
 	}
 	if id, err := commitMemoryID(c.Hash, c.Time); err == nil {
@@ -72,80 +73,115 @@ func (im *importer) worker(ctx context.Context, jobs <-chan importJob, errc chan
 			if !ok {
 				return
 			}
-			j.out <- im.process(cf, ps, j.c)
+			j.out <- im.process(cf, ps, j)
 		case <-ctx.Done():
 			return
 		}
 	}
 }
 
-// defSummary is what the comparison with a later version needs of a
-// parsed file: each definition's content hash by symbol and the hash of
-// the file's normalized tokens.
-type defSummary struct {
-	defs   map[string]string
-	tokens string
-}
-
-// defCache keeps the summary of the last version of each path by blob id:
-// walking history forward, a commit's old blob is usually the version an
-// earlier commit produced, so most files are parsed once per version.
-type defCache struct {
+// fileCache keeps the parse of the latest version of recently changed
+// paths by blob id: walking history forward, a commit's old blob is
+// usually the version an earlier commit produced, and the new version is
+// then parsed incrementally from it (index.Reparse re-parses only the
+// top-level declarations the change touches). Entries are dropped, never
+// Released: a reparse shares syntax trees with its base, and the garbage
+// collector frees trees no parse uses.
+type fileCache struct {
 	mu     sync.Mutex
-	byBlob map[string]*defSummary
+	byBlob map[string]*index.File
 	last   map[string]string // path → blob cached for it
+	order  []string          // paths, oldest entry first
+	// pending are the blobs being parsed, with the sequence number of
+	// their commit and a channel closed when the parse is cached.
+	pending map[string]pendingParse
 }
 
-func newDefCache() *defCache {
-	return &defCache{byBlob: map[string]*defSummary{}, last: map[string]string{}}
+type pendingParse struct {
+	seq  int
+	done chan struct{}
 }
 
-func (c *defCache) get(blob string) *defSummary {
+// fileCacheSize bounds the cached parses (each holds a syntax tree).
+const fileCacheSize = 128
+
+func newFileCache() *fileCache {
+	return &fileCache{byBlob: map[string]*index.File{}, last: map[string]string{}, pending: map[string]pendingParse{}}
+}
+
+// get returns the cached parse of blob, waiting for it when an earlier
+// commit (sequence number below seq) is parsing it (a later one never
+// is waited for, so workers cannot wait on each other in a cycle).
+func (c *fileCache) get(blob string, seq int) *index.File {
+	c.mu.Lock()
+	f, p := c.byBlob[blob], c.pending[blob]
+	c.mu.Unlock()
+	if f != nil || p.done == nil || p.seq >= seq {
+		return f
+	}
+	<-p.done
+	return c.get(blob, seq)
+}
+
+// start records that the commit seq parses blob; call the returned
+// function when done (after put, or on failure).
+func (c *fileCache) start(blob string, seq int) func() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.byBlob[blob]
+	if _, ok := c.pending[blob]; ok {
+		return func() {}
+	}
+	p := pendingParse{seq: seq, done: make(chan struct{})}
+	c.pending[blob] = p
+	return func() {
+		c.mu.Lock()
+		delete(c.pending, blob)
+		c.mu.Unlock()
+		close(p.done)
+	}
 }
 
-func (c *defCache) put(path, blob string, s *defSummary) {
+func (c *fileCache) put(path, blob string, f *index.File) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if old, ok := c.last[path]; ok && old != blob {
+	if old, ok := c.last[path]; ok {
 		delete(c.byBlob, old)
+	} else {
+		c.order = append(c.order, path)
 	}
-	c.last[path], c.byBlob[blob] = blob, s
-}
-
-func summarize(f *index.File) *defSummary {
-	s := &defSummary{defs: make(map[string]string, len(f.Defs)), tokens: index.HashTokens(f.Tokens(0, len(f.Src)))}
-	for _, d := range f.Defs {
-		s.defs[d.Symbol] = d.ContentHash
+	c.last[path], c.byBlob[blob] = blob, f
+	for len(c.order) > fileCacheSize {
+		p := c.order[0]
+		c.order = c.order[1:]
+		delete(c.byBlob, c.last[p])
+		delete(c.last, p)
 	}
-	return s
 }
 
 // fileChange is one code file of a commit after comparison.
 type fileChange struct {
-	f       *index.File // the file right after the commit (nil: deleted)
+	f, old  *index.File // right after the commit and before (nil: deleted, added)
 	blob    string
-	old     *defSummary // the first parent's version (nil: added)
 	touched []index.Definition
 	removed int
-	same    bool // normalized tokens unchanged
+}
+
+// sameTokens reports whether the file's normalized tokens (comments and
+// whitespace dropped) are unchanged by the commit.
+func (fc fileChange) sameTokens() bool {
+	if fc.f == nil || fc.old == nil {
+		return false
+	}
+	return index.HashTokens(fc.f.Tokens(0, len(fc.f.Src))) == index.HashTokens(fc.old.Tokens(0, len(fc.old.Src)))
 }
 
 // process compares every code file the commit changed with its first
 // parent's version and builds the commit's memory.
-func (im *importer) process(cf *catFile, ps map[*index.Language]*ts.Parser, c *gitCommit) (res commitResult) {
+func (im *importer) process(cf *catFile, ps map[*index.Language]*ts.Parser, j importJob) (res commitResult) {
+	c := j.c
 	var files []fileChange
-	defer func() {
-		for _, fc := range files {
-			if fc.f != nil {
-				fc.f.Release()
-			}
-		}
-	}()
 	for _, ch := range c.Changes {
-		fc, ok, unreadable, err := im.compare(cf, ps, ch)
+		fc, ok, unreadable, err := im.compare(cf, ps, j.seq, ch)
 		res.unreadable += unreadable
 		if err != nil {
 			res.err = err
@@ -156,13 +192,11 @@ func (im *importer) process(cf *catFile, ps map[*index.Language]*ts.Parser, c *g
 		}
 	}
 	var st commitStats
-	same := len(files) > 0
 	for _, fc := range files {
 		st.Files++
 		st.Removed += fc.removed
-		same = same && fc.same
 		for _, d := range fc.touched {
-			if fc.old != nil && fc.old.defs[d.Symbol] != "" {
+			if fc.old != nil && hasSymbol(fc.old, d.Symbol) {
 				st.Changed++
 			} else {
 				st.Added++
@@ -173,7 +207,7 @@ func (im *importer) process(cf *catFile, ps map[*index.Language]*ts.Parser, c *g
 	switch {
 	case n > im.opts.MaxDefinitions:
 		res.skip = SkipHuge
-	case n == 0 && same:
+	case n == 0 && len(files) > 0 && st.Removed == 0 && allSameTokens(files):
 		res.skip = SkipFormatting
 	case n == 0:
 		res.skip = SkipNoDefinitions
@@ -190,46 +224,65 @@ func (im *importer) process(cf *catFile, ps map[*index.Language]*ts.Parser, c *g
 	return res
 }
 
+func allSameTokens(files []fileChange) bool {
+	for _, fc := range files {
+		if !fc.sameTokens() {
+			return false
+		}
+	}
+	return true
+}
+
+func hasSymbol(f *index.File, sym string) bool {
+	for _, d := range f.Defs {
+		if d.Symbol == sym {
+			return true
+		}
+	}
+	return false
+}
+
 // compare reads and parses both versions of a changed file. ok is false
 // for files outside the workspace, the path filter or the parsed
 // languages, and for unreadable ones (counted in unreadable).
-func (im *importer) compare(cf *catFile, ps map[*index.Language]*ts.Parser, ch gitChange) (fc fileChange, ok bool, unreadable int, err error) {
+func (im *importer) compare(cf *catFile, ps map[*index.Language]*ts.Parser, seq int, ch gitChange) (fc fileChange, ok bool, unreadable int, err error) {
 	newRel, newOK := im.relPath(ch.Path)
 	oldRel, oldOK := im.relPath(ch.OldPath)
-	if (ch.Blob == "" || !newOK) && (ch.OldBlob == "" || !oldOK) {
+	newOK, oldOK = newOK && ch.Blob != "", oldOK && ch.OldBlob != ""
+	if !newOK && !oldOK {
 		return fc, false, 0, nil
 	}
-	var old *defSummary
-	if ch.OldBlob != "" && oldOK {
-		if old = im.cache.get(ch.OldBlob); old == nil {
-			f, err := im.parseBlob(cf, ps, oldRel, ch.OldBlob)
-			if err != nil {
-				return fc, false, 1, ignoreUnreadable(err)
-			}
-			old = summarize(f)
-			f.Release()
-		}
+	if newOK {
+		defer im.cache.start(ch.Blob, seq)()
 	}
-	if ch.Blob != "" && newOK {
-		f, err := im.parseBlob(cf, ps, newRel, ch.Blob)
-		if err != nil {
+	if oldOK {
+		fc.old = im.cache.get(ch.OldBlob, seq)
+	}
+	if newOK {
+		if fc.f, err = im.parseBlob(cf, ps, newRel, ch.Blob, fc.old); err != nil {
 			return fc, false, 1, ignoreUnreadable(err)
 		}
-		fc.f, fc.blob = f, ch.Blob
-		s := summarize(f)
-		im.cache.put(newRel, ch.Blob, s)
-		fc.same = old != nil && old.tokens == s.tokens
-		fc.touched = touchedDefs(f, old)
-		fc.old = old
-		if old != nil {
-			for sym := range old.defs {
-				if _, ok := s.defs[sym]; !ok {
-					fc.removed++
-				}
+		fc.blob = ch.Blob
+		im.cache.put(newRel, ch.Blob, fc.f)
+	}
+	if oldOK && fc.old == nil {
+		base := fc.f
+		if oldRel != newRel {
+			base = nil
+		}
+		if fc.old, err = im.parseBlob(cf, ps, oldRel, ch.OldBlob, base); err != nil {
+			return fc, false, 1, ignoreUnreadable(err)
+		}
+	}
+	if fc.f != nil {
+		fc.touched = touchedDefs(fc.f, fc.old)
+	}
+	if fc.old != nil {
+		for _, d := range fc.old.Defs {
+			if fc.f == nil || !hasSymbol(fc.f, d.Symbol) {
+				fc.removed++
 			}
 		}
-	} else if old != nil {
-		fc.removed = len(old.defs)
 	}
 	return fc, true, 0, nil
 }
@@ -237,11 +290,17 @@ func (im *importer) compare(cf *catFile, ps map[*index.Language]*ts.Parser, ch g
 // touchedDefs returns the definitions of f that are new or whose content
 // hash differs from old's, leaving out a definition when one of its
 // children is touched (the change is the child's).
-func touchedDefs(f *index.File, old *defSummary) []index.Definition {
+func touchedDefs(f, old *index.File) []index.Definition {
+	before := map[string]string{}
+	if old != nil {
+		for _, d := range old.Defs {
+			before[d.Symbol] = d.ContentHash
+		}
+	}
 	var out []index.Definition
 	parents := map[string]bool{}
 	for _, d := range f.Defs {
-		if old != nil && old.defs[d.Symbol] == d.ContentHash {
+		if h, ok := before[d.Symbol]; ok && h == d.ContentHash {
 			continue
 		}
 		out = append(out, d)
@@ -273,8 +332,9 @@ type unreadableError struct{ reason string }
 
 func (e unreadableError) Error() string { return e.reason }
 
-// parseBlob reads a blob and parses it as the workspace file rel.
-func (im *importer) parseBlob(cf *catFile, ps map[*index.Language]*ts.Parser, rel, blob string) (*index.File, error) {
+// parseBlob reads a blob and parses it as the workspace file rel,
+// incrementally from base (another version of rel) when given.
+func (im *importer) parseBlob(cf *catFile, ps map[*index.Language]*ts.Parser, rel, blob string, base *index.File) (*index.File, error) {
 	src, err := cf.Blob(blob, im.w.maxFileSize())
 	if err != nil {
 		return nil, err
@@ -282,7 +342,12 @@ func (im *importer) parseBlob(cf *catFile, ps map[*index.Language]*ts.Parser, re
 	if reason := index.CheckContent(src); reason != "" {
 		return nil, unreadableError{reason}
 	}
-	f, err := im.w.Indexer.ParseSource(ps, index.LanguageFor(rel), rel, src)
+	var f *index.File
+	if base != nil && base.Lang != nil && base.Path == rel {
+		f, err = im.w.reparseSteps(ps, base, src)
+	} else {
+		f, err = im.w.Indexer.ParseSource(ps, index.LanguageFor(rel), rel, src)
+	}
 	if err != nil {
 		return nil, unreadableError{err.Error()}
 	}

@@ -1,0 +1,64 @@
+package memory
+
+import (
+	udiff "github.com/aymanbagabas/go-udiff"
+	"github.com/aymanbagabas/go-udiff/myers"
+	ts "github.com/odvcencio/gotreesitter"
+
+	"github.com/gloss-dev/gloss/index"
+)
+
+const (
+	// maxReparseSteps is the most edit groups reparseSteps applies one at
+	// a time; a commit with more changes in one file is re-parsed from
+	// its base at once (index.Reparse, which may parse it whole).
+	maxReparseSteps = 8
+	// editJoin is the gap in bytes below which two line edits are re-parsed
+	// as one group.
+	editJoin = 256
+)
+
+// reparseSteps returns the parse of newSrc, a later version of base's
+// file. index.Reparse re-parses the span between the longest common prefix
+// and suffix, which for a commit editing two distant places is most of
+// the file; so the line edits between the versions (Myers' algorithm,
+// E. W. Myers, "An O(ND) Difference Algorithm and Its Variations", 1986,
+// as go-udiff/myers implements it) are grouped and applied one group at a
+// time, from the end of the file backwards, each step an index.Reparse of
+// one small region.
+func (w *Workspace) reparseSteps(ps map[*index.Language]*ts.Parser, base *index.File, newSrc []byte) (*index.File, error) {
+	groups := editGroups(string(base.Src), myers.ComputeEdits(string(base.Src), string(newSrc)))
+	if len(groups) <= 1 || len(groups) > maxReparseSteps {
+		return w.Indexer.Reparse(ps, base, newSrc)
+	}
+	cur, src := base, string(base.Src)
+	for k := len(groups) - 1; k >= 0; k-- {
+		e := groups[k]
+		src = src[:e.Start] + e.New + src[e.End:]
+		next, err := w.Indexer.Reparse(ps, cur, []byte(src))
+		if err != nil {
+			return nil, err
+		}
+		cur = next
+	}
+	if string(cur.Src) != string(newSrc) { // the edits did not reproduce it
+		return w.Indexer.Reparse(ps, base, newSrc)
+	}
+	return cur, nil
+}
+
+// editGroups merges edits (sorted, non-overlapping, offsets in src) that
+// touch or lie within editJoin bytes of each other into one edit each.
+func editGroups(src string, edits []udiff.Edit) []udiff.Edit {
+	var out []udiff.Edit
+	for _, e := range edits {
+		if n := len(out); n > 0 && e.Start-out[n-1].End <= editJoin && e.Start >= out[n-1].End {
+			last := &out[n-1]
+			last.New += src[last.End:e.Start] + e.New
+			last.End = e.End
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
