@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gloss-dev/gloss/api"
+	"github.com/gloss-dev/gloss/internal/testutil"
 	"github.com/gloss-dev/gloss/memory"
 )
 
@@ -33,5 +35,32 @@ func TestWriteHistory(t *testing.T) {
 		"\n\n_+2 older_"
 	if got != want {
 		t.Errorf("history:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// gloss.importGit over executeCommand reports $/progress and its
+// memories show in the hover as history lines.
+func TestImportGitCommand(t *testing.T) {
+	root := repo(t, map[string]string{"main.go": mainGo})
+	testutil.WriteFiles(t, root, map[string]string{"main.go": strings.Replace(mainGo, "for i := 0", "for i := 1", 1)})
+	testutil.Commit(t, root, "Start retries at one because the first try is not a retry")
+	c := start(t, root, clientOpts{})
+	var res api.ImportGitResult
+	if err := c.command("gloss.importGit", map[string]any{}, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Created < 1 {
+		t.Fatalf("importGit: %+v", res)
+	}
+	c.mu.Lock()
+	events := strings.Join(c.events, " ")
+	c.mu.Unlock()
+	if !strings.Contains(events, "$/progress:begin") || !strings.Contains(events, "$/progress:report") || strings.Count(events, "$/progress:end") < 2 {
+		t.Errorf("events %s: want the import's $/progress begin, report and end", events)
+	}
+	line := testutil.LineOf(t, mainGo, "for i := 0") - 1
+	h := c.hover("main.go", Position{Line: line, Character: 3})
+	if h == nil || !strings.Contains(h.Contents.Value, "**gloss · history**") || !strings.Contains(h.Contents.Value, "Start retries at one") {
+		t.Errorf("hover %+v: want the imported commit as a history line", h)
 	}
 }

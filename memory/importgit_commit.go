@@ -102,8 +102,14 @@ type pendingParse struct {
 	done chan struct{}
 }
 
-// fileCacheSize bounds the cached parses (each holds a syntax tree).
-const fileCacheSize = 128
+// fileCacheSize bounds the cached parses (each holds a syntax tree), and
+// maxSegments the trees one cached parse may be made of (index.Reparse
+// splices the new part of a file into the old trees, keeping them alive):
+// a file re-parsed more often is parsed whole.
+const (
+	fileCacheSize = 64
+	maxSegments   = 6
+)
 
 func newFileCache() *fileCache {
 	return &fileCache{byBlob: map[string]*index.File{}, last: map[string]string{}, pending: map[string]pendingParse{}}
@@ -343,7 +349,7 @@ func (im *importer) parseBlob(cf *catFile, ps map[*index.Language]*ts.Parser, re
 		return nil, unreadableError{reason}
 	}
 	var f *index.File
-	if base != nil && base.Lang != nil && base.Path == rel {
+	if base != nil && base.Lang != nil && base.Path == rel && base.Segments() <= maxSegments {
 		f, err = im.w.reparseSteps(ps, base, src)
 	} else {
 		f, err = im.w.Indexer.ParseSource(ps, index.LanguageFor(rel), rel, src)
