@@ -60,7 +60,11 @@ type logReader struct {
 
 // startLog starts `git log` over revs (oldest commit first).
 func startLog(ctx context.Context, dir string, revs []string) (*logReader, error) {
-	args := []string{"log", "--first-parent", "--diff-merges=first-parent", "--reverse", "--raw", "--no-abbrev", "-M", "--no-color", "--no-ext-diff", logFormat}
+	// Renames are detected when exact (-M100%, by blob id): similarity
+	// would read blob contents, which fails on a blob missing from a
+	// partial clone, and a renamed file that was also edited is then a
+	// deletion and an addition.
+	args := []string{"log", "--first-parent", "--diff-merges=first-parent", "--reverse", "--raw", "--no-abbrev", "-M100%", "--no-color", "--no-ext-diff", logFormat}
 	args = append(args, revs...)
 	args = append(args, "--")
 	lr := &logReader{cmd: gitCmd(ctx, dir, args...)}
