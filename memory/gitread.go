@@ -55,7 +55,6 @@ type logReader struct {
 	cmd    *exec.Cmd
 	r      *bufio.Reader
 	stderr bytes.Buffer
-	next   []byte // the header token of the next commit, read ahead
 }
 
 // startLog starts `git log` over revs (oldest commit first).
