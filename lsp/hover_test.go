@@ -58,6 +58,12 @@ func TestImportGitCommand(t *testing.T) {
 	if !strings.Contains(events, "$/progress:begin") || !strings.Contains(events, "$/progress:report") || strings.Count(events, "$/progress:end") < 2 {
 		t.Errorf("events %s: want the import's $/progress begin, report and end", events)
 	}
+	// The initial commit's memory is stale (the loop changed since) but
+	// history gets no diagnostic.
+	c.open("main.go", strings.Replace(mainGo, "for i := 0", "for i := 1", 1))
+	if ds := c.waitDiags(c.uri("main.go"), func([]Diagnostic) bool { return true }); len(ds) != 0 {
+		t.Errorf("diagnostics %+v: want none for imported memories", ds)
+	}
 	line := testutil.LineOf(t, mainGo, "for i := 0") - 1
 	h := c.hover("main.go", Position{Line: line, Character: 3})
 	if h == nil || !strings.Contains(h.Contents.Value, "**gloss · history**") || !strings.Contains(h.Contents.Value, "Start retries at one") {
