@@ -275,12 +275,18 @@ func (w *Workspace) runImport(ctx context.Context, p *importPlan, opts ImportGit
 			}
 		}
 	}()
-	return im.collect(ctx, order, errc, res)
+	if err := im.collect(ctx, order, errc, res, 8*workers+8); err != nil {
+		return err
+	}
+	im.cache.close()
+	return nil
 }
 
 // collect stores the results in commit order, flushing every importFlush
-// memories, and reports progress.
-func (im *importer) collect(ctx context.Context, order chan chan commitResult, errc chan error, res *ImportGitResult) error {
+// memories, and reports progress. Once commit k is stored, no commit
+// before k+window can still read a parse retired by commit k's time: such
+// parses are released (fileCache.reclaim).
+func (im *importer) collect(ctx context.Context, order chan chan commitResult, errc chan error, res *ImportGitResult, window int) error {
 	r, err := im.w.newResolver()
 	if err != nil {
 		return err
@@ -298,6 +304,7 @@ func (im *importer) collect(ctx context.Context, order chan chan commitResult, e
 			return ctx.Err()
 		}
 		done++
+		im.cache.reclaim(done - 1 - window)
 		res.Unreadable += cr.unreadable
 		switch {
 		case cr.err != nil:

@@ -80,94 +80,11 @@ func (im *importer) worker(ctx context.Context, jobs <-chan importJob, errc chan
 	}
 }
 
-// fileCache keeps the parse of the latest version of recently changed
-// paths by blob id: walking history forward, a commit's old blob is
-// usually the version an earlier commit produced, and the new version is
-// then parsed incrementally from it (index.Reparse re-parses only the
-// top-level declarations the change touches). Entries are dropped, never
-// Released: a reparse shares syntax trees with its base, and the garbage
-// collector frees trees no parse uses.
-type fileCache struct {
-	mu     sync.Mutex
-	byBlob map[string]*index.File
-	last   map[string]string // path → blob cached for it
-	order  []string          // paths, oldest entry first
-	// pending are the blobs being parsed, with the sequence number of
-	// their commit and a channel closed when the parse is cached.
-	pending map[string]pendingParse
-}
-
-type pendingParse struct {
-	seq  int
-	done chan struct{}
-}
-
-// fileCacheSize bounds the cached parses (each holds a syntax tree), and
-// maxSegments the trees one cached parse may be made of (index.Reparse
-// splices the new part of a file into the old trees, keeping them alive):
-// a file re-parsed more often is parsed whole.
-const (
-	fileCacheSize = 64
-	maxSegments   = 6
-)
-
-func newFileCache() *fileCache {
-	return &fileCache{byBlob: map[string]*index.File{}, last: map[string]string{}, pending: map[string]pendingParse{}}
-}
-
-// get returns the cached parse of blob, waiting for it when an earlier
-// commit (sequence number below seq) is parsing it (a later one never
-// is waited for, so workers cannot wait on each other in a cycle).
-func (c *fileCache) get(blob string, seq int) *index.File {
-	c.mu.Lock()
-	f, p := c.byBlob[blob], c.pending[blob]
-	c.mu.Unlock()
-	if f != nil || p.done == nil || p.seq >= seq {
-		return f
-	}
-	<-p.done
-	return c.get(blob, seq)
-}
-
-// start records that the commit seq parses blob; call the returned
-// function when done (after put, or on failure).
-func (c *fileCache) start(blob string, seq int) func() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.pending[blob]; ok {
-		return func() {}
-	}
-	p := pendingParse{seq: seq, done: make(chan struct{})}
-	c.pending[blob] = p
-	return func() {
-		c.mu.Lock()
-		delete(c.pending, blob)
-		c.mu.Unlock()
-		close(p.done)
-	}
-}
-
-func (c *fileCache) put(path, blob string, f *index.File) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if old, ok := c.last[path]; ok {
-		delete(c.byBlob, old)
-	} else {
-		c.order = append(c.order, path)
-	}
-	c.last[path], c.byBlob[blob] = blob, f
-	for len(c.order) > fileCacheSize {
-		p := c.order[0]
-		c.order = c.order[1:]
-		delete(c.byBlob, c.last[p])
-		delete(c.last, p)
-	}
-}
-
 // fileChange is one code file of a commit after comparison.
 type fileChange struct {
 	f, old  *index.File // right after the commit and before (nil: deleted, added)
 	blob    string
+	owned   []*index.File // parses of old made for this commit alone
 	touched []index.Definition
 	removed int
 }
@@ -186,6 +103,13 @@ func (fc fileChange) sameTokens() bool {
 func (im *importer) process(cf *catFile, ps map[*index.Language]*ts.Parser, j importJob) (res commitResult) {
 	c := j.c
 	var files []fileChange
+	defer func() {
+		for _, fc := range files {
+			for _, f := range fc.owned {
+				f.Release()
+			}
+		}
+	}()
 	for _, ch := range c.Changes {
 		fc, ok, unreadable, err := im.compare(cf, ps, j.seq, ch)
 		res.unreadable += unreadable
@@ -265,18 +189,19 @@ func (im *importer) compare(cf *catFile, ps map[*index.Language]*ts.Parser, seq 
 		fc.old = im.cache.get(ch.OldBlob, seq)
 	}
 	if newOK {
-		if fc.f, err = im.parseBlob(cf, ps, newRel, ch.Blob, fc.old); err != nil {
+		var made []*index.File
+		if fc.f, made, err = im.parseBlob(cf, ps, newRel, ch.Blob, fc.old); err != nil {
 			return fc, false, 1, ignoreUnreadable(err)
 		}
 		fc.blob = ch.Blob
-		im.cache.put(newRel, ch.Blob, fc.f)
+		im.cache.put(newRel, ch.Blob, fc.f, made, seq)
 	}
 	if oldOK && fc.old == nil {
 		base := fc.f
 		if oldRel != newRel {
 			base = nil
 		}
-		if fc.old, err = im.parseBlob(cf, ps, oldRel, ch.OldBlob, base); err != nil {
+		if fc.old, fc.owned, err = im.parseBlob(cf, ps, oldRel, ch.OldBlob, base); err != nil {
 			return fc, false, 1, ignoreUnreadable(err)
 		}
 	}
@@ -339,25 +264,27 @@ type unreadableError struct{ reason string }
 func (e unreadableError) Error() string { return e.reason }
 
 // parseBlob reads a blob and parses it as the workspace file rel,
-// incrementally from base (another version of rel) when given.
-func (im *importer) parseBlob(cf *catFile, ps map[*index.Language]*ts.Parser, rel, blob string, base *index.File) (*index.File, error) {
+// incrementally from base (another version of rel) when given. made are
+// the Files the parse created (the result and, for a stepwise reparse,
+// the steps whose trees it shares): they are released together.
+func (im *importer) parseBlob(cf *catFile, ps map[*index.Language]*ts.Parser, rel, blob string, base *index.File) (f *index.File, made []*index.File, err error) {
 	src, err := cf.Blob(blob, im.w.maxFileSize())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if reason := index.CheckContent(src); reason != "" {
-		return nil, unreadableError{reason}
+		return nil, nil, unreadableError{reason}
 	}
-	var f *index.File
 	if base != nil && base.Lang != nil && base.Path == rel && base.Segments() <= maxSegments {
-		f, err = im.w.reparseSteps(ps, base, src)
+		f, made, err = im.w.reparseSteps(ps, base, src)
 	} else {
 		f, err = im.w.Indexer.ParseSource(ps, index.LanguageFor(rel), rel, src)
+		made = []*index.File{f}
 	}
 	if err != nil {
-		return nil, unreadableError{err.Error()}
+		return nil, nil, unreadableError{err.Error()}
 	}
-	return f, nil
+	return f, made, nil
 }
 
 // relPath maps a repository path to the workspace-relative path; ok is

@@ -26,25 +26,34 @@ const (
 // as go-udiff/myers implements it) are grouped and applied one group at a
 // time, from the end of the file backwards, each step an index.Reparse of
 // one small region.
-func (w *Workspace) reparseSteps(ps map[*index.Language]*ts.Parser, base *index.File, newSrc []byte) (*index.File, error) {
+//
+// made are the Files created on the way (the result last), which own the
+// trees the result may share: release them together, after the result.
+func (w *Workspace) reparseSteps(ps map[*index.Language]*ts.Parser, base *index.File, newSrc []byte) (f *index.File, made []*index.File, err error) {
+	step := func(from *index.File, src []byte) (*index.File, error) {
+		next, err := w.Indexer.Reparse(ps, from, src)
+		if err == nil && next != from {
+			made = append(made, next)
+		}
+		return next, err
+	}
 	groups := editGroups(string(base.Src), myers.ComputeEdits(string(base.Src), string(newSrc)))
 	if len(groups) <= 1 || len(groups) > maxReparseSteps {
-		return w.Indexer.Reparse(ps, base, newSrc)
+		f, err = step(base, newSrc)
+		return f, made, err
 	}
 	cur, src := base, string(base.Src)
 	for k := len(groups) - 1; k >= 0; k-- {
 		e := groups[k]
 		src = src[:e.Start] + e.New + src[e.End:]
-		next, err := w.Indexer.Reparse(ps, cur, []byte(src))
-		if err != nil {
-			return nil, err
+		if cur, err = step(cur, []byte(src)); err != nil {
+			return nil, made, err
 		}
-		cur = next
 	}
 	if string(cur.Src) != string(newSrc) { // the edits did not reproduce it
-		return w.Indexer.Reparse(ps, base, newSrc)
+		cur, err = step(base, newSrc)
 	}
-	return cur, nil
+	return cur, made, err
 }
 
 // editGroups merges edits (sorted, non-overlapping, offsets in src) that
