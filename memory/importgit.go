@@ -98,7 +98,7 @@ func (w *Workspace) ImportGit(ctx context.Context, opts ImportGitOptions) (Impor
 			return res, err
 		}
 	}
-	if p.complete {
+	if p.complete && p.head != p.mark {
 		if err := w.setImportMark(p.branch, p.head); err != nil {
 			return res, err
 		}
@@ -110,6 +110,7 @@ func (w *Workspace) ImportGit(ctx context.Context, opts ImportGitOptions) (Impor
 // importPlan is the walk ImportGit does.
 type importPlan struct {
 	branch, head, prefix string
+	mark                 string // the previous run's last commit
 	// commits are the first-parent commits to examine, newest first, with
 	// their parents.
 	commits []planCommit
@@ -156,6 +157,7 @@ func (w *Workspace) importPlan(ctx context.Context, opts ImportGitOptions) (*imp
 	if err != nil {
 		return nil, err
 	}
+	p.mark = mark
 	if mark != "" && isAncestor(ctx, w.Root, mark, p.head) {
 		args, p.incremental = append(args, "^"+mark), true
 	}

@@ -22,7 +22,7 @@ import (
 type fileCache struct {
 	mu     sync.Mutex
 	byBlob map[string]*index.File
-	last   map[string]string         // path → blob cached for it
+	last   map[string]string        // path → blob cached for it
 	chains map[string][]*index.File // path → parses sharing trees
 	order  []string                 // paths, oldest entry first
 	// pending are the blobs being parsed, with the sequence number of
