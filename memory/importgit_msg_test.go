@@ -73,3 +73,24 @@ func TestGlobMatch(t *testing.T) {
 		}
 	}
 }
+
+// lineEdits applied to a give b, whatever is shared at the ends.
+func TestLineEdits(t *testing.T) {
+	for _, c := range [][2]string{
+		{"a\nb\nc\nd\n", "a\nB\nc\nD\n"},
+		{"a\nb\n", "a\nb\nc\n"},
+		{"x\na\nb\n", "a\nb\n"},
+		{"same\n", "same\n"},
+		{"p\nq", "p\nr"},
+	} {
+		edits := lineEdits(c[0], c[1])
+		got := c[0]
+		for i := len(edits) - 1; i >= 0; i-- {
+			e := edits[i]
+			got = got[:e.Start] + e.New + got[e.End:]
+		}
+		if got != c[1] {
+			t.Errorf("lineEdits(%q, %q) give %q", c[0], c[1], got)
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package memory
 
 import (
+	"strings"
+
 	udiff "github.com/aymanbagabas/go-udiff"
 	"github.com/aymanbagabas/go-udiff/myers"
 	ts "github.com/odvcencio/gotreesitter"
@@ -37,7 +39,7 @@ func (w *Workspace) reparseSteps(ps map[*index.Language]*ts.Parser, base *index.
 		}
 		return next, err
 	}
-	groups := editGroups(string(base.Src), myers.ComputeEdits(string(base.Src), string(newSrc)))
+	groups := lineEdits(string(base.Src), string(newSrc))
 	if len(groups) <= 1 || len(groups) > maxReparseSteps {
 		f, err = step(base, newSrc)
 		return f, made, err
@@ -54,6 +56,41 @@ func (w *Workspace) reparseSteps(ps map[*index.Language]*ts.Parser, base *index.
 		cur, err = step(base, newSrc)
 	}
 	return cur, made, err
+}
+
+// maxDiffLines bounds the lines of the changed middle of a file that
+// lineEdits diffs: Myers' algorithm keeps O(D·(N+M)) state, which a large
+// rewrite of a large file would make gigabytes.
+const maxDiffLines = 2000
+
+// lineEdits returns the grouped line edits from a to b (offsets in a):
+// the common prefix and suffix (whole lines) are cut first and only the
+// middle is diffed; nil when the middle is longer than maxDiffLines.
+func lineEdits(a, b string) []udiff.Edit {
+	p := 0
+	for p < len(a) && p < len(b) && a[p] == b[p] {
+		p++
+	}
+	p = strings.LastIndexByte(a[:p], '\n') + 1
+	s := 0
+	for s < len(a)-p && s < len(b)-p && a[len(a)-1-s] == b[len(b)-1-s] {
+		s++
+	}
+	if i := strings.IndexByte(a[len(a)-s:], '\n'); i >= 0 {
+		s -= i + 1
+	} else {
+		s = 0
+	}
+	ma, mb := a[p:len(a)-s], b[p:len(b)-s]
+	if strings.Count(ma, "\n")+strings.Count(mb, "\n") > maxDiffLines {
+		return nil
+	}
+	edits := myers.ComputeEdits(ma, mb)
+	for i := range edits {
+		edits[i].Start += p
+		edits[i].End += p
+	}
+	return editGroups(a, edits)
 }
 
 // editGroups merges edits (sorted, non-overlapping, offsets in src) that
