@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	ts "github.com/odvcencio/gotreesitter"
 )
 
 // ImportGitOptions select the commits ImportGit reads.
@@ -321,6 +323,9 @@ func (im *importer) collect(ctx context.Context, order chan chan commitResult, e
 				return err
 			}
 			pending = pending[:0]
+			// Parse arenas of released trees sit in gotreesitter's pools
+			// (up to megabytes each); give them back like index.Indexer.Run.
+			ts.DrainArenaPools()
 		}
 		if im.opts.Progress != nil {
 			im.opts.Progress(done, res.Commits)

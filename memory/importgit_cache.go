@@ -46,7 +46,7 @@ type retiredChain struct {
 // maxSegments the trees one cached parse may be made of: a path re-parsed
 // more often is parsed whole, which starts a new chain.
 const (
-	fileCacheSize = 64
+	fileCacheSize = 16
 	maxSegments   = 6
 )
 
