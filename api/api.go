@@ -77,6 +77,9 @@ type Interface interface {
 	// SuggestAnchors offers the definitions and files a memory's text
 	// mentions as anchors.
 	SuggestAnchors(ctx context.Context, args SuggestAnchorsArgs) (SuggestAnchorsResult, error)
+	// ImportGit turns the first-parent git history into memories anchored
+	// to the definitions each commit changed (one per commit, idempotent).
+	ImportGit(ctx context.Context, args ImportGitArgs) (ImportGitResult, error)
 }
 
 // The commands of Interface, by wire name. Writes marks commands that
@@ -106,6 +109,9 @@ var (
 	Import            = def("gloss.import", Interface.Import, info{verb: "import", writes: true})
 	ForgetAll         = def("gloss.forgetAll", Interface.ForgetAll, info{writes: true})
 	SuggestAnchors    = def("gloss.suggestAnchors", Interface.SuggestAnchors, info{verb: "suggest-anchors", doc: "Definitions and files a memory's text mentions, offered as anchors"})
+	// ImportGit is not marked writes: it runs for minutes, so a door runs
+	// it in the background; it takes the store's write lock per batch.
+	ImportGit = def("gloss.importGit", Interface.ImportGit, info{optional: true})
 )
 
 // Commands lists every command in the order docs/commands.md does.
@@ -113,6 +119,7 @@ var Commands = []Command{
 	Remember, RememberBatch, MemoriesAt, ShowMemories, MemoriesForSymbol, Search, Show,
 	Update, Verify, Forget, Restore, Check, List, Status, Index, Impact, Context,
 	Share, Unshare, Export, Import, ForgetAll, SuggestAnchors,
+	ImportGit,
 }
 
 // Names returns the wire names of Commands (the LSP server's

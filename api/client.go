@@ -117,3 +117,8 @@ func (c Client) ForgetAll(ctx context.Context, a ForgetAllArgs) (ForgetAllResult
 func (c Client) SuggestAnchors(ctx context.Context, a SuggestAnchorsArgs) (SuggestAnchorsResult, error) {
 	return call(ctx, c, SuggestAnchors, a)
 }
+
+// ImportGit implements Interface.
+func (c Client) ImportGit(ctx context.Context, a ImportGitArgs) (ImportGitResult, error) {
+	return call(ctx, c, ImportGit, a)
+}

@@ -12,8 +12,8 @@ import (
 // undone, apart from the memory keyspace so that no listing, lookup or
 // path index sees them:
 //
-//	g\0<id>  → the tombstone (package memory's encoding)
-const prefixForgotten = "g"
+//	t\0<id>  → the tombstone (package memory's encoding)
+const prefixForgotten = "t"
 
 // Tombstone removes memory id (its record and path entries paths) from the
 // memory keyspace and keeps data, its tombstone, in the forgotten

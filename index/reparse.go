@@ -86,6 +86,12 @@ func (ix *Indexer) reparse(parsers map[*Language]*ts.Parser, old *File, newSrc [
 	return f, nil
 }
 
+// Segments returns the number of syntax trees f's parse is made of: 1
+// for a full parse, more after Reparse. Each keeps a whole earlier tree
+// alive, so a caller that reparses a file again and again parses it whole
+// when this grows (Reparse itself does beyond 32).
+func (f *File) Segments() int { return len(f.segs) }
+
 // changed returns the changed span of oldSrc: [p, oldEnd) lies between the
 // longest common prefix and suffix of oldSrc and newSrc.
 func changed(oldSrc, newSrc []byte) (p, oldEnd int) {

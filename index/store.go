@@ -20,7 +20,10 @@ import (
 const SchemaVersion = 1
 
 // Key prefixes of the Pebble keyspace. Keys are prefix, then parts joined by
-// NUL bytes. Values are JSON objects carrying "v" (SchemaVersion).
+// NUL bytes. Values are JSON objects carrying "v" (SchemaVersion). The
+// other keyspaces are declared next to their code (records.go, hidden.go,
+// forgotten.go, summaries.go, importmark.go); every prefix must be
+// distinct and listed in TestKeyPrefixesDistinct.
 const (
 	prefixMeta     = "s" // s\0schema → version
 	prefixFile     = "f" // f\0path → FileRecord

@@ -34,6 +34,11 @@ func (s *Server) executeCommand(ctx context.Context, p executeCommandParams) (an
 	if !c.Writes() {
 		jsonrpc2.Async(ctx)
 	}
+	if c == api.Command(api.ImportGit) {
+		var end func()
+		ctx, end = s.commandProgress(ctx, p.WorkDoneToken, "gloss: importing git history")
+		defer end()
+	}
 	res, err := c.Dispatch(ctx, e, raw)
 	if fr, ok := res.(api.ForgetResult); ok && err == nil {
 		s.offerUndo(fr)

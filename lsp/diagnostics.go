@@ -94,6 +94,9 @@ func (s *Server) publishLocked(uri string, version *int, diags []Diagnostic) {
 func (s *Server) publishFolder(f *folder, mems []*memory.Memory) {
 	stale := map[string]bool{}
 	for _, m := range mems {
+		if m.Source == "imported_git" {
+			continue // history is expected to be stale: see diagnostics
+		}
 		for _, a := range m.Anchors {
 			if memory.IsStale(a.Status) {
 				stale[a.Path] = true
@@ -214,10 +217,15 @@ func dedupe(ms []*memory.Memory) []*memory.Memory {
 }
 
 // diagnostics returns one warning per stale anchor of mems in rel, placed
-// on the first line of the anchor in t.
+// on the first line of the anchor in t. Memories imported from git history
+// get none: that a commit's code changed later is what their hover shows,
+// not a problem to fix, and a long history would flood the problems list.
 func diagnostics(mems []*memory.Memory, rel string, t *text, enc string) []Diagnostic {
 	var out []Diagnostic
 	for _, m := range mems {
+		if m.Source == "imported_git" {
+			continue
+		}
 		for _, a := range m.Anchors {
 			if a.Path != rel || !memory.IsStale(a.Status) {
 				continue

@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/gloss-dev/gloss/memory"
@@ -22,11 +23,22 @@ func (s *Server) hover(ctx context.Context, p textDocumentPositionParams) (*Hove
 		return nil, nil
 	}
 	var b strings.Builder
-	for i, h := range hs {
-		if i > 0 {
+	var history []memory.Hit
+	for _, h := range hs {
+		if h.Memory.Source == "imported_git" {
+			history = append(history, h)
+			continue
+		}
+		if b.Len() > 0 {
 			b.WriteString("\n\n---\n\n")
 		}
 		writeMemoryMarkdown(&b, h.Memory, h.Anchor, sn.t)
+	}
+	if len(history) > 0 {
+		if b.Len() > 0 {
+			b.WriteString("\n\n---\n\n")
+		}
+		writeHistory(&b, history, hoverHistory)
 	}
 	rng := sn.t.lineRange(hs[0].Anchor.Range.StartLine, hs[0].Anchor.Range.LastLine(), s.encoding())
 	return &Hover{Contents: MarkupContent{Kind: "markdown", Value: b.String()}, Range: &rng}, nil
@@ -69,6 +81,35 @@ func writeMemoryMarkdown(b *strings.Builder, m *memory.Memory, a memory.Anchor, 
 			b.WriteString(d)
 			b.WriteString("```")
 		}
+	}
+}
+
+// hoverHistory is the number of imported commits a hover lists.
+const hoverHistory = 5
+
+// writeHistory renders memories imported from git history compactly: one
+// line per commit (date, type, title, author, status), newest first, at
+// most max lines and then "+N older", so a definition changed by forty
+// commits keeps a readable hover.
+func writeHistory(b *strings.Builder, hs []memory.Hit, max int) {
+	hs = append([]memory.Hit(nil), hs...)
+	sort.SliceStable(hs, func(i, j int) bool { return hs[i].Memory.CreatedAt.After(hs[j].Memory.CreatedAt) })
+	unit := "commits"
+	if len(hs) == 1 {
+		unit = "commit"
+	}
+	fmt.Fprintf(b, "**gloss · history** — %d %s\n", len(hs), unit)
+	for i, h := range hs {
+		if i == max {
+			fmt.Fprintf(b, "\n\n_+%d older_", len(hs)-max)
+			break
+		}
+		m := h.Memory
+		status := ""
+		if memory.IsStale(h.Anchor.Status) {
+			status = " · ⚠ " + strings.ReplaceAll(h.Anchor.Status, "_", " ") + " since"
+		}
+		fmt.Fprintf(b, "\n- %s · %s · **%s** — %s%s", m.CreatedAt.Format("2006-01-02"), m.Type, escapeMarkdown(m.Title), escapeMarkdown(m.Author), status)
 	}
 }
 

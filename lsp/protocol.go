@@ -185,8 +185,9 @@ type CodeAction struct {
 }
 
 type executeCommandParams struct {
-	Command   string            `json:"command"`
-	Arguments []json.RawMessage `json:"arguments"`
+	Command       string            `json:"command"`
+	Arguments     []json.RawMessage `json:"arguments"`
+	WorkDoneToken json.RawMessage   `json:"workDoneToken,omitempty"`
 }
 
 type workspaceSymbolParams struct {

@@ -172,7 +172,7 @@ func TestListTools(t *testing.T) {
 			t.Errorf("tool %s: description, input or output schema missing", tool.Name)
 		}
 	}
-	want := []string{"check", "context", "forget", "impact", "memories_at", "memories_for_symbol", "remember", "search", "show", "suggest_anchors", "update", "verify"}
+	want := []string{"check", "context", "forget", "impact", "import_git", "memories_at", "memories_for_symbol", "remember", "search", "show", "suggest_anchors", "update", "verify"}
 	slices.Sort(names)
 	if !slices.Equal(names, want) {
 		t.Errorf("tools = %v, want %v", names, want)

@@ -251,6 +251,7 @@ func (s *Server) addTools() {
 		Description: "Get a briefing for a task in one call: the memories on the files and definitions you will touch and those matching the task's words, ranked and packed into a token budget, as Markdown with [gloss:ID] citations. " +
 			"Call it at the start of a task, before editing."},
 		s.contextTool)
+	s.addImportGit()
 }
 
 func (s *Server) remember(ctx context.Context, _ *sdk.CallToolRequest, in RememberInput) (*sdk.CallToolResult, MemoryOutput, error) {

@@ -36,8 +36,8 @@ type ContextItem struct {
 	// Score orders items (higher first): 1 for each file or symbol match,
 	// plus the reciprocal rank 60/(60+rank) of the task in the fused
 	// search of memories (FusedSearch, seeded by the files and symbols;
-	// RRF, Cormack et al. 2009, k = 60); times the confidence; halved when
-	// stale.
+	// RRF, Cormack et al. 2009, k = 60); times the confidence and the
+	// source trust (SourceTrust); halved when stale.
 	Score float64
 	// Diff is what changed in the code of a stale memory (AnchorDiff,
 	// at most 12 lines).
@@ -103,7 +103,7 @@ func (w *Workspace) Context(ctx context.Context, req ContextRequest) ([]ContextI
 		if conf <= 0 {
 			conf = 1
 		}
-		it.Score *= conf
+		it.Score *= conf * SourceTrust(it.Memory.Source)
 		if it.Memory.Stale() {
 			it.Score /= 2
 			it.Diff = w.staleDiff(it.Memory)

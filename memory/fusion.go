@@ -53,11 +53,6 @@ const RRFK = 60
 //     named definitions themselves rank first in it).
 var RankerWeights = map[string]float64{RankerText: 1, RankerVector: 1, RankerCode: 0.9, RankerGraph: 0.5}
 
-// sourceTrust returns the trust multiplier of a memory's source (user,
-// agent, imported_git, …); 1 for every source until the import-git work's
-// SourceTrust (memory/trust.go) is merged and assigned here.
-var sourceTrust = func(source string) float64 { return 1 }
-
 // StaleFactor multiplies the fused score of a stale memory: ranked lower,
 // labelled, never hidden. Fused scores are compressed (1/61 for a first
 // rank, 1/80 for a twentieth), so the factor is mild: 0.85 moves a memory
@@ -386,7 +381,7 @@ func (f *fuser) results() []Result {
 			if c := r.Memory.Confidence; c > 0 && c < 1 {
 				e.Confidence = ConfidenceFloor + (1-ConfidenceFloor)*c
 			}
-			e.Trust = sourceTrust(r.Memory.Source)
+			e.Trust = SourceTrust(r.Memory.Source)
 			if r.Memory.Stale() {
 				e.Freshness = StaleFactor
 			}

@@ -137,7 +137,7 @@ func (w *Workspace) Search(ctx context.Context, query string, limit int) ([]Sear
 		if err != nil {
 			continue
 		}
-		score := sc.Score
+		score := sc.Score * SourceTrust(m.Source)
 		if m.Stale() {
 			score /= 2
 		}

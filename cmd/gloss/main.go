@@ -62,7 +62,7 @@ func newRoot() *cobra.Command {
 	root.AddCommand(
 		indexCmd(g), rememberCmd(g), checkCmd(g), atCmd(g), showCmd(g), listCmd(g),
 		verifyCmd(g), forgetCmd(g), statusCmd(g), searchCmd(g), lspCmd(g), daemonCmd(g), mcpCmd(g),
-		doctorCmd(g),
+		doctorCmd(g), importGitCmd(g),
 	)
 	root.AddCommand(teamCmds(g)...)
 	root.AddCommand(genericVerbs(g, root)...)

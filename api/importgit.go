@@ -1,0 +1,66 @@
+package api
+
+import (
+	"context"
+	"errors"
+
+	"github.com/gloss-dev/gloss/memory"
+)
+
+// ImportGitArgs are the arguments of gloss.importGit (all optional):
+// Since is a date (YYYY-MM-DD or RFC 3339) or a revision after which
+// commits are read; Limit the most first-parent commits read, newest
+// first; Paths a glob or directory (workspace-relative) the files must
+// match; Merges imports merge commits too; MaxDefinitions skips commits
+// changing more definitions (default memory.DefaultMaxDefinitions).
+type ImportGitArgs struct {
+	Since          string `json:"since,omitempty"`
+	Limit          int    `json:"limit,omitempty"`
+	Paths          string `json:"paths,omitempty"`
+	Merges         bool   `json:"merges,omitempty"`
+	MaxDefinitions int    `json:"max_definitions,omitempty"`
+}
+
+// ImportGitResult is the result of gloss.importGit (memory.ImportGitResult):
+// commits examined, memories created, commits skipped by reason.
+type ImportGitResult = memory.ImportGitResult
+
+// Progress receives the progress of a long command: done of total units
+// (commits for gloss.importGit).
+type Progress func(done, total int)
+
+type progressKey struct{}
+
+// WithProgress returns ctx carrying p: commands that report progress
+// (gloss.importGit) call it. Doors attach it: the LSP server sends
+// $/progress, the CLI draws a progress bar.
+func WithProgress(ctx context.Context, p Progress) context.Context {
+	return context.WithValue(ctx, progressKey{}, p)
+}
+
+// progressOf returns the Progress of ctx, or nil.
+func progressOf(ctx context.Context) Progress {
+	p, _ := ctx.Value(progressKey{}).(Progress)
+	return p
+}
+
+// ImportGit implements Interface: into the first workspace folder. It
+// reports progress to the context's Progress (WithProgress).
+func (e *Engine) ImportGit(ctx context.Context, a ImportGitArgs) (ImportGitResult, error) {
+	ws := e.Host.Workspaces()
+	if len(ws) == 0 {
+		return ImportGitResult{}, invalid("%s: no workspace folder is open", ImportGit.name)
+	}
+	opts := memory.ImportGitOptions{Since: a.Since, Limit: a.Limit, Paths: a.Paths, Merges: a.Merges, MaxDefinitions: a.MaxDefinitions}
+	if p := progressOf(ctx); p != nil {
+		opts.Progress = p
+	}
+	res, err := ws[0].ImportGit(ctx, opts)
+	if res.Created > 0 {
+		e.Host.Changed(ws[0], nil, true)
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return res, invalid("%s: %v", ImportGit.name, err)
+	}
+	return res, err
+}

@@ -1,0 +1,385 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	ts "github.com/odvcencio/gotreesitter"
+)
+
+// ImportGitOptions select the commits ImportGit reads.
+type ImportGitOptions struct {
+	// Since limits the walk to commits after a date (YYYY-MM-DD or RFC
+	// 3339, by commit date) or after a revision (exclusive); "" for all.
+	Since string `json:"since,omitempty"`
+	// Limit is the most first-parent commits examined, newest first; 0
+	// for no limit.
+	Limit int `json:"limit,omitempty"`
+	// Paths keeps only files matching a glob (path.Match, "**" for any
+	// directories) or below a directory, relative to the workspace root.
+	Paths string `json:"paths,omitempty"`
+	// Merges imports merge commits too (their diff against the first
+	// parent, titled by the pull request); skipped by default.
+	Merges bool `json:"merges,omitempty"`
+	// MaxDefinitions skips commits that change more definitions; 0 means
+	// DefaultMaxDefinitions.
+	MaxDefinitions int `json:"max_definitions,omitempty"`
+	// Progress, when set, is called after each commit with the commits
+	// done and the total.
+	Progress func(done, total int) `json:"-"`
+}
+
+// DefaultMaxDefinitions is the number of changed definitions above which a
+// commit is skipped as too broad to explain any one of them.
+const DefaultMaxDefinitions = 25
+
+// ImportGitResult is what ImportGit did.
+type ImportGitResult struct {
+	// Branch and Head are the branch imported and its commit.
+	Branch string `json:"branch"`
+	Head   string `json:"head"`
+	// Commits counts the first-parent commits examined; Created the
+	// memories created (one per commit); Anchors their anchors; Stale the
+	// created memories whose code changed since their commit.
+	Commits int `json:"commits"`
+	Created int `json:"created"`
+	Anchors int `json:"anchors"`
+	Stale   int `json:"stale"`
+	// Skipped counts the commits without a memory, by reason (Skip*
+	// constants).
+	Skipped map[string]int `json:"skipped"`
+	// Unreadable counts files whose content git could not give (missing
+	// from a partial clone) or that were too large or not text.
+	Unreadable int `json:"unreadable_files,omitempty"`
+	// Incremental reports that the walk started after the commit the
+	// previous run recorded.
+	Incremental bool `json:"incremental"`
+	// Elapsed is the wall time.
+	Elapsed time.Duration `json:"elapsed_ns"`
+}
+
+// importFlush is the number of memories written per durable batch.
+const importFlush = 256
+
+// ImportGit turns the first-parent history of the workspace's git
+// repository into memories: one per commit (source imported_git), anchored
+// to the definitions the commit changed as they were right after it, then
+// resolved against the working tree, so a memory whose code changed again
+// later is stale. Commits that explain no code are skipped and counted by
+// reason. The memory id is derived from the commit (commitMemoryID), so a
+// commit is never imported twice, and the last commit examined on the
+// branch is recorded so that the next run reads only newer commits; a
+// rewritten history is walked again and its known commits skipped.
+func (w *Workspace) ImportGit(ctx context.Context, opts ImportGitOptions) (ImportGitResult, error) {
+	start := time.Now()
+	res := ImportGitResult{Skipped: map[string]int{}}
+	if opts.Limit < 0 || opts.MaxDefinitions < 0 {
+		return res, fmt.Errorf("limit and max definitions must not be negative")
+	}
+	if opts.MaxDefinitions == 0 {
+		opts.MaxDefinitions = DefaultMaxDefinitions
+	}
+	if err := checkGlob(opts.Paths); err != nil {
+		return res, err
+	}
+	p, err := w.importPlan(ctx, opts)
+	if err != nil {
+		return res, err
+	}
+	res.Branch, res.Head, res.Incremental, res.Commits = p.branch, p.head, p.incremental, len(p.commits)
+	if len(p.commits) > 0 {
+		if _, err := w.Index(ctx); err != nil {
+			return res, err
+		}
+		if err := w.runImport(ctx, p, opts, &res); err != nil {
+			return res, err
+		}
+	}
+	if p.complete && p.head != p.mark {
+		if err := w.setImportMark(p.branch, p.head); err != nil {
+			return res, err
+		}
+	}
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+// importPlan is the walk ImportGit does.
+type importPlan struct {
+	branch, head, prefix string
+	mark                 string // the previous run's last commit
+	// commits are the first-parent commits to examine, newest first, with
+	// their parents.
+	commits []planCommit
+	// base is the first parent of the oldest commit ("" for a root).
+	base string
+	// complete: the walk reaches the previous run's mark or the root, so
+	// the head may be recorded as the new mark.
+	complete, incremental bool
+	remote                string
+}
+
+type planCommit struct {
+	hash    string
+	parents int
+}
+
+// importPlan lists the commits to examine with `git rev-list
+// --first-parent --parents`.
+func (w *Workspace) importPlan(ctx context.Context, opts ImportGitOptions) (*importPlan, error) {
+	p := &importPlan{}
+	var err error
+	if p.head, err = gitOut(ctx, w.Root, "rev-parse", "--verify", "-q", "HEAD^{commit}"); err != nil || p.head == "" {
+		return nil, fmt.Errorf("%s is not in a git repository with commits", w.Root)
+	}
+	if p.branch, _ = gitOut(ctx, w.Root, "rev-parse", "--abbrev-ref", "HEAD"); p.branch == "" {
+		p.branch = "HEAD"
+	}
+	p.prefix, _ = gitOut(ctx, w.Root, "rev-parse", "--show-prefix")
+	p.remote, _ = gitOut(ctx, w.Root, "config", "--get", "remote.origin.url")
+	args := []string{"rev-list", "--first-parent", "--parents"}
+	if opts.Limit > 0 {
+		args = append(args, "--max-count="+strconv.Itoa(opts.Limit))
+	}
+	args = append(args, p.head)
+	cut := opts.Limit > 0
+	if opts.Since != "" {
+		a, err := sinceArg(ctx, w.Root, opts.Since)
+		if err != nil {
+			return nil, err
+		}
+		args, cut = append(args, a), true
+	}
+	mark, err := w.Store.ImportMark(p.branch)
+	if err != nil {
+		return nil, err
+	}
+	p.mark = mark
+	if mark != "" && isAncestor(ctx, w.Root, mark, p.head) {
+		args, p.incremental = append(args, "^"+mark), true
+	}
+	out, err := gitOut(ctx, w.Root, args...)
+	if err != nil {
+		return nil, fmt.Errorf("git rev-list: %w", err)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) > 0 {
+			p.commits = append(p.commits, planCommit{hash: f[0], parents: len(f) - 1})
+			p.base = ""
+			if len(f) > 1 {
+				p.base = f[1]
+			}
+		}
+	}
+	p.complete = !cut || p.base == "" || (p.incremental && p.base == mark) || len(p.commits) == 0 && p.incremental
+	return p, nil
+}
+
+// sinceArg turns --since into a rev-list argument: a date (YYYY-MM-DD or
+// RFC 3339) becomes --since=, a revision ^REV.
+func sinceArg(ctx context.Context, dir, since string) (string, error) {
+	for _, layout := range []string{"2006-01-02", time.RFC3339, "2006-01-02T15:04:05", "2006-01-02 15:04:05"} {
+		if t, err := time.Parse(layout, since); err == nil {
+			return "--since=" + t.Format(time.RFC3339), nil
+		}
+	}
+	if strings.HasPrefix(since, "-") {
+		return "", fmt.Errorf("--since %q is neither a date (YYYY-MM-DD) nor a revision", since)
+	}
+	rev, err := gitOut(ctx, dir, "rev-parse", "--verify", "-q", since+"^{commit}")
+	if err != nil || rev == "" {
+		return "", fmt.Errorf("--since %q is neither a date (YYYY-MM-DD) nor a revision", since)
+	}
+	return "^" + rev, nil
+}
+
+// isAncestor reports whether commit a is an ancestor of b (false when a
+// is no longer in the repository, e.g. after a rewrite and gc).
+func isAncestor(ctx context.Context, dir, a, b string) bool {
+	return gitCmd(ctx, dir, "merge-base", "--is-ancestor", a, b).Run() == nil
+}
+
+// gitOut runs git and returns its trimmed output.
+func gitOut(ctx context.Context, dir string, args ...string) (string, error) {
+	out, err := gitCmd(ctx, dir, args...).Output()
+	return strings.TrimSpace(string(out)), err
+}
+
+// setImportMark records head as the last imported commit of branch.
+func (w *Workspace) setImportMark(branch, head string) error {
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
+	b := w.Store.NewMemoryBatch()
+	if err := b.SetImportMark(branch, head); err != nil {
+		b.Close()
+		return err
+	}
+	return w.commit(b, nil, nil)
+}
+
+// runImport streams the planned commits through the parse workers and
+// stores their memories in order.
+func (w *Workspace) runImport(ctx context.Context, p *importPlan, opts ImportGitOptions, res *ImportGitResult) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	revs := []string{p.head}
+	if p.base != "" {
+		revs = append(revs, "^"+p.base)
+	}
+	lr, err := startLog(ctx, w.Root, revs)
+	if err != nil {
+		return err
+	}
+	defer lr.Close()
+	merges := map[string]bool{}
+	for _, c := range p.commits {
+		if c.parents > 1 {
+			merges[c.hash] = true
+		}
+	}
+	im := &importer{w: w, plan: p, opts: opts, cache: newFileCache()}
+	workers := max(1, runtime.GOMAXPROCS(0))
+	order := make(chan chan commitResult, 2*workers)
+	jobs := make(chan importJob, 2*workers)
+	errc := make(chan error, workers+1)
+	for range workers {
+		go im.worker(ctx, jobs, errc)
+	}
+	go func() {
+		defer close(order)
+		defer close(jobs)
+		for seq := 0; ; seq++ {
+			c, err := lr.Next()
+			if err == io.EOF {
+				return
+			}
+			if err != nil {
+				errc <- err
+				return
+			}
+			out := make(chan commitResult, 1)
+			if reason := im.precheck(c, merges[c.Hash]); reason != "" {
+				out <- commitResult{skip: reason}
+			} else {
+				select {
+				case jobs <- importJob{seq: seq, c: c, out: out}:
+				case <-ctx.Done():
+					return
+				}
+			}
+			select {
+			case order <- out:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	if err := im.collect(ctx, order, errc, res, 8*workers+8); err != nil {
+		return err
+	}
+	im.cache.close()
+	return nil
+}
+
+// collect stores the results in commit order, flushing every importFlush
+// memories, and reports progress. Once commit k is stored, no commit
+// before k+window can still read a parse retired by commit k's time: such
+// parses are released (fileCache.reclaim).
+func (im *importer) collect(ctx context.Context, order chan chan commitResult, errc chan error, res *ImportGitResult, window int) error {
+	r, err := im.w.newResolver()
+	if err != nil {
+		return err
+	}
+	defer r.release()
+	var pending []*Memory
+	done := 0
+	for out := range order {
+		var cr commitResult
+		select {
+		case cr = <-out:
+		case err := <-errc:
+			return err
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		done++
+		im.cache.reclaim(done - 1 - window)
+		res.Unreadable += cr.unreadable
+		switch {
+		case cr.err != nil:
+			return cr.err
+		case cr.skip != "":
+			res.Skipped[cr.skip]++
+		default:
+			pending = append(pending, cr.mem)
+		}
+		if len(pending) >= importFlush {
+			if err := im.flush(r, pending, res); err != nil {
+				return err
+			}
+			pending = pending[:0]
+			// Parse arenas of released trees sit in gotreesitter's pools
+			// (up to megabytes each); give them back like index.Indexer.Run.
+			ts.DrainArenaPools()
+		}
+		if im.opts.Progress != nil {
+			im.opts.Progress(done, res.Commits)
+		}
+	}
+	select {
+	case err := <-errc:
+		return err
+	default:
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return im.flush(r, pending, res)
+}
+
+// flush resolves the anchors of mems against the working tree and stores
+// them in one durable batch.
+func (im *importer) flush(r *resolver, mems []*Memory, res *ImportGitResult) error {
+	if len(mems) == 0 {
+		return nil
+	}
+	w := im.w
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
+	b := w.Store.NewMemoryBatch()
+	var stored []*Memory
+	for _, m := range mems {
+		if _, err := w.Store.Memory(m.ID); err == nil {
+			res.Skipped[SkipImported]++
+			continue
+		}
+		for i := range m.Anchors {
+			if r.needs(&m.Anchors[i]) {
+				m.Anchors[i] = r.resolve(m.Anchors[i])
+			}
+		}
+		if err := putMemory(b, nil, m); err != nil {
+			b.Close()
+			return err
+		}
+		stored = append(stored, m)
+		res.Created++
+		res.Anchors += len(m.Anchors)
+		if m.Stale() {
+			res.Stale++
+		}
+	}
+	if len(stored) == 0 {
+		b.Close()
+		return nil
+	}
+	if err := w.commit(b, stored, nil); err != nil {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,388 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+	"sync"
+
+	ts "github.com/odvcencio/gotreesitter"
+
+	"github.com/gloss-dev/gloss/index"
+)
+
+// importer holds the state of one ImportGit run shared by its workers.
+type importer struct {
+	w     *Workspace
+	plan  *importPlan
+	opts  ImportGitOptions
+	cache *fileCache
+}
+
+// importJob is one commit for a worker; the result goes to out.
+type importJob struct {
+	seq int // position in the walk
+	c   *gitCommit
+	out chan commitResult
+}
+
+// commitResult is a commit's memory, or the reason it has none.
+type commitResult struct {
+	mem        *Memory
+	skip       string
+	unreadable int
+	err        error
+}
+
+// precheck returns the skip reason a commit's metadata alone gives
+// (merge, bot, routine message, already imported), or "".
+func (im *importer) precheck(c *gitCommit, merge bool) string {
+	switch {
+	case (merge || len(c.Parents) > 1) && !im.opts.Merges:
+		return SkipMerge
+	case isBot(c.Author, c.Email):
+		return SkipBot
+	case noiseMessage(c.Message) && !(im.opts.Merges && len(c.Parents) > 1):
+		return SkipMessage
+	}
+	if id, err := commitMemoryID(c.Hash, c.Time); err == nil {
+		if _, err := im.w.Store.Memory(id); err == nil {
+			return SkipImported
+		}
+	}
+	return ""
+}
+
+// worker turns jobs into results with its own `git cat-file` process and
+// parsers.
+func (im *importer) worker(ctx context.Context, jobs <-chan importJob, errc chan<- error) {
+	cf, err := startCatFile(ctx, im.w.Root)
+	if err != nil {
+		errc <- err
+		return
+	}
+	defer cf.Close()
+	ps := im.w.takeParsers()
+	defer im.w.putParsers(ps)
+	for {
+		select {
+		case j, ok := <-jobs:
+			if !ok {
+				return
+			}
+			j.out <- im.process(cf, ps, j)
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// fileChange is one code file of a commit after comparison.
+type fileChange struct {
+	f, old  *index.File // right after the commit and before (nil: deleted, added)
+	blob    string
+	owned   []*index.File // parses of old made for this commit alone
+	touched []index.Definition
+	removed int
+}
+
+// sameTokens reports whether the file's normalized tokens (comments and
+// whitespace dropped) are unchanged by the commit.
+func (fc fileChange) sameTokens() bool {
+	if fc.f == nil || fc.old == nil {
+		return false
+	}
+	return index.HashTokens(fc.f.Tokens(0, len(fc.f.Src))) == index.HashTokens(fc.old.Tokens(0, len(fc.old.Src)))
+}
+
+// process compares every code file the commit changed with its first
+// parent's version and builds the commit's memory.
+func (im *importer) process(cf *catFile, ps map[*index.Language]*ts.Parser, j importJob) (res commitResult) {
+	c := j.c
+	var files []fileChange
+	defer func() {
+		for _, fc := range files {
+			for _, f := range fc.owned {
+				f.Release()
+			}
+		}
+	}()
+	for _, ch := range c.Changes {
+		fc, ok, unreadable, err := im.compare(cf, ps, j.seq, ch)
+		res.unreadable += unreadable
+		if err != nil {
+			res.err = err
+			return res
+		}
+		if ok {
+			files = append(files, fc)
+		}
+	}
+	var st commitStats
+	for _, fc := range files {
+		st.Files++
+		st.Removed += fc.removed
+		for _, d := range fc.touched {
+			if fc.old != nil && hasSymbol(fc.old, d.Symbol) {
+				st.Changed++
+			} else {
+				st.Added++
+			}
+		}
+	}
+	n := st.Changed + st.Added
+	switch {
+	case n > im.opts.MaxDefinitions:
+		res.skip = SkipHuge
+	case n == 0 && len(files) > 0 && st.Removed == 0 && allSameTokens(files):
+		res.skip = SkipFormatting
+	case n == 0:
+		res.skip = SkipNoDefinitions
+	}
+	if res.skip != "" {
+		return res
+	}
+	m, err := im.commitMemory(c, files, st)
+	if err != nil {
+		res.skip = SkipRefused
+		return res
+	}
+	res.mem = m
+	return res
+}
+
+func allSameTokens(files []fileChange) bool {
+	for _, fc := range files {
+		if !fc.sameTokens() {
+			return false
+		}
+	}
+	return true
+}
+
+func hasSymbol(f *index.File, sym string) bool {
+	for _, d := range f.Defs {
+		if d.Symbol == sym {
+			return true
+		}
+	}
+	return false
+}
+
+// compare reads and parses both versions of a changed file. ok is false
+// for files outside the workspace, the path filter or the parsed
+// languages, and for unreadable ones (counted in unreadable).
+func (im *importer) compare(cf *catFile, ps map[*index.Language]*ts.Parser, seq int, ch gitChange) (fc fileChange, ok bool, unreadable int, err error) {
+	newRel, newOK := im.relPath(ch.Path)
+	oldRel, oldOK := im.relPath(ch.OldPath)
+	newOK, oldOK = newOK && ch.Blob != "", oldOK && ch.OldBlob != ""
+	if !newOK && !oldOK {
+		return fc, false, 0, nil
+	}
+	if newOK {
+		defer im.cache.start(ch.Blob, seq)()
+	}
+	if oldOK {
+		fc.old = im.cache.get(ch.OldBlob, seq)
+	}
+	if newOK {
+		var made []*index.File
+		if fc.f, made, err = im.parseBlob(cf, ps, newRel, ch.Blob, fc.old); err != nil {
+			return fc, false, 1, ignoreUnreadable(err)
+		}
+		fc.blob = ch.Blob
+		im.cache.put(newRel, ch.Blob, fc.f, made, seq)
+	}
+	if oldOK && fc.old == nil {
+		base := fc.f
+		if oldRel != newRel {
+			base = nil
+		}
+		if fc.old, fc.owned, err = im.parseBlob(cf, ps, oldRel, ch.OldBlob, base); err != nil {
+			return fc, false, 1, ignoreUnreadable(err)
+		}
+	}
+	if fc.f != nil {
+		fc.touched = touchedDefs(fc.f, fc.old)
+	}
+	if fc.old != nil {
+		for _, d := range fc.old.Defs {
+			if fc.f == nil || !hasSymbol(fc.f, d.Symbol) {
+				fc.removed++
+			}
+		}
+	}
+	return fc, true, 0, nil
+}
+
+// touchedDefs returns the definitions of f that are new or whose content
+// hash differs from old's, leaving out a definition when one of its
+// children is touched (the change is the child's).
+func touchedDefs(f, old *index.File) []index.Definition {
+	before := map[string]string{}
+	if old != nil {
+		for _, d := range old.Defs {
+			before[d.Symbol] = d.ContentHash
+		}
+	}
+	var out []index.Definition
+	parents := map[string]bool{}
+	for _, d := range f.Defs {
+		if h, ok := before[d.Symbol]; ok && h == d.ContentHash {
+			continue
+		}
+		out = append(out, d)
+		if d.Parent != "" {
+			parents[d.Parent] = true
+		}
+	}
+	kept := out[:0]
+	for _, d := range out {
+		if !parents[d.Symbol] {
+			kept = append(kept, d)
+		}
+	}
+	return kept
+}
+
+// ignoreUnreadable turns the errors of one unreadable file (missing blob,
+// too large, not text, unparsable) into nil; others (git died) stay.
+func ignoreUnreadable(err error) error {
+	var ue unreadableError
+	if errors.Is(err, errMissing) || errors.Is(err, errTooLarge) || errors.As(err, &ue) {
+		return nil
+	}
+	return err
+}
+
+// unreadableError is a file whose content gloss does not parse.
+type unreadableError struct{ reason string }
+
+func (e unreadableError) Error() string { return e.reason }
+
+// parseBlob reads a blob and parses it as the workspace file rel,
+// incrementally from base (another version of rel) when given. made are
+// the Files the parse created (the result and, for a stepwise reparse,
+// the steps whose trees it shares): they are released together.
+func (im *importer) parseBlob(cf *catFile, ps map[*index.Language]*ts.Parser, rel, blob string, base *index.File) (f *index.File, made []*index.File, err error) {
+	src, err := cf.Blob(blob, im.w.maxFileSize())
+	if err != nil {
+		return nil, nil, err
+	}
+	if reason := index.CheckContent(src); reason != "" {
+		return nil, nil, unreadableError{reason}
+	}
+	if base != nil && base.Lang != nil && base.Path == rel && base.Segments() <= maxSegments {
+		f, made, err = im.w.reparseSteps(ps, base, src)
+	} else {
+		f, err = im.w.Indexer.ParseSource(ps, index.LanguageFor(rel), rel, src)
+		made = []*index.File{f}
+	}
+	if err != nil {
+		return nil, nil, unreadableError{err.Error()}
+	}
+	return f, made, nil
+}
+
+// relPath maps a repository path to the workspace-relative path; ok is
+// false outside the workspace, under vendor/ or node_modules/, for
+// languages gloss does not parse and for paths the filter excludes.
+func (im *importer) relPath(p string) (string, bool) {
+	if p == "" || !strings.HasPrefix(p, im.plan.prefix) {
+		return "", false
+	}
+	rel := strings.TrimPrefix(p, im.plan.prefix)
+	if index.LanguageFor(rel) == nil || index.CheckSourcePath(rel) != nil {
+		return "", false
+	}
+	for _, seg := range strings.Split(path.Dir(rel), "/") {
+		if seg == "vendor" || seg == "node_modules" {
+			return "", false
+		}
+	}
+	if im.opts.Paths != "" && !globMatch(im.opts.Paths, rel) {
+		return "", false
+	}
+	return rel, true
+}
+
+// commitMemory builds the memory of a commit from its touched
+// definitions (anchors as right after the commit; resolved later).
+func (im *importer) commitMemory(c *gitCommit, files []fileChange, st commitStats) (*Memory, error) {
+	id, err := commitMemoryID(c.Hash, c.Time)
+	if err != nil {
+		return nil, err
+	}
+	m, err := im.w.memoryFromRequest(RememberRequest{
+		Text: commitBody(c, githubBase(im.plan.remote), st), Title: commitTitle(c.Message),
+		Type: commitType(c.Message), Source: "imported_git", Author: c.Author,
+	})
+	if err != nil {
+		return nil, err
+	}
+	m.ID, m.CreatedAt, m.UpdatedAt, m.VerifiedAt = id, c.Time, c.Time, c.Time
+	m.GitCommit, m.GitBranch = c.Hash, im.plan.branch
+	for _, fc := range files {
+		for _, d := range fc.touched {
+			a := im.w.symbolAnchor(fc.f, d)
+			a.GitCommit, a.GitBlob = c.Hash, fc.blob
+			m.Anchors = append(m.Anchors, a)
+		}
+	}
+	return m, nil
+}
+
+// globRE caches compiled "**" globs.
+var globRE sync.Map
+
+// globMatch matches rel against a --paths pattern: path.Match, "**"
+// matching any number of directories, or a directory prefix.
+func globMatch(pattern, rel string) bool {
+	if !strings.Contains(pattern, "**") {
+		return pathMatches(pattern, rel)
+	}
+	re, ok := globRE.Load(pattern)
+	if !ok {
+		re = regexp.MustCompile(globRegexp(pattern))
+		globRE.Store(pattern, re)
+	}
+	return re.(*regexp.Regexp).MatchString(rel)
+}
+
+// globRegexp translates a glob with "**" into an anchored regexp.
+func globRegexp(pattern string) string {
+	var b strings.Builder
+	b.WriteString("^")
+	for i := 0; i < len(pattern); i++ {
+		switch c := pattern[i]; {
+		case strings.HasPrefix(pattern[i:], "**/"):
+			b.WriteString("(.*/)?")
+			i += 2
+		case strings.HasPrefix(pattern[i:], "**"):
+			b.WriteString(".*")
+			i++
+		case c == '*':
+			b.WriteString("[^/]*")
+		case c == '?':
+			b.WriteString("[^/]")
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString("$")
+	return b.String()
+}
+
+// checkGlob reports a malformed --paths pattern.
+func checkGlob(pattern string) error {
+	if pattern == "" || strings.Contains(pattern, "**") {
+		return nil
+	}
+	if _, err := path.Match(pattern, ""); err != nil {
+		return fmt.Errorf("--paths %q: %v", pattern, err)
+	}
+	return nil
+}

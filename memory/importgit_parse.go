@@ -1,0 +1,110 @@
+package memory
+
+import (
+	"strings"
+
+	udiff "github.com/aymanbagabas/go-udiff"
+	"github.com/aymanbagabas/go-udiff/myers"
+	ts "github.com/odvcencio/gotreesitter"
+
+	"github.com/gloss-dev/gloss/index"
+)
+
+const (
+	// maxReparseSteps is the most edit groups reparseSteps applies one at
+	// a time; a commit with more changes in one file is re-parsed from
+	// its base at once (index.Reparse, which may parse it whole).
+	maxReparseSteps = 8
+	// editJoin is the gap in bytes below which two line edits are re-parsed
+	// as one group.
+	editJoin = 256
+)
+
+// reparseSteps returns the parse of newSrc, a later version of base's
+// file. index.Reparse re-parses the span between the longest common prefix
+// and suffix, which for a commit editing two distant places is most of
+// the file; so the line edits between the versions (Myers' algorithm,
+// E. W. Myers, "An O(ND) Difference Algorithm and Its Variations", 1986,
+// as go-udiff/myers implements it) are grouped and applied one group at a
+// time, from the end of the file backwards, each step an index.Reparse of
+// one small region.
+//
+// made are the Files created on the way (the result last), which own the
+// trees the result may share: release them together, after the result.
+func (w *Workspace) reparseSteps(ps map[*index.Language]*ts.Parser, base *index.File, newSrc []byte) (f *index.File, made []*index.File, err error) {
+	step := func(from *index.File, src []byte) (*index.File, error) {
+		next, err := w.Indexer.Reparse(ps, from, src)
+		if err == nil && next != from {
+			made = append(made, next)
+		}
+		return next, err
+	}
+	groups := lineEdits(string(base.Src), string(newSrc))
+	if len(groups) <= 1 || len(groups) > maxReparseSteps {
+		f, err = step(base, newSrc)
+		return f, made, err
+	}
+	cur, src := base, string(base.Src)
+	for k := len(groups) - 1; k >= 0; k-- {
+		e := groups[k]
+		src = src[:e.Start] + e.New + src[e.End:]
+		if cur, err = step(cur, []byte(src)); err != nil {
+			return nil, made, err
+		}
+	}
+	if string(cur.Src) != string(newSrc) { // the edits did not reproduce it
+		cur, err = step(base, newSrc)
+	}
+	return cur, made, err
+}
+
+// maxDiffLines bounds the lines of the changed middle of a file that
+// lineEdits diffs: Myers' algorithm keeps O(D·(N+M)) state, which a large
+// rewrite of a large file would make gigabytes.
+const maxDiffLines = 2000
+
+// lineEdits returns the grouped line edits from a to b (offsets in a):
+// the common prefix and suffix (whole lines) are cut first and only the
+// middle is diffed; nil when the middle is longer than maxDiffLines.
+func lineEdits(a, b string) []udiff.Edit {
+	p := 0
+	for p < len(a) && p < len(b) && a[p] == b[p] {
+		p++
+	}
+	p = strings.LastIndexByte(a[:p], '\n') + 1
+	s := 0
+	for s < len(a)-p && s < len(b)-p && a[len(a)-1-s] == b[len(b)-1-s] {
+		s++
+	}
+	if i := strings.IndexByte(a[len(a)-s:], '\n'); i >= 0 {
+		s -= i + 1
+	} else {
+		s = 0
+	}
+	ma, mb := a[p:len(a)-s], b[p:len(b)-s]
+	if strings.Count(ma, "\n")+strings.Count(mb, "\n") > maxDiffLines {
+		return nil
+	}
+	edits := myers.ComputeEdits(ma, mb)
+	for i := range edits {
+		edits[i].Start += p
+		edits[i].End += p
+	}
+	return editGroups(a, edits)
+}
+
+// editGroups merges edits (sorted, non-overlapping, offsets in src) that
+// touch or lie within editJoin bytes of each other into one edit each.
+func editGroups(src string, edits []udiff.Edit) []udiff.Edit {
+	var out []udiff.Edit
+	for _, e := range edits {
+		if n := len(out); n > 0 && e.Start-out[n-1].End <= editJoin && e.Start >= out[n-1].End {
+			last := &out[n-1]
+			last.New += src[last.End:e.Start] + e.New
+			last.End = e.End
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
