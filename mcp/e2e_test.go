@@ -76,7 +76,7 @@ func exercise(t *testing.T, f *fixture) string {
 		t.Errorf("server name = %q", got)
 	}
 	tools, err := f.cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 12 {
+	if err != nil || len(tools.Tools) != len(toolNames) {
 		t.Fatalf("tools: %v, %v", tools, err)
 	}
 	first, last := testutil.DefLines(t, serviceGo, "func retry")
