@@ -29,10 +29,29 @@ const (
 // definition; otherwise it is a span anchor inside the innermost enclosing
 // definition. It returns an error when the lines are out of range.
 func (w *Workspace) anchorAt(f *index.File, first, last int) (Anchor, error) {
-	n := f.Lines.Count()
-	if first < 0 || last < first || last >= n {
-		return Anchor{}, fmt.Errorf("lines %d-%d are out of range: %s has %d lines", first+1, last+1, f.Path, n)
+	if err := checkLines(f, first, last); err != nil {
+		return Anchor{}, err
 	}
+	if best := definitionAt(f, first, last); best != nil {
+		return w.symbolAnchor(f, *best), nil
+	}
+	return w.spanAnchor(f, first, last), nil
+}
+
+// checkLines returns an error when the 0-based lines first..last are not
+// an ordered range of lines of f.
+func checkLines(f *index.File, first, last int) error {
+	if n := f.Lines.Count(); first < 0 || last < first || last >= n {
+		return fmt.Errorf("lines %d-%d are out of range: %s has %d lines", first+1, last+1, f.Path, n)
+	}
+	return nil
+}
+
+// definitionAt returns the outermost definition of f that the 0-based
+// lines first..last cover exactly (from its doc comment or first line to
+// its last line), or nil. It reads only f.Defs, so a file built from its
+// stored record (index.RecordFile) answers as its parse does.
+func definitionAt(f *index.File, first, last int) *index.Definition {
 	var best *index.Definition
 	for i := range f.Defs {
 		d := &f.Defs[i]
@@ -42,10 +61,7 @@ func (w *Workspace) anchorAt(f *index.File, first, last int) (Anchor, error) {
 			}
 		}
 	}
-	if best != nil {
-		return w.symbolAnchor(f, *best), nil
-	}
-	return w.spanAnchor(f, first, last), nil
+	return best
 }
 
 // symbolAnchor anchors the definition d of file f.
