@@ -14,9 +14,9 @@ import (
 // (doc comments, methods, nested and one-line definitions).
 var storedFixture = map[string]string{
 	"go.mod": "module example.com/x\n",
-	"a.go": "package x\n\n// Pool holds connections.\ntype Pool struct {\n\tn int\n}\n\n// Open opens\n// the pool.\nfunc (p *Pool) Open(a, b int) (int, error) {\n\tif a > b {\n\t\treturn a - b, nil\n\t}\n\treturn b - a, nil\n}\n\nconst Cap = 3\n\nvar Limit = Cap * 2\n\nfunc helper() { _ = Limit }\n",
-	"m.py": "class Store:\n    \"\"\"A store.\"\"\"\n\n    def get(self, key):\n        \"\"\"Get a key.\"\"\"\n        if key:\n            return key * 2\n        return None\n\n\ndef top(a, b):\n    return a + b\n",
-	"w.ts": "// Widget draws.\nexport class Widget {\n  size = 3;\n  draw(x: number): number {\n    return x * this.size;\n  }\n}\n\nexport function make(): Widget {\n  return new Widget();\n}\n",
+	"a.go":   "package x\n\n// Pool holds connections.\ntype Pool struct {\n\tn int\n}\n\n// Open opens\n// the pool.\nfunc (p *Pool) Open(a, b int) (int, error) {\n\tif a > b {\n\t\treturn a - b, nil\n\t}\n\treturn b - a, nil\n}\n\nconst Cap = 3\n\nvar Limit = Cap * 2\n\nfunc helper() { _ = Limit }\n",
+	"m.py":   "class Store:\n    \"\"\"A store.\"\"\"\n\n    def get(self, key):\n        \"\"\"Get a key.\"\"\"\n        if key:\n            return key * 2\n        return None\n\n\ndef top(a, b):\n    return a + b\n",
+	"w.ts":   "// Widget draws.\nexport class Widget {\n  size = 3;\n  draw(x: number): number {\n    return x * this.size;\n  }\n}\n\nexport function make(): Widget {\n  return new Widget();\n}\n",
 }
 
 // Anchors built from a file's stored index record (storedFile) are
