@@ -1,6 +1,8 @@
 package memory
 
 import (
+	"fmt"
+
 	"github.com/gloss-dev/gloss/index"
 )
 
@@ -80,4 +82,30 @@ func (w *Workspace) needsParse(req RememberRequest, rel string, st *batchState) 
 		return false // anchorLines reports it without a parse
 	}
 	return definitionAt(f, first, last) == nil
+}
+
+// checkLines returns an error when the 0-based lines first..last are not
+// an ordered range of lines of f.
+func checkLines(f *index.File, first, last int) error {
+	if n := f.Lines.Count(); first < 0 || last < first || last >= n {
+		return fmt.Errorf("lines %d-%d are out of range: %s has %d lines", first+1, last+1, f.Path, n)
+	}
+	return nil
+}
+
+// definitionAt returns the outermost definition of f that the 0-based
+// lines first..last cover exactly (from its doc comment or first line to
+// its last line), or nil. It reads only f.Defs, so a file built from its
+// stored record (index.RecordFile) answers as its parse does.
+func definitionAt(f *index.File, first, last int) *index.Definition {
+	var best *index.Definition
+	for i := range f.Defs {
+		d := &f.Defs[i]
+		if d.Range.LastLine() == last && first >= d.DocLine && first <= d.NameRange.StartLine {
+			if best == nil || d.Range.EndByte-d.Range.StartByte > best.Range.EndByte-best.Range.StartByte {
+				best = d
+			}
+		}
+	}
+	return best
 }
