@@ -29,20 +29,10 @@ const (
 // definition; otherwise it is a span anchor inside the innermost enclosing
 // definition. It returns an error when the lines are out of range.
 func (w *Workspace) anchorAt(f *index.File, first, last int) (Anchor, error) {
-	n := f.Lines.Count()
-	if first < 0 || last < first || last >= n {
-		return Anchor{}, fmt.Errorf("lines %d-%d are out of range: %s has %d lines", first+1, last+1, f.Path, n)
+	if err := checkLines(f, first, last); err != nil {
+		return Anchor{}, err
 	}
-	var best *index.Definition
-	for i := range f.Defs {
-		d := &f.Defs[i]
-		if d.Range.LastLine() == last && first >= d.DocLine && first <= d.NameRange.StartLine {
-			if best == nil || d.Range.EndByte-d.Range.StartByte > best.Range.EndByte-best.Range.StartByte {
-				best = d
-			}
-		}
-	}
-	if best != nil {
+	if best := definitionAt(f, first, last); best != nil {
 		return w.symbolAnchor(f, *best), nil
 	}
 	return w.spanAnchor(f, first, last), nil

@@ -34,13 +34,19 @@ type batchState struct {
 	commit, branch string
 	blobs          map[string]string
 	files          map[string]*index.File
+	// stored are the files built from their stored index records
+	// (storedFile; nil when the record does not describe the file on
+	// disk), and rels the answers of RelPath, by request path.
+	stored map[string]*index.File
+	rels   map[string]relResult
 	// duplicates asks for a near-duplicate check of each new memory
 	// (batches of at most maxDuplicateChecks requests).
 	duplicates bool
 }
 
 func (w *Workspace) newBatchState() *batchState {
-	st := &batchState{blobs: map[string]string{}, files: map[string]*index.File{}}
+	st := &batchState{blobs: map[string]string{}, files: map[string]*index.File{},
+		stored: map[string]*index.File{}, rels: map[string]relResult{}}
 	st.commit, _ = git(w.Root, "rev-parse", "--verify", "-q", "HEAD")
 	st.branch, _ = git(w.Root, "rev-parse", "--abbrev-ref", "HEAD")
 	return st
@@ -79,6 +85,11 @@ func (st *batchState) trim() {
 	for _, f := range st.files {
 		n += len(f.Src)
 	}
+	for _, f := range st.stored {
+		if f != nil {
+			n += len(f.Src)
+		}
+	}
 	if n > batchFilesBudget {
 		st.release()
 	}
@@ -89,6 +100,7 @@ func (st *batchState) release() {
 		f.Release()
 		delete(st.files, p)
 	}
+	clear(st.stored)
 }
 
 // rememberChunk creates the memories of one chunk of RememberBatch
@@ -106,7 +118,7 @@ func (w *Workspace) rememberChunk(ctx context.Context, reqs []RememberRequest, o
 			errs[i] = err
 			continue
 		}
-		m, err := w.newMemory(req, st.files)
+		m, err := w.newMemory(req, st)
 		if err != nil {
 			errs[i] = err
 			continue
@@ -151,9 +163,10 @@ func (w *Workspace) rememberChunk(ctx context.Context, reqs []RememberRequest, o
 }
 
 // preparse parses, on GOMAXPROCS goroutines, the files named by the
-// requests of a chunk placed by lines on disk that are not cached yet, and
-// caches them (trees dropped) for newMemory. Files that cannot be parsed
-// are left for newMemory to report.
+// requests of a chunk placed by lines on disk that are not cached yet and
+// that their stored index record cannot anchor (needsParse), and caches
+// them (trees dropped) for newMemory. Files that cannot be parsed are left
+// for newMemory to report.
 func (w *Workspace) preparse(reqs []RememberRequest, st *batchState) {
 	seen := map[string]bool{}
 	var todo []string
@@ -161,8 +174,8 @@ func (w *Workspace) preparse(reqs []RememberRequest, st *batchState) {
 		if req.Path == "" || req.Content != nil || req.Symbol != "" {
 			continue
 		}
-		rel, err := w.RelPath(req.Path)
-		if err != nil || seen[rel] || st.files[rel] != nil {
+		rel, err := st.relPath(w, req.Path)
+		if err != nil || seen[rel] || st.files[rel] != nil || !w.needsParse(req, rel, st) {
 			continue
 		}
 		seen[rel] = true

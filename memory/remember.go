@@ -85,11 +85,11 @@ func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) (
 }
 
 // newMemory validates a request and builds the memory with its anchor
-// (memoryFromRequest, then requestAnchors). Files parsed from disk are
-// cached in files. It is called by RememberBatch with w.writeMu held; it
+// (memoryFromRequest, then requestAnchors). Files read from disk are
+// cached in st. It is called by RememberBatch with w.writeMu held; it
 // returns the memory, not yet stored, or the first validation or anchoring
 // error.
-func (w *Workspace) newMemory(req RememberRequest, files map[string]*index.File) (*Memory, error) {
+func (w *Workspace) newMemory(req RememberRequest, st *batchState) (*Memory, error) {
 	m, err := w.memoryFromRequest(req)
 	if err != nil {
 		return nil, err
@@ -97,7 +97,7 @@ func (w *Workspace) newMemory(req RememberRequest, files map[string]*index.File)
 	if err := w.autoAnchor(&req, m); err != nil {
 		return nil, err
 	}
-	anchors, err := w.requestAnchors(req, files)
+	anchors, err := w.requestAnchors(req, st)
 	if err != nil {
 		return nil, err
 	}
@@ -180,20 +180,20 @@ func requestScopeSource(req RememberRequest) (scope, source string, err error) {
 // requestAnchors places a new memory: the anchor of req.Symbol or of the
 // lines of req.Path, nil when req is Unanchored (and names no place). It
 // fails when both or neither place is given, or when the place cannot be
-// anchored. Files it parses from disk are cached in files (released by the
+// anchored. Files it reads from disk are cached in st (released by the
 // caller); it is called by RememberBatch with w.writeMu held.
-func (w *Workspace) requestAnchors(req RememberRequest, files map[string]*index.File) ([]Anchor, error) {
+func (w *Workspace) requestAnchors(req RememberRequest, st *batchState) ([]Anchor, error) {
 	switch {
 	case req.Symbol != "" && req.Path != "":
 		return nil, fmt.Errorf("give either a path with lines or a symbol, not both")
 	case req.Symbol != "":
-		a, err := w.anchorSymbol(req.Symbol, files)
+		a, err := w.anchorSymbol(req.Symbol, st)
 		if err != nil {
 			return nil, err
 		}
 		return []Anchor{a}, nil
 	case req.Path != "":
-		a, err := w.anchorLines(req, files)
+		a, err := w.anchorLines(req, st)
 		if err != nil {
 			return nil, err
 		}
@@ -206,12 +206,14 @@ func (w *Workspace) requestAnchors(req RememberRequest, files map[string]*index.
 
 // anchorLines anchors the lines req.StartLine..req.EndLine (1-based,
 // inclusive; EndLine 0 means StartLine) of req.Path, in req.Content when
-// set (parsed and released here) or else on disk (parsed once and cached
-// in files). It checks the path is in the workspace, the lines are
+// set (parsed and released here) or else on disk: from the file's stored
+// index record when that places the lines on a definition (storedFile,
+// storedLinesAnchor: no parse), else parsed once and cached in st.files.
+// It checks the path is in the workspace, the lines are
 // ordered and the file is within the indexed size limit, and returns the
 // anchor or the first failure. It is called with w.writeMu held.
-func (w *Workspace) anchorLines(req RememberRequest, files map[string]*index.File) (Anchor, error) {
-	rel, err := w.RelPath(req.Path)
+func (w *Workspace) anchorLines(req RememberRequest, st *batchState) (Anchor, error) {
+	rel, err := st.relPath(w, req.Path)
 	if err != nil {
 		return Anchor{}, err
 	}
@@ -227,12 +229,19 @@ func (w *Workspace) anchorLines(req RememberRequest, files map[string]*index.Fil
 	}
 	size := int64(len(req.Content))
 	if req.Content == nil {
-		if st, err := os.Stat(filepath.Join(w.Root, filepath.FromSlash(rel))); err == nil {
-			size = st.Size()
+		if fi, err := os.Stat(filepath.Join(w.Root, filepath.FromSlash(rel))); err == nil {
+			size = fi.Size()
 		}
 	}
 	if max := w.maxFileSize(); size > max {
 		return Anchor{}, fmt.Errorf("%s is %d bytes, over the %d-byte limit of indexed files (--max-file-size): gloss cannot follow code there", rel, size, max)
+	}
+	if req.Content == nil {
+		if f := w.storedFile(rel, st); f != nil {
+			if a, ok, err := w.storedLinesAnchor(f, req.StartLine-1, end-1); ok || err != nil {
+				return a, err
+			}
+		}
 	}
 	var f *index.File
 	if req.Content != nil {
@@ -240,7 +249,7 @@ func (w *Workspace) anchorLines(req RememberRequest, files map[string]*index.Fil
 			return Anchor{}, err
 		}
 		defer f.Release()
-	} else if f, err = w.cachedParse(rel, files); err != nil {
+	} else if f, err = w.cachedParse(rel, st.files); err != nil {
 		return Anchor{}, err
 	}
 	return w.anchorAt(f, req.StartLine-1, end-1)
@@ -260,8 +269,10 @@ func (w *Workspace) cachedParse(rel string, files map[string]*index.File) (*inde
 }
 
 // anchorSymbol anchors to a definition given by SCIP symbol or by a unique
-// name ("Execute", "Command.Execute" or "Command#Execute").
-func (w *Workspace) anchorSymbol(sym string, files map[string]*index.File) (Anchor, error) {
+// name ("Execute", "Command.Execute" or "Command#Execute"), from the stored
+// record of its file when the file on disk is what was indexed
+// (storedFile), else from a parse cached in st.files.
+func (w *Workspace) anchorSymbol(sym string, st *batchState) (Anchor, error) {
 	defs, err := w.Store.DefsBySymbol(sym)
 	if err != nil {
 		return Anchor{}, err
@@ -287,9 +298,11 @@ func (w *Workspace) anchorSymbol(sym string, files map[string]*index.File) (Anch
 		}
 		return Anchor{}, fmt.Errorf("%q names %d definitions; give the SCIP symbol:\n  %s", sym, len(defs), strings.Join(names, "\n  "))
 	}
-	f, err := w.cachedParse(defs[0].Path, files)
-	if err != nil {
-		return Anchor{}, err
+	f := w.storedFile(defs[0].Path, st)
+	if f == nil {
+		if f, err = w.cachedParse(defs[0].Path, st.files); err != nil {
+			return Anchor{}, err
+		}
 	}
 	for _, d := range f.Defs {
 		if d.Symbol == defs[0].Symbol {

@@ -196,7 +196,13 @@ func (w *Workspace) vectorIndex(ctx context.Context) (v *index.Vectors, err erro
 func (w *Workspace) indexVectors(mems []*Memory, deleted []string, gen uint64) {
 	w.vecs.mu.Lock()
 	defer w.vecs.mu.Unlock()
-	v, err := w.openVectors(context.Background())
+	v, err := w.vecs.idx, error(nil)
+	if g, known := vecGeneration(v); v == nil || w.vecs.building || !known || g+1 != gen {
+		// Not exactly this write behind (openVectors would otherwise take
+		// the store's new generation for a change it missed and rebuild
+		// from every memory at each write).
+		v, err = w.openVectors(context.Background())
+	}
 	if err != nil || v == nil {
 		if err != nil {
 			w.warn(fmt.Errorf("vector index: %w", err))
@@ -210,6 +216,14 @@ func (w *Workspace) indexVectors(mems []*Memory, deleted []string, gen uint64) {
 		v.Invalidate()
 		w.warn(fmt.Errorf("vector index: %w (it will be rebuilt)", err))
 	}
+}
+
+// vecGeneration is v.Generation, or (0, false) for a nil v.
+func vecGeneration(v *index.Vectors) (uint64, bool) {
+	if v == nil {
+		return 0, false
+	}
+	return v.Generation()
 }
 
 // openVectorsLogged opens the vector index at daemon start; a failure is

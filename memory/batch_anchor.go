@@ -1,0 +1,111 @@
+package memory
+
+import (
+	"fmt"
+
+	"github.com/gloss-dev/gloss/index"
+)
+
+// relResult is one cached answer of Workspace.RelPath.
+type relResult struct {
+	rel string
+	err error
+}
+
+// relPath is w.RelPath(p) computed once per batch (it resolves symlinks:
+// a few system calls per request otherwise).
+func (st *batchState) relPath(w *Workspace, p string) (string, error) {
+	if r, ok := st.rels[p]; ok {
+		return r.rel, r.err
+	}
+	rel, err := w.RelPath(p)
+	st.rels[p] = relResult{rel, err}
+	return rel, err
+}
+
+// storedFile returns the file rel as its stored index record describes it
+// (index.RecordFile: definitions without a parse) when the file on disk
+// is the content that was indexed, else nil (not indexed, changed since,
+// unreadable, or a language gloss does not parse): the caller then
+// parses. Answers are cached for the batch.
+func (w *Workspace) storedFile(rel string, st *batchState) *index.File {
+	if f, ok := st.stored[rel]; ok {
+		return f
+	}
+	st.stored[rel] = nil
+	lang := index.LanguageFor(rel)
+	if lang == nil {
+		return nil
+	}
+	rec, err := w.Store.File(rel)
+	if err != nil || rec == nil {
+		return nil
+	}
+	src, err := index.ReadSourceFile(w.Root, rel, w.maxFileSize())
+	if err != nil || index.CheckContent(src) != "" {
+		return nil
+	}
+	f := index.RecordFile(rec, lang, src)
+	st.stored[rel] = f
+	return f
+}
+
+// storedLinesAnchor anchors the 0-based lines first..last of the stored
+// file f when they cover exactly one definition (a symbol anchor, as
+// anchorAt makes it); ok is false when they do not, and the caller parses
+// the file for a span anchor. Out-of-range lines give anchorAt's error.
+func (w *Workspace) storedLinesAnchor(f *index.File, first, last int) (a Anchor, ok bool, err error) {
+	if err := checkLines(f, first, last); err != nil {
+		return Anchor{}, false, err
+	}
+	d := definitionAt(f, first, last)
+	if d == nil {
+		return Anchor{}, false, nil
+	}
+	return w.symbolAnchor(f, *d), true, nil
+}
+
+// needsParse reports whether the line request req (rel its path) needs a
+// parse of its file: false when its stored record places it on a
+// definition (storedLinesAnchor).
+func (w *Workspace) needsParse(req RememberRequest, rel string, st *batchState) bool {
+	f := w.storedFile(rel, st)
+	if f == nil {
+		return true
+	}
+	end := req.EndLine
+	if end == 0 {
+		end = req.StartLine
+	}
+	first, last := req.StartLine-1, end-1
+	if checkLines(f, first, last) != nil {
+		return false // anchorLines reports it without a parse
+	}
+	return definitionAt(f, first, last) == nil
+}
+
+// checkLines returns an error when the 0-based lines first..last are not
+// an ordered range of lines of f.
+func checkLines(f *index.File, first, last int) error {
+	if n := f.Lines.Count(); first < 0 || last < first || last >= n {
+		return fmt.Errorf("lines %d-%d are out of range: %s has %d lines", first+1, last+1, f.Path, n)
+	}
+	return nil
+}
+
+// definitionAt returns the outermost definition of f that the 0-based
+// lines first..last cover exactly (from its doc comment or first line to
+// its last line), or nil. It reads only f.Defs, so a file built from its
+// stored record (index.RecordFile) answers as its parse does.
+func definitionAt(f *index.File, first, last int) *index.Definition {
+	var best *index.Definition
+	for i := range f.Defs {
+		d := &f.Defs[i]
+		if d.Range.LastLine() == last && first >= d.DocLine && first <= d.NameRange.StartLine {
+			if best == nil || d.Range.EndByte-d.Range.StartByte > best.Range.EndByte-best.Range.StartByte {
+				best = d
+			}
+		}
+	}
+	return best
+}
