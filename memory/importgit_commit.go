@@ -84,7 +84,8 @@ func (im *importer) worker(ctx context.Context, jobs <-chan importJob, errc chan
 type fileChange struct {
 	f, old  *index.File // right after the commit and before (nil: deleted, added)
 	blob    string
-	owned   []*index.File // parses of old made for this commit alone
+	owned   []*index.File // parses made for this commit alone
+	refs    []*chain      // cached chains this commit reads (fileCache.leave)
 	touched []index.Definition
 	removed int
 }
@@ -103,15 +104,18 @@ func (fc fileChange) sameTokens() bool {
 func (im *importer) process(cf *catFile, ps map[*index.Language]*ts.Parser, j importJob) (res commitResult) {
 	c := j.c
 	var files []fileChange
+	var all []fileChange
 	defer func() {
-		for _, fc := range files {
-			for _, f := range fc.owned {
-				f.Release()
+		for _, fc := range all {
+			release(fc.owned)
+			for _, ch := range fc.refs {
+				im.cache.leave(ch)
 			}
 		}
 	}()
 	for _, ch := range c.Changes {
 		fc, ok, unreadable, err := im.compare(cf, ps, j.seq, ch)
+		all = append(all, fc)
 		res.unreadable += unreadable
 		if err != nil {
 			res.err = err
@@ -185,8 +189,11 @@ func (im *importer) compare(cf *catFile, ps map[*index.Language]*ts.Parser, seq 
 	if newOK {
 		defer im.cache.start(ch.Blob, seq)()
 	}
+	var base *chain
 	if oldOK {
-		fc.old = im.cache.get(ch.OldBlob, seq)
+		if fc.old, base = im.cache.get(ch.OldBlob, seq); base != nil {
+			fc.refs = append(fc.refs, base)
+		}
 	}
 	if newOK {
 		var made []*index.File
@@ -194,14 +201,21 @@ func (im *importer) compare(cf *catFile, ps map[*index.Language]*ts.Parser, seq 
 			return fc, false, 1, ignoreUnreadable(err)
 		}
 		fc.blob = ch.Blob
-		im.cache.put(newRel, ch.Blob, fc.f, made, seq)
+		if joined, ok := im.cache.put(newRel, ch.Blob, fc.f, made, base); ok {
+			fc.refs = append(fc.refs, joined)
+		} else {
+			fc.owned = append(fc.owned, made...)
+		}
 	}
 	if oldOK && fc.old == nil {
 		base := fc.f
 		if oldRel != newRel {
 			base = nil
 		}
-		if fc.old, fc.owned, err = im.parseBlob(cf, ps, oldRel, ch.OldBlob, base); err != nil {
+		var made []*index.File
+		fc.old, made, err = im.parseBlob(cf, ps, oldRel, ch.OldBlob, base)
+		fc.owned = append(fc.owned, made...)
+		if err != nil {
 			return fc, false, 1, ignoreUnreadable(err)
 		}
 	}
