@@ -88,6 +88,7 @@ type fileChange struct {
 	refs    []*chain      // cached chains this commit reads (fileCache.leave)
 	touched []index.Definition
 	removed int
+	same    bool // normalized tokens unchanged (computed when nothing was touched or removed)
 }
 
 // sameTokens reports whether the file's normalized tokens (comments and
@@ -160,7 +161,7 @@ func (im *importer) process(cf *catFile, ps map[*index.Language]*ts.Parser, j im
 
 func allSameTokens(files []fileChange) bool {
 	for _, fc := range files {
-		if !fc.sameTokens() {
+		if !fc.same {
 			return false
 		}
 	}
@@ -229,7 +230,36 @@ func (im *importer) compare(cf *catFile, ps map[*index.Language]*ts.Parser, seq 
 			}
 		}
 	}
+	if len(fc.touched) == 0 && fc.removed == 0 {
+		fc.same = fc.sameTokens()
+	}
+	im.shed(&fc, base)
 	return fc, true, 0, nil
+}
+
+// shed releases what the rest of the commit does not need of one file as
+// soon as it is compared, so a commit touching many large files holds the
+// syntax trees of one at a time (a 400 KB Go file's take ~170 MB): the old
+// version only keeps its definitions (Release keeps Defs), and a new
+// version that could not be cached keeps its tokens (index.File.DropTree);
+// the reference on the chain the old version came from (base) is dropped
+// unless the new version is that very parse.
+func (im *importer) shed(fc *fileChange, base *chain) {
+	if fc.f != nil && contains(fc.owned, fc.f) {
+		fc.f.DropTree()
+	}
+	release(fc.owned)
+	fc.owned = nil
+	if base == nil || (fc.f != nil && fc.f == fc.old) {
+		return
+	}
+	for i, ch := range fc.refs {
+		if ch == base {
+			fc.refs = append(fc.refs[:i], fc.refs[i+1:]...)
+			im.cache.leave(base)
+			return
+		}
+	}
 }
 
 // touchedDefs returns the definitions of f that are new or whose content
