@@ -26,6 +26,8 @@ type fileCache struct {
 	last    map[string]string // path → blob cached for it
 	chains  map[string]*chain // path → its current chain
 	order   []string          // paths, oldest entry first
+	size    map[string]int    // path → bytes of the cached version
+	bytes   int               // sum of size
 	pending map[string]pendingParse
 }
 
@@ -50,16 +52,19 @@ type pendingParse struct {
 	done chan struct{}
 }
 
-// fileCacheSize bounds the cached paths (each holds syntax trees), and
+// fileCacheSize bounds the cached paths (each holds syntax trees),
+// fileCacheBytes their source bytes (parse arenas take ~400 bytes per
+// source byte, so 2 MiB of Go is ~850 MB of trees), and
 // maxSegments the trees one cached parse may be made of: a path re-parsed
 // more often is parsed whole, which starts a new chain.
 const (
-	fileCacheSize = 16
-	maxSegments   = 6
+	fileCacheSize  = 16
+	fileCacheBytes = 2 << 20
+	maxSegments    = 6
 )
 
 func newFileCache() *fileCache {
-	return &fileCache{byBlob: map[string]cachedParse{}, last: map[string]string{}, chains: map[string]*chain{}, pending: map[string]pendingParse{}}
+	return &fileCache{byBlob: map[string]cachedParse{}, last: map[string]string{}, chains: map[string]*chain{}, pending: map[string]pendingParse{}, size: map[string]int{}}
 }
 
 // get returns the cached parse of blob and its chain, on which the caller
@@ -143,11 +148,15 @@ func (c *fileCache) put(path, blob string, f *index.File, made []*index.File, ba
 	cur.files = append(cur.files, made...)
 	cur.readers++
 	c.last[path], c.byBlob[blob] = blob, cachedParse{f, cur}
-	for len(c.order) > fileCacheSize {
+	c.bytes += len(f.Src) - c.size[path]
+	c.size[path] = len(f.Src)
+	for len(c.order) > fileCacheSize || c.bytes > fileCacheBytes && len(c.order) > 1 {
 		p := c.order[0]
 		c.order = c.order[1:]
 		delete(c.byBlob, c.last[p])
 		delete(c.last, p)
+		c.bytes -= c.size[p]
+		delete(c.size, p)
 		c.retire(p)
 	}
 	return cur, true
