@@ -225,8 +225,12 @@ func (r *resolver) parsed(path string) *index.File {
 		if err != nil {
 			r.overlayErr = err
 		}
-	} else {
-		f, err = r.w.parseFile(path)
+	} else if f, err = r.w.parseFile(path); err == nil {
+		// A resolver may live for a whole batch (ImportGit keeps one for
+		// every flush) and parse hundreds of files: keep their tokens and
+		// definitions, not their syntax trees (hundreds of bytes of parse
+		// arena per source byte).
+		f.DropTree()
 	}
 	if err != nil {
 		f = nil

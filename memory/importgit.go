@@ -279,7 +279,7 @@ func (w *Workspace) runImport(ctx context.Context, p *importPlan, opts ImportGit
 			}
 		}
 	}()
-	if err := im.collect(ctx, order, errc, res, 8*workers+8); err != nil {
+	if err := im.collect(ctx, order, errc, res); err != nil {
 		return err
 	}
 	im.cache.close()
@@ -287,10 +287,8 @@ func (w *Workspace) runImport(ctx context.Context, p *importPlan, opts ImportGit
 }
 
 // collect stores the results in commit order, flushing every importFlush
-// memories, and reports progress. Once commit k is stored, no commit
-// before k+window can still read a parse retired by commit k's time: such
-// parses are released (fileCache.reclaim).
-func (im *importer) collect(ctx context.Context, order chan chan commitResult, errc chan error, res *ImportGitResult, window int) error {
+// memories, and reports progress.
+func (im *importer) collect(ctx context.Context, order chan chan commitResult, errc chan error, res *ImportGitResult) error {
 	r, err := im.w.newResolver()
 	if err != nil {
 		return err
@@ -308,7 +306,6 @@ func (im *importer) collect(ctx context.Context, order chan chan commitResult, e
 			return ctx.Err()
 		}
 		done++
-		im.cache.reclaim(done - 1 - window)
 		res.Unreadable += cr.unreadable
 		switch {
 		case cr.err != nil:

@@ -15,57 +15,92 @@ import (
 // A reparse shares the syntax trees of the parses it was made from, so the
 // parses of a path since its last full parse form a chain that is released
 // as a whole: when a full parse starts a new chain, or the path leaves the
-// cache. A retired chain may still be read by commits in flight, so it is
-// released only once the collector has finished every commit that could
-// have read it (reclaim; epoch-based reclamation, as in K. Fraser,
-// "Practical lock-freedom", 2004, §5.2.3).
+// cache. A chain dropped from the cache may still be read by the commits
+// that took a parse from it (get) or put one into it (put); each such
+// commit holds a reference until it is done (leave), and the chain is
+// released when the last reference goes (reference counting), so parse
+// arenas (hundreds of bytes per source byte) live no longer than needed.
 type fileCache struct {
-	mu     sync.Mutex
-	byBlob map[string]*index.File
-	last   map[string]string        // path → blob cached for it
-	chains map[string][]*index.File // path → parses sharing trees
-	order  []string                 // paths, oldest entry first
-	// pending are the blobs being parsed, with the sequence number of
-	// their commit and a channel closed when the parse is cached.
+	mu      sync.Mutex
+	byBlob  map[string]cachedParse
+	last    map[string]string // path → blob cached for it
+	chains  map[string]*chain // path → its current chain
+	order   []string          // paths, oldest entry first
+	size    map[string]int    // path → bytes of the cached version
+	bytes   int               // sum of size
 	pending map[string]pendingParse
-	retired []retiredChain
 }
 
+// cachedParse is a cached parse and the chain that owns its trees.
+type cachedParse struct {
+	f  *index.File
+	ch *chain
+}
+
+// chain is the parses of one path that share syntax trees; readers counts
+// the commits using it, retired that it left the cache.
+type chain struct {
+	files   []*index.File
+	readers int
+	retired bool
+}
+
+// pendingParse is a blob being parsed by the commit seq; done is closed
+// when the parse is cached.
 type pendingParse struct {
 	seq  int
 	done chan struct{}
 }
 
-// retiredChain is a chain dropped by the commit with sequence number seq.
-type retiredChain struct {
-	seq   int
-	files []*index.File
-}
-
-// fileCacheSize bounds the cached paths (each holds syntax trees), and
+// fileCacheSize bounds the cached paths (each holds syntax trees),
+// fileCacheBytes their source bytes (parse arenas take ~400 bytes per
+// source byte, so 2 MiB of Go is ~850 MB of trees), and
 // maxSegments the trees one cached parse may be made of: a path re-parsed
 // more often is parsed whole, which starts a new chain.
 const (
-	fileCacheSize = 16
-	maxSegments   = 6
+	fileCacheSize  = 16
+	fileCacheBytes = 2 << 20
+	maxSegments    = 6
 )
 
 func newFileCache() *fileCache {
-	return &fileCache{byBlob: map[string]*index.File{}, last: map[string]string{}, chains: map[string][]*index.File{}, pending: map[string]pendingParse{}}
+	return &fileCache{byBlob: map[string]cachedParse{}, last: map[string]string{}, chains: map[string]*chain{}, pending: map[string]pendingParse{}, size: map[string]int{}}
 }
 
-// get returns the cached parse of blob, waiting for it when an earlier
-// commit (sequence number below seq) is parsing it (a later one never
-// is waited for, so workers cannot wait on each other in a cycle).
-func (c *fileCache) get(blob string, seq int) *index.File {
+// get returns the cached parse of blob and its chain, on which the caller
+// holds a reference until leave, waiting for the parse when an earlier
+// commit (sequence number below seq) is making it (a later one never is
+// waited for, so workers cannot wait on each other in a cycle). Both are
+// nil when blob is not cached.
+func (c *fileCache) get(blob string, seq int) (*index.File, *chain) {
 	c.mu.Lock()
-	f, p := c.byBlob[blob], c.pending[blob]
+	cp, p := c.byBlob[blob], c.pending[blob]
+	if cp.f != nil {
+		cp.ch.readers++
+		c.mu.Unlock()
+		return cp.f, cp.ch
+	}
 	c.mu.Unlock()
-	if f != nil || p.done == nil || p.seq >= seq {
-		return f
+	if p.done == nil || p.seq >= seq {
+		return nil, nil
 	}
 	<-p.done
 	return c.get(blob, seq)
+}
+
+// leave drops a reference taken by get or put; the chain is released when
+// it has left the cache and this was the last reference.
+func (c *fileCache) leave(ch *chain) {
+	if ch == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch.readers--
+	if ch.retired && ch.readers == 0 {
+		release(ch.files)
+		ch.files = nil
+	}
 }
 
 // start records that the commit seq parses blob; call the returned
@@ -86,57 +121,70 @@ func (c *fileCache) start(blob string, seq int) func() {
 	}
 }
 
-// put caches f, the parse of blob at path by the commit seq; made are the
-// Files the parse created (see reparseSteps).
-func (c *fileCache) put(path, blob string, f *index.File, made []*index.File, seq int) {
+// put caches f, the parse of blob at path; made are the Files the parse
+// created (see reparseSteps) and base the chain of the parse it was made
+// from (nil for a full parse). It returns the chain f joined, on which the
+// caller holds a reference until leave; ok is false when f was not cached
+// because it shares trees with a chain that already left the cache: the
+// caller then owns made.
+func (c *fileCache) put(path, blob string, f *index.File, made []*index.File, base *chain) (ch *chain, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	cur := c.chains[path]
+	full := f.Segments() <= 1 && (base == nil || !contains(base.files, f))
+	if !full && (base == nil || base != cur || base.retired) {
+		return nil, false
+	}
 	if old, ok := c.last[path]; ok {
 		delete(c.byBlob, old)
 	} else {
 		c.order = append(c.order, path)
 	}
-	if f.Segments() <= 1 && !contains(c.chains[path], f) { // shares no tree: a new chain
-		c.retire(path, seq)
+	if full {
+		c.retire(path)
+		cur = &chain{}
+		c.chains[path] = cur
 	}
-	c.chains[path] = append(c.chains[path], made...)
-	c.last[path], c.byBlob[blob] = blob, f
-	for len(c.order) > fileCacheSize {
+	cur.files = append(cur.files, made...)
+	cur.readers++
+	c.last[path], c.byBlob[blob] = blob, cachedParse{f, cur}
+	c.bytes += len(f.Src) - c.size[path]
+	c.size[path] = len(f.Src)
+	for len(c.order) > fileCacheSize || c.bytes > fileCacheBytes && len(c.order) > 1 {
 		p := c.order[0]
 		c.order = c.order[1:]
 		delete(c.byBlob, c.last[p])
 		delete(c.last, p)
-		c.retire(p, seq)
+		c.bytes -= c.size[p]
+		delete(c.size, p)
+		c.retire(p)
 	}
+	return cur, true
 }
 
-// retire moves the chain of path to the retired list. c.mu is held.
-func (c *fileCache) retire(path string, seq int) {
-	if ch := c.chains[path]; len(ch) > 0 {
-		c.retired = append(c.retired, retiredChain{seq: seq, files: ch})
-	}
+// retire drops the chain of path from the cache, releasing it unless a
+// commit still reads it. c.mu is held.
+func (c *fileCache) retire(path string) {
+	ch := c.chains[path]
 	delete(c.chains, path)
-}
-
-// reclaim releases the chains retired by commits up to seq.
-func (c *fileCache) reclaim(seq int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	k := 0
-	for k < len(c.retired) && c.retired[k].seq <= seq {
-		release(c.retired[k].files)
-		k++
+	if ch == nil {
+		return
 	}
-	c.retired = c.retired[k:]
+	ch.retired = true
+	if ch.readers == 0 {
+		release(ch.files)
+		ch.files = nil
+	}
 }
 
 // close releases every parse; no commit may be in flight.
 func (c *fileCache) close() {
-	c.reclaim(int(^uint(0) >> 1))
-	for p := range c.chains {
-		c.retire(p, 0)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for p, ch := range c.chains {
+		ch.readers = 0
+		c.retire(p)
 	}
-	c.reclaim(int(^uint(0) >> 1))
 }
 
 // release releases files, newest first (a reparse before its bases).

@@ -84,9 +84,11 @@ func (im *importer) worker(ctx context.Context, jobs <-chan importJob, errc chan
 type fileChange struct {
 	f, old  *index.File // right after the commit and before (nil: deleted, added)
 	blob    string
-	owned   []*index.File // parses of old made for this commit alone
+	owned   []*index.File // parses made for this commit alone
+	refs    []*chain      // cached chains this commit reads (fileCache.leave)
 	touched []index.Definition
 	removed int
+	same    bool // normalized tokens unchanged (computed when nothing was touched or removed)
 }
 
 // sameTokens reports whether the file's normalized tokens (comments and
@@ -103,15 +105,18 @@ func (fc fileChange) sameTokens() bool {
 func (im *importer) process(cf *catFile, ps map[*index.Language]*ts.Parser, j importJob) (res commitResult) {
 	c := j.c
 	var files []fileChange
+	var all []fileChange
 	defer func() {
-		for _, fc := range files {
-			for _, f := range fc.owned {
-				f.Release()
+		for _, fc := range all {
+			release(fc.owned)
+			for _, ch := range fc.refs {
+				im.cache.leave(ch)
 			}
 		}
 	}()
 	for _, ch := range c.Changes {
 		fc, ok, unreadable, err := im.compare(cf, ps, j.seq, ch)
+		all = append(all, fc)
 		res.unreadable += unreadable
 		if err != nil {
 			res.err = err
@@ -156,7 +161,7 @@ func (im *importer) process(cf *catFile, ps map[*index.Language]*ts.Parser, j im
 
 func allSameTokens(files []fileChange) bool {
 	for _, fc := range files {
-		if !fc.sameTokens() {
+		if !fc.same {
 			return false
 		}
 	}
@@ -185,8 +190,11 @@ func (im *importer) compare(cf *catFile, ps map[*index.Language]*ts.Parser, seq 
 	if newOK {
 		defer im.cache.start(ch.Blob, seq)()
 	}
+	var base *chain
 	if oldOK {
-		fc.old = im.cache.get(ch.OldBlob, seq)
+		if fc.old, base = im.cache.get(ch.OldBlob, seq); base != nil {
+			fc.refs = append(fc.refs, base)
+		}
 	}
 	if newOK {
 		var made []*index.File
@@ -194,14 +202,21 @@ func (im *importer) compare(cf *catFile, ps map[*index.Language]*ts.Parser, seq 
 			return fc, false, 1, ignoreUnreadable(err)
 		}
 		fc.blob = ch.Blob
-		im.cache.put(newRel, ch.Blob, fc.f, made, seq)
+		if joined, ok := im.cache.put(newRel, ch.Blob, fc.f, made, base); ok {
+			fc.refs = append(fc.refs, joined)
+		} else {
+			fc.owned = append(fc.owned, made...)
+		}
 	}
 	if oldOK && fc.old == nil {
 		base := fc.f
 		if oldRel != newRel {
 			base = nil
 		}
-		if fc.old, fc.owned, err = im.parseBlob(cf, ps, oldRel, ch.OldBlob, base); err != nil {
+		var made []*index.File
+		fc.old, made, err = im.parseBlob(cf, ps, oldRel, ch.OldBlob, base)
+		fc.owned = append(fc.owned, made...)
+		if err != nil {
 			return fc, false, 1, ignoreUnreadable(err)
 		}
 	}
@@ -215,7 +230,36 @@ func (im *importer) compare(cf *catFile, ps map[*index.Language]*ts.Parser, seq 
 			}
 		}
 	}
+	if len(fc.touched) == 0 && fc.removed == 0 {
+		fc.same = fc.sameTokens()
+	}
+	im.shed(&fc, base)
 	return fc, true, 0, nil
+}
+
+// shed releases what the rest of the commit does not need of one file as
+// soon as it is compared, so a commit touching many large files holds the
+// syntax trees of one at a time (a 400 KB Go file's take ~170 MB): the old
+// version only keeps its definitions (Release keeps Defs), and a new
+// version that could not be cached keeps its tokens (index.File.DropTree);
+// the reference on the chain the old version came from (base) is dropped
+// unless the new version is that very parse.
+func (im *importer) shed(fc *fileChange, base *chain) {
+	if fc.f != nil && contains(fc.owned, fc.f) {
+		fc.f.DropTree()
+	}
+	release(fc.owned)
+	fc.owned = nil
+	if base == nil || (fc.f != nil && fc.f == fc.old) {
+		return
+	}
+	for i, ch := range fc.refs {
+		if ch == base {
+			fc.refs = append(fc.refs[:i], fc.refs[i+1:]...)
+			im.cache.leave(base)
+			return
+		}
+	}
 }
 
 // touchedDefs returns the definitions of f that are new or whose content

@@ -51,11 +51,29 @@ func (w *Workspace) reparseSteps(ps map[*index.Language]*ts.Parser, base *index.
 		if cur, err = step(cur, []byte(src)); err != nil {
 			return nil, made, err
 		}
+		if k > 0 && cur.Segments() <= 1 && len(made) > 0 && made[len(made)-1] == cur {
+			// The step parsed a whole intermediate version (Reparse fell
+			// back): parse the final one whole instead, and drop the
+			// intermediate trees now (a 400 KB Go file takes ~170 MB).
+			release(made)
+			return w.fullParse(ps, base, newSrc)
+		}
 	}
 	if string(cur.Src) != string(newSrc) { // the edits did not reproduce it
+		release(made)
+		made = nil
 		cur, err = step(base, newSrc)
 	}
 	return cur, made, err
+}
+
+// fullParse parses newSrc, a version of base's file, whole.
+func (w *Workspace) fullParse(ps map[*index.Language]*ts.Parser, base *index.File, newSrc []byte) (*index.File, []*index.File, error) {
+	f, err := w.Indexer.ParseSource(ps, base.Lang, base.Path, newSrc)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, []*index.File{f}, nil
 }
 
 // maxDiffLines bounds the lines of the changed middle of a file that
