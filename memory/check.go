@@ -363,23 +363,12 @@ func (w *Workspace) Check(ctx context.Context) (CheckResult, error) {
 			b.Close()
 			return res, err
 		}
-		var old *Memory
-		for i := range m.Anchors {
-			a := &m.Anchors[i]
-			if !r.needs(a) {
-				continue
-			}
-			if old == nil {
-				old = m.clone()
-			}
-			*a = r.resolve(*a)
-			res.Resolved++
+		changed, err := w.resolveMemory(b, r, m, &res)
+		if err != nil {
+			b.Close()
+			return res, err
 		}
-		if old != nil {
-			if err := putMemory(b, old, m); err != nil {
-				b.Close()
-				return res, err
-			}
+		if changed {
 			updated = append(updated, m)
 		}
 	}
