@@ -12,6 +12,7 @@ import (
 	"github.com/blugelabs/bluge"
 	"github.com/blugelabs/bluge/analysis"
 	"github.com/blugelabs/bluge/analysis/lang/en"
+	blugesearch "github.com/blugelabs/bluge/search"
 )
 
 // english is the analyzer of every field and query: Unicode word
@@ -179,23 +180,9 @@ func (f *FullText) Search(ctx context.Context, q Query) (out []Scored, err error
 	if err != nil {
 		return nil, err
 	}
-	for {
-		dm, err := it.Next()
-		if err != nil {
-			return nil, err
-		}
-		if dm == nil {
-			break
-		}
-		var id string
-		_ = dm.VisitStoredFields(func(field string, value []byte) bool {
-			if field == "_id" {
-				id = string(value)
-				return false
-			}
-			return true
-		})
-		out = append(out, Scored{ID: id, Score: dm.Score})
+	err = eachHit(it, func(id string, score float64) { out = append(out, Scored{ID: id, Score: score}) })
+	if err != nil {
+		return nil, err
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Score != out[j].Score {
@@ -234,24 +221,36 @@ func (f *FullText) IDsWithPrefix(ctx context.Context, prefix string) (ids []stri
 	if err != nil {
 		return nil, err
 	}
+	err = eachHit(it, func(id string, _ float64) {
+		if id != "" {
+			ids = append(ids, id)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(ids)
+	return ids, nil
+}
+
+// eachHit calls fn with the stored _id and the score of every hit of it,
+// in the iterator's order; it returns the iterator's error.
+func eachHit(it blugesearch.DocumentMatchIterator, fn func(id string, score float64)) error {
 	for {
 		dm, err := it.Next()
-		if err != nil {
-			return nil, err
+		if err != nil || dm == nil {
+			return err
 		}
-		if dm == nil {
-			break
-		}
+		var id string
 		_ = dm.VisitStoredFields(func(field string, value []byte) bool {
 			if field == "_id" {
-				ids = append(ids, string(value))
+				id = string(value)
 				return false
 			}
 			return true
 		})
+		fn(id, dm.Score)
 	}
-	sort.Strings(ids)
-	return ids, nil
 }
 
 // Terms returns the terms the full-text index makes of text: the English
