@@ -14,7 +14,14 @@ plugin="$(dirname "$here")"
 repo_root="$(cd "$plugin/../.." && pwd)"
 tmp="$(mktemp -d)"
 if [ -z "${GLOSS_E2E_KEEP:-}" ]; then
-  trap 'rm -rf "$tmp"' EXIT
+  # A gloss daemon the test started (or restarted after its kill -9) may
+  # still be writing under $tmp: end every process that names it first.
+  cleanup() {
+    pkill -f -- "$tmp" 2>/dev/null || true
+    for _ in 1 2 3 4 5; do rm -rf "$tmp" 2>/dev/null && return 0; sleep 0.2; done
+    rm -rf "$tmp"
+  }
+  trap cleanup EXIT
 else
   echo "# keeping $tmp"
 fi
