@@ -80,6 +80,14 @@ type Interface interface {
 	// ImportGit turns the first-parent git history into memories anchored
 	// to the definitions each commit changed (one per commit, idempotent).
 	ImportGit(ctx context.Context, args ImportGitArgs) (ImportGitResult, error)
+
+	// Relate adds (or removes) a relation between two memories.
+	Relate(ctx context.Context, args RelateArgs) (RelateResult, error)
+	// Why returns the memories behind a symbol and their relations, as
+	// Markdown and as a Mermaid graph.
+	Why(ctx context.Context, args WhyArgs) (WhyResult, error)
+	// Flag marks a memory as wrong (needs review), with a reason.
+	Flag(ctx context.Context, args FlagArgs) (memory.View, error)
 }
 
 // The commands of Interface, by wire name. Writes marks commands that
@@ -112,6 +120,11 @@ var (
 	// ImportGit is not marked writes: it runs for minutes, so a door runs
 	// it in the background; it takes the store's write lock per batch.
 	ImportGit = def("gloss.importGit", Interface.ImportGit, info{optional: true})
+
+	// Relations, why and flag (lifecycle).
+	Relate = def("gloss.relate", Interface.Relate, info{verb: "relate", writes: true, doc: "Relate two memories: ID supersedes|conflicts_with|required_with|validates|derived_from TARGET"})
+	Why    = def("gloss.why", Interface.Why, info{verb: "why", doc: "The decisions and gotchas behind a symbol, oldest first, as Markdown (or --mermaid)"})
+	Flag   = def("gloss.flag", Interface.Flag, info{verb: "flag", writes: true, doc: "Flag a memory as wrong (needs review) with an optional --reason"})
 )
 
 // Commands lists every command in the order docs/commands.md does.
@@ -120,6 +133,7 @@ var Commands = []Command{
 	Update, Verify, Forget, Restore, Check, List, Status, Index, Impact, Context,
 	Share, Unshare, Export, Import, ForgetAll, SuggestAnchors,
 	ImportGit,
+	Relate, Why, Flag,
 }
 
 // Names returns the wire names of Commands (the LSP server's

@@ -122,3 +122,18 @@ func (c Client) SuggestAnchors(ctx context.Context, a SuggestAnchorsArgs) (Sugge
 func (c Client) ImportGit(ctx context.Context, a ImportGitArgs) (ImportGitResult, error) {
 	return call(ctx, c, ImportGit, a)
 }
+
+// Relate implements Interface.
+func (c Client) Relate(ctx context.Context, a RelateArgs) (RelateResult, error) {
+	return call(ctx, c, Relate, a)
+}
+
+// Why implements Interface.
+func (c Client) Why(ctx context.Context, a WhyArgs) (WhyResult, error) {
+	return call(ctx, c, Why, a)
+}
+
+// Flag implements Interface.
+func (c Client) Flag(ctx context.Context, a FlagArgs) (memory.View, error) {
+	return call(ctx, c, Flag, a)
+}

@@ -25,6 +25,7 @@ func (e *Engine) MemoriesAt(_ context.Context, a Location) (MemoriesResult, erro
 	for _, h := range memory.Covering(mems, pl.rel, pl.first-1, pl.last-1) {
 		ms = append(ms, h.Memory)
 	}
+	_ = pl.w.Annotate(ms...) // superseded_by; a store error leaves it out
 	return MemoriesResult{memory.Views(ms)}, nil
 }
 
@@ -39,6 +40,7 @@ func (e *Engine) MemoriesForSymbol(_ context.Context, a SymbolArgs) (MemoriesRes
 		if err != nil {
 			return MemoriesResult{}, err
 		}
+		_ = w.Annotate(found...)
 		ms = append(ms, found...)
 	}
 	return MemoriesResult{memory.Views(ms)}, nil
@@ -126,6 +128,7 @@ func (e *Engine) Show(_ context.Context, a ShowArgs) (ShowResult, error) {
 		return ShowResult{}, err
 	}
 	m = e.current(w, m)
+	_ = w.Annotate(m)
 	res := ShowResult{View: memory.ViewOf(m)}
 	for _, an := range m.Anchors {
 		if memory.IsStale(an.Status) || a.Diff {
@@ -311,6 +314,7 @@ func (e *Engine) List(_ context.Context, _ NoArgs) (MemoriesResult, error) {
 		if err != nil {
 			return MemoriesResult{}, &Error{Code: CodeInternalError, Message: "list " + w.Root + ": " + err.Error()}
 		}
+		_ = w.Annotate(ms...)
 		all = append(all, ms...)
 	}
 	memory.SortByPlace(all)
@@ -373,6 +377,7 @@ func (e *Engine) Impact(_ context.Context, a ImpactArgs) (ImpactResult, error) {
 			}
 			continue
 		}
+		_ = w.Annotate(im.Memories...)
 		return ImpactResult{Symbol: im.Symbol, Definitions: im.Definitions, Memories: memory.Views(im.Memories)}, nil
 	}
 	return ImpactResult{}, invalid("%s: %v", Impact.name, firstErr)

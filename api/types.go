@@ -61,6 +61,14 @@ type RememberArgs struct {
 	// Source is user (default), agent, imported_git, imported_file or
 	// inferred.
 	Source string `json:"source,omitempty"`
+	// OnDuplicate is what to do when the memory is a near-duplicate of
+	// one on the same anchor: add (default: store it, report the
+	// duplicates), ask (store nothing, return the duplicate), update
+	// (merge the text into it), supersede (store it, superseding the
+	// duplicates) or noop (store nothing); identical text is never stored
+	// twice except under add. The result's "decision" says what was done
+	// (memory.Decide).
+	OnDuplicate string `json:"on_duplicate,omitempty"`
 }
 
 // RememberBatchArgs are the arguments of gloss.rememberBatch: one

@@ -56,7 +56,7 @@ func (s *Server) codeLens(ctx context.Context, p codeLensParams) ([]CodeLens, er
 			defLines[d.Symbol] = [2]int{d.Range.StartLine, d.Range.LastLine()}
 		}
 	}
-	for _, m := range r.mems {
+	for _, m := range sn.f.w.Visible(r.mems) { // superseded memories are not counted
 		seen := map[string]bool{}
 		for _, a := range m.Anchors {
 			if a.Path != sn.rel {

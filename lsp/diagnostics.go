@@ -53,7 +53,7 @@ func (s *Server) publishDoc(uri string) {
 			s.log.Printf("resolve %s: %v", uri, r.err)
 		}
 	} else {
-		diags = diagnostics(r.mems, sn.rel, sn.t, enc)
+		diags = diagnostics(sn.f.w.Visible(r.mems), sn.rel, sn.t, enc)
 	}
 	diags = s.withProblems(uri, diags)
 	s.pubMu.Lock()
@@ -92,6 +92,7 @@ func (s *Server) publishLocked(uri string, version *int, diags []Diagnostic) {
 // (stored statuses) and clears those of files without stale anchors. Open
 // documents are re-resolved against their text instead.
 func (s *Server) publishFolder(f *folder, mems []*memory.Memory) {
+	mems = f.w.Visible(mems) // a superseded memory gets no diagnostic
 	stale := map[string]bool{}
 	for _, m := range mems {
 		if m.Source == "imported_git" {
@@ -176,6 +177,7 @@ func (s *Server) publishStoredFile(f *folder, path string) {
 	if err != nil {
 		return
 	}
+	mems = f.w.Visible(mems)
 	rel, err := f.w.RelPath(path)
 	if err != nil {
 		return

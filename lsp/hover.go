@@ -18,7 +18,8 @@ func (s *Server) hover(ctx context.Context, p textDocumentPositionParams) (*Hove
 	if r.err != nil {
 		return nil, nil
 	}
-	hs := memory.Covering(r.mems, sn.rel, p.Position.Line, p.Position.Line)
+	// Superseded memories are hidden: their successor's hover names them.
+	hs := memory.Covering(sn.f.w.Visible(r.mems), sn.rel, p.Position.Line, p.Position.Line)
 	if len(hs) == 0 {
 		return nil, nil
 	}
@@ -33,6 +34,7 @@ func (s *Server) hover(ctx context.Context, p textDocumentPositionParams) (*Hove
 			b.WriteString("\n\n---\n\n")
 		}
 		writeMemoryMarkdown(&b, h.Memory, h.Anchor, sn.t)
+		writeLifecycle(&b, h.Memory, sn.f.w)
 	}
 	if len(history) > 0 {
 		if b.Len() > 0 {

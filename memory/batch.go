@@ -3,7 +3,6 @@ package memory
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
@@ -113,6 +112,7 @@ func (st *batchState) release() {
 func (w *Workspace) rememberChunk(ctx context.Context, reqs []RememberRequest, out []*Memory, errs []error, st *batchState) {
 	w.preparse(reqs, st)
 	var created []*Memory
+	kept := make([]bool, len(reqs)) // out[i] is a stored memory (a duplicate policy's NOOP or UPDATE)
 	for i, req := range reqs {
 		if err := ctx.Err(); err != nil {
 			errs[i] = err
@@ -123,11 +123,15 @@ func (w *Workspace) rememberChunk(ctx context.Context, reqs []RememberRequest, o
 			errs[i] = err
 			continue
 		}
-		if st.duplicates {
-			if d, err := w.NearDuplicates(ctx, m); err == nil {
-				m.Duplicates = d
-			} else {
-				w.warn(fmt.Errorf("near-duplicate check: %w", err))
+		if st.duplicates || req.OnDuplicate != "" {
+			existing, err := w.checkDuplicates(ctx, req, m)
+			if err != nil {
+				errs[i] = err
+				continue
+			}
+			if existing != nil {
+				out[i], kept[i] = existing, true // NOOP or UPDATE: no new record
+				continue
 			}
 		}
 		out[i] = m
@@ -137,7 +141,7 @@ func (w *Workspace) rememberChunk(ctx context.Context, reqs []RememberRequest, o
 	b := w.Store.NewMemoryBatch()
 	created = created[:0]
 	for i, m := range out {
-		if m == nil {
+		if m == nil || kept[i] {
 			continue
 		}
 		w.stampFile(m) // the file first: a crash before the commit reloads it
@@ -154,7 +158,7 @@ func (w *Workspace) rememberChunk(ctx context.Context, reqs []RememberRequest, o
 	}
 	if err := w.commit(b, created, nil); err != nil {
 		for i := range out {
-			if out[i] != nil {
+			if out[i] != nil && !kept[i] {
 				_ = w.RemoveMemoryFile(out[i])
 				out[i], errs[i] = nil, err
 			}

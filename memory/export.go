@@ -452,6 +452,9 @@ func (w *Workspace) validImport(m *Memory) error {
 	if err := secret.Check(m.Body + "\n" + m.Title); err != nil {
 		return err
 	}
+	if err := validateRelations(m); err != nil {
+		return err
+	}
 	if m.Source == "" {
 		m.Source = "imported_file"
 	}

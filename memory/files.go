@@ -74,6 +74,8 @@ type FileHeader struct {
 	Relations   []Relation   `yaml:"relations,omitempty"`
 	GitCommit   string       `yaml:"git_commit,omitempty"`
 	GitBranch   string       `yaml:"git_branch,omitempty"`
+	// ReviewReason is why a person flagged the memory (Memory.ReviewReason).
+	ReviewReason string `yaml:"review_reason,omitempty"`
 }
 
 // flowSeq is a list written in YAML flow style ([a, b, c]) to keep
@@ -224,6 +226,7 @@ func FormatMemoryFile(m *Memory) []byte {
 		Source: m.Source, Pinned: m.Pinned, NeedsReview: m.NeedsReview, Relations: m.Relations,
 		GitCommit: m.GitCommit, GitBranch: m.GitBranch,
 	}
+	h.ReviewReason = m.ReviewReason
 	if m.Scope != ScopeProject {
 		h.Scope = m.Scope
 	}

@@ -27,15 +27,24 @@ type Filter struct {
 	Stale string `json:"stale,omitempty"`
 	// MinConfidence keeps memories of at least this confidence (0..1).
 	MinConfidence float64 `json:"min_confidence,omitempty"`
+	// Superseded is "" or "include" (keep all), "exclude" (drop memories
+	// another one supersedes) or "only"; it reads Memory.SupersededBy,
+	// which the caller sets (Workspace.Annotate; FusedSearch does).
+	Superseded string `json:"superseded,omitempty"`
 }
 
-// Validate reports a malformed filter: an unknown Stale value, a bad Path
+// Validate reports a malformed filter: an unknown Stale or Superseded value, a bad Path
 // pattern or a confidence outside 0..1.
 func (f Filter) Validate() error {
 	switch f.Stale {
 	case "", "include", "exclude", "only":
 	default:
 		return fmt.Errorf("stale must be include, exclude or only, not %q", f.Stale)
+	}
+	switch f.Superseded {
+	case "", "include", "exclude", "only":
+	default:
+		return fmt.Errorf("superseded must be include, exclude or only, not %q", f.Superseded)
 	}
 	if f.Path != "" {
 		if _, err := path.Match(f.Path, ""); err != nil {
@@ -58,7 +67,9 @@ func (f Filter) Keep(m *Memory) bool {
 		f.Tag != "" && !hasTag(m.Tags, f.Tag),
 		f.Stale == "exclude" && m.Stale(),
 		f.Stale == "only" && !m.Stale(),
-		f.MinConfidence > 0 && m.Confidence < f.MinConfidence:
+		f.MinConfidence > 0 && m.Confidence < f.MinConfidence,
+		f.Superseded == "exclude" && m.Superseded(),
+		f.Superseded == "only" && !m.Superseded():
 		return false
 	}
 	if f.Path == "" && f.Symbol == "" {

@@ -48,6 +48,9 @@ func (w *Workspace) Forget(id string) (*Memory, error) {
 	b := w.Store.NewMemoryBatch()
 	err = b.Tombstone(m.ID, data, anchorPaths(m))
 	if err == nil {
+		err = dropRelations(b, m)
+	}
+	if err == nil {
 		err = w.dropExpiredTombstones(b, now)
 	}
 	if err != nil {

@@ -60,6 +60,13 @@ var RankerWeights = map[string]float64{RankerText: 1, RankerVector: 1, RankerCod
 // first on cobra, sent it below the sixtieth, out of sight.
 const StaleFactor = 0.85
 
+// SupersededFactor multiplies the fused score of a memory another one
+// supersedes (RelSupersedes): labelled and ranked lower, not hidden (a
+// filter can: Filter.Superseded). 0.8 moves a memory ranked first by one
+// ranker to about sixteenth (61/0.8 − 60), below its successor, which
+// usually shares its words and its anchor, yet within a page of results.
+const SupersededFactor = 0.8
+
 // ConfidenceFloor damps confidence for the same reason: the multiplier is
 // ConfidenceFloor + (1 − ConfidenceFloor) × confidence, so a memory of
 // confidence 0.2 scores 0.8 of a sure one.
@@ -112,7 +119,8 @@ type Explanation struct {
 	Confidence float64 `json:"confidence"`
 	// Trust is the multiplier of the memory's source (1 for symbols).
 	Trust float64 `json:"trust"`
-	// Freshness is StaleFactor for a stale memory, else 1.
+	// Freshness is StaleFactor for a stale memory, else 1, times
+	// SupersededFactor for a superseded one.
 	Freshness float64 `json:"freshness"`
 	Score     float64 `json:"score"`
 }
@@ -220,6 +228,10 @@ func deepen[T any](depth, want int, fetch func(n int) ([]T, error), keep func(T)
 // filtered (deepen) and cut to depth.
 func (w *Workspace) memoryRankers(ctx context.Context, req SearchRequest, depth, want int, f *fuser) error {
 	mems := map[string]*Memory{}
+	to, err := w.Incoming()
+	if err != nil {
+		return err
+	}
 	load := func(id string) *Memory {
 		if m, ok := mems[id]; ok {
 			return m
@@ -227,6 +239,8 @@ func (w *Workspace) memoryRankers(ctx context.Context, req SearchRequest, depth,
 		m, err := w.get(id)
 		if err != nil {
 			m = nil
+		} else {
+			annotateWith(to, m)
 		}
 		mems[id] = m
 		return m
@@ -308,8 +322,12 @@ func (w *Workspace) graphRanker(req SearchRequest, f *fuser) error {
 	if err != nil {
 		return err
 	}
+	to, err := w.Incoming()
+	if err != nil {
+		return err
+	}
 	for _, h := range hits {
-		if req.Filter.Keep(h.Memory) {
+		if annotateWith(to, h.Memory); req.Filter.Keep(h.Memory) {
 			rank++
 			f.add(Result{Kind: ResultMemory, Memory: h.Memory}, RankerPart{Ranker: RankerGraph, Rank: rank, Score: h.Proximity, Why: h.Why})
 		}
@@ -385,6 +403,9 @@ func (f *fuser) results() []Result {
 			if r.Memory.Stale() {
 				e.Freshness = StaleFactor
 			}
+			if r.Memory.Superseded() {
+				e.Freshness *= SupersededFactor
+			}
 		}
 		e.Score = e.RRF * e.Confidence * e.Trust * e.Freshness
 		r.Score = e.Score
@@ -397,7 +418,7 @@ func (f *fuser) results() []Result {
 // keepsSymbols reports whether code symbols can pass f: filters on memory
 // fields (type, tag, stale only, confidence) keep none.
 func (f Filter) keepsSymbols() bool {
-	return f.Type == "" && f.Tag == "" && f.Stale != "only" && f.MinConfidence == 0
+	return f.Type == "" && f.Tag == "" && f.Stale != "only" && f.MinConfidence == 0 && f.Superseded != "only"
 }
 
 // KeepSymbol reports whether definition d passes f's path pattern and

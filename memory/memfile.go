@@ -136,7 +136,7 @@ func applyHeaderDates(m *Memory, h FileHeader, prev *Memory, edited bool, now ti
 // applyHeaderProvenance sets m's source, pin, review flag, relations and
 // git origin from h, a file of the current format (h.Source set). It
 // changes only m and needs no lock; it returns an error for an unknown
-// source, leaving m unchanged.
+// source (leaving m unchanged) or a malformed relation (validateRelations).
 func applyHeaderProvenance(m *Memory, h FileHeader) error {
 	switch h.Source {
 	case "user", "agent", "imported_git", "imported_file", "inferred":
@@ -145,7 +145,8 @@ func applyHeaderProvenance(m *Memory, h FileHeader) error {
 	}
 	m.Source, m.Pinned, m.NeedsReview, m.Relations = h.Source, h.Pinned, h.NeedsReview, h.Relations
 	m.GitCommit, m.GitBranch = h.GitCommit, h.GitBranch
-	return nil
+	m.ReviewReason = h.ReviewReason
+	return validateRelations(m)
 }
 
 // headerAnchors sets m's anchors from h's: anchors of an older format are

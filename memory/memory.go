@@ -147,6 +147,9 @@ type Memory struct {
 	HalfLifeDays   float64    `json:"half_life_days"`
 	Pinned         bool       `json:"pinned,omitempty"`
 	NeedsReview    bool       `json:"needs_review,omitempty"`
+	// ReviewReason is why a person flagged the memory as wrong (Flag);
+	// cleared with NeedsReview by a verify or a re-anchor.
+	ReviewReason string `json:"review_reason,omitempty"`
 	Relations      []Relation `json:"relations,omitempty"`
 	GitCommit      string     `json:"git_commit,omitempty"`
 	GitBranch      string     `json:"git_branch,omitempty"`
@@ -162,6 +165,12 @@ type Memory struct {
 	// RememberBatch on new memories; they are not stored.
 	Placement  string      `json:"-"`
 	Duplicates []Duplicate `json:"-"`
+	// SupersededBy are the ids of the memories that supersede this one,
+	// set by Workspace.Annotate from the relation index; not stored.
+	SupersededBy []string `json:"-"`
+	// Decision is what a remember with an on-duplicate policy did
+	// (RememberRequest.OnDuplicate); set on results only, not stored.
+	Decision *Decision `json:"-"`
 }
 
 // Stale reports whether any anchor is changed, signature_changed or

@@ -115,7 +115,7 @@ func (w *Workspace) VerifyDocuments(ctx context.Context, id string, docs map[str
 		m.Anchors[i] = na
 	}
 	now := w.now().UTC()
-	m.VerifiedAt, m.UpdatedAt, m.NeedsReview = now, now, false
+	m.VerifiedAt, m.UpdatedAt, m.NeedsReview, m.ReviewReason = now, now, false, ""
 	if err := w.save(old, m); err != nil {
 		return nil, err
 	}

@@ -48,6 +48,10 @@ type RememberRequest struct {
 	// Content, when set, is the current (possibly unsaved) text of Path,
 	// used instead of the file on disk (an editor's document overlay).
 	Content []byte `json:"-"`
+	// OnDuplicate is the policy for a near-duplicate on the same anchor
+	// (OnDuplicateAsk, …; "" is add). The result's Decision says what
+	// was done.
+	OnDuplicate string `json:"on_duplicate,omitempty"`
 }
 
 // Remember validates req, anchors it to the current file content and
@@ -130,6 +134,9 @@ func (w *Workspace) memoryFromRequest(req RememberRequest) (*Memory, error) {
 	}
 	scope, source, err := requestScopeSource(req)
 	if err != nil {
+		return nil, err
+	}
+	if err := ValidateOnDuplicate(req.OnDuplicate); err != nil {
 		return nil, err
 	}
 	var tags []string

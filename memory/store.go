@@ -109,11 +109,17 @@ func putMemory(b *index.MemoryBatch, old, m *Memory) error {
 	if err := b.Put(m.ID, data, anchorPaths(m), anchorPaths(old)); err != nil {
 		return err
 	}
+	if err := putRelations(b, old, m); err != nil {
+		return err
+	}
 	return putSummary(b, m)
 }
 
-// deleteMemory removes m from b.
+// deleteMemory removes m (and its entries in the relation index) from b.
 func deleteMemory(b *index.MemoryBatch, m *Memory) error {
+	if err := dropRelations(b, m); err != nil {
+		return err
+	}
 	return b.Delete(m.ID, anchorPaths(m))
 }
 

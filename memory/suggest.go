@@ -181,6 +181,10 @@ type Duplicate struct {
 	// Similarity is TextSimilarity of the two memories' titles and bodies
 	// (0..1).
 	Similarity float64 `json:"similarity"`
+	// Cosine is the vector similarity of the two (NearDuplicateCosine),
+	// 0 when it was not computed (only remembers with an on-duplicate
+	// policy other than add compare vectors).
+	Cosine float64 `json:"cosine,omitempty"`
 	// SameAnchor is true when the two share an anchored symbol or file,
 	// or both have no anchor.
 	SameAnchor bool `json:"same_anchor"`

@@ -454,6 +454,9 @@ func hideMemory(b *index.MemoryBatch, m *Memory) error {
 	if err != nil {
 		return err
 	}
+	if err := dropRelations(b, m); err != nil {
+		return err
+	}
 	return b.Hide(m.ID, data, anchorPaths(m))
 }
 

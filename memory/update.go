@@ -132,6 +132,6 @@ func (w *Workspace) reanchorUpdate(m *Memory, req UpdateRequest) error {
 	w.stampGit(&a)
 	m.Anchors = []Anchor{a}
 	m.VerifiedAt = w.now().UTC()
-	m.NeedsReview = false
+	m.NeedsReview, m.ReviewReason = false, ""
 	return nil
 }

@@ -39,6 +39,19 @@ type View struct {
 	// (Memory.Placement, Memory.Duplicates).
 	Placement      string      `json:"placement,omitempty"`
 	NearDuplicates []Duplicate `json:"near_duplicates,omitempty"`
+
+	// Relations are the memory's own relations (Memory.Relations);
+	// SupersededBy the ids of the memories that supersede it (set when
+	// the workspace annotated the memory, Workspace.Annotate).
+	Relations    []Relation `json:"relations,omitempty"`
+	SupersededBy []string   `json:"superseded_by,omitempty"`
+	// NeedsReview and ReviewReason: a person flagged the memory as wrong
+	// (Workspace.Flag).
+	NeedsReview  bool   `json:"needs_review,omitempty"`
+	ReviewReason string `json:"review_reason,omitempty"`
+	// Decision is what a remember did about near-duplicates
+	// (RememberRequest.OnDuplicate).
+	Decision *Decision `json:"decision,omitempty"`
 }
 
 // ViewOf returns the JSON view of m.
@@ -46,6 +59,8 @@ func ViewOf(m *Memory) View {
 	v := View{ID: m.ID, Type: m.Type, Title: m.Title, Body: m.Body, Tags: m.Tags, Stale: m.Stale(), Scope: m.Scope, Source: m.Source,
 		Author: m.Author, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt, VerifiedAt: m.VerifiedAt, Anchors: []AnchorView{},
 		Placement: m.Placement, NearDuplicates: m.Duplicates}
+	v.Relations, v.SupersededBy, v.Decision = m.Relations, m.SupersededBy, m.Decision
+	v.NeedsReview, v.ReviewReason = m.NeedsReview, m.ReviewReason
 	for _, a := range m.Anchors {
 		av := AnchorView{Path: a.Path, Symbol: a.Symbol, Kind: a.Kind, StartLine: a.Range.StartLine + 1, EndLine: a.Range.LastLine() + 1, Status: a.Status}
 		if a.OriginPath != a.Path || a.OriginRange.StartLine != a.Range.StartLine || a.OriginRange.LastLine() != a.Range.LastLine() {

@@ -107,6 +107,8 @@ type Workspace struct {
 	// batchSites, during a large RememberBatch, holds every definition
 	// site by body hash (index.Store.BodyHashIndex); guarded by writeMu.
 	batchSites map[string][]index.Site
+
+	rels relCache // the relation index by target (relations.go)
 }
 
 // DataHome returns $GLOSS_HOME, else $XDG_DATA_HOME/gloss, else

@@ -1,0 +1,46 @@
+package memory
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gloss-dev/gloss/internal/secret"
+)
+
+// MaxReviewReason bounds the reason of Flag in characters.
+const MaxReviewReason = 500
+
+// Flag marks memory id (or a unique prefix) as needing review — a person
+// says it is wrong — with an optional reason (at most MaxReviewReason
+// characters, checked for secrets), durably, and returns it. The review
+// queue lists flagged memories; a verify or a re-anchor clears the flag.
+// Flagging a flagged memory replaces its reason when one is given.
+func (w *Workspace) Flag(id, reason string) (*Memory, error) {
+	reason = strings.TrimSpace(reason)
+	if !utf8.ValidString(reason) {
+		return nil, fmt.Errorf("reason is not valid UTF-8")
+	}
+	if n := utf8.RuneCountInString(reason); n > MaxReviewReason {
+		return nil, fmt.Errorf("reason is %d characters, the limit is %d", n, MaxReviewReason)
+	}
+	if err := secret.Check(reason); err != nil {
+		return nil, err
+	}
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
+	m, err := w.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	old := m.clone()
+	m.NeedsReview = true
+	if reason != "" {
+		m.ReviewReason = reason
+	}
+	m.UpdatedAt = w.now().UTC()
+	if err := w.save(old, m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
