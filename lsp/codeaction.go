@@ -71,8 +71,10 @@ func (s *Server) codeActions(ctx context.Context, p codeActionParams) ([]CodeAct
 					Command: &Command{Title: "Forget memory", Command: "gloss.forget", Arguments: []any{idArg}}},
 				CodeAction{Title: "Re-anchor to selection", Kind: "quickfix", Diagnostics: diags,
 					Command: &Command{Title: "Re-anchor to selection", Command: "gloss.update", Arguments: []any{map[string]any{"id": id, "uri": sn.uri, "range": p.Range}}}},
+				wrongAction(id, "", diags),
 			)
 		}
+		out = append(out, s.wrongActions(sn, p)...)
 	}
 	// Not on files gloss cannot anchor in (binary, generated, oversize),
 	// where the command always fails.

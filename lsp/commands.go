@@ -43,6 +43,9 @@ func (s *Server) executeCommand(ctx context.Context, p executeCommandParams) (an
 	if fr, ok := res.(api.ForgetResult); ok && err == nil {
 		s.offerUndo(fr)
 	}
+	if v, ok := res.(memory.View); ok && err == nil && c == api.Command(api.Remember) {
+		s.offerSupersede(v)
+	}
 	if sr, ok := res.(api.ShowResult); ok && err == nil {
 		var a api.ShowArgs
 		if json.Unmarshal(raw, &a) == nil && a.Present {

@@ -27,6 +27,8 @@ type RememberInput struct {
 	Title     string   `json:"title,omitempty" jsonschema:"short title, at most 60 characters; default: the first line of text"`
 	Tags      []string `json:"tags,omitempty" jsonschema:"free-form tags"`
 	Scope     string   `json:"scope,omitempty" jsonschema:"personal (default: only in this machine's store) or project (also written to .gloss/memories/ID.md to be committed and shared)"`
+	// OnDuplicate: see api.RememberArgs.OnDuplicate.
+	OnDuplicate string `json:"on_duplicate,omitempty" jsonschema:"what to do when a memory with nearly the same text is already on the same code: add (default: store anyway and report it), update (merge your text into it), supersede (store yours and hide the old one), noop (store nothing), ask (store nothing and return it so you can choose); identical text is never stored twice except with add. The result's decision (ADD, UPDATE, SUPERSEDE, NOOP) says what happened and names the candidate ids"`
 }
 
 // LinesInput names lines of a file: memories_at's input.
@@ -52,6 +54,7 @@ type SearchInput struct {
 	Symbol        string  `json:"symbol,omitempty" jsonschema:"only results on this definition (name or SCIP symbol)"`
 	Stale         string  `json:"stale,omitempty" jsonschema:"include (default), exclude or only memories whose code changed since"`
 	MinConfidence float64 `json:"min_confidence,omitempty" jsonschema:"only memories of at least this confidence (0..1)"`
+	Superseded    string  `json:"superseded,omitempty" jsonschema:"include (default; superseded memories rank lower and carry superseded_by), exclude or only memories another memory supersedes"`
 	File          string  `json:"file,omitempty" jsonschema:"the file you are working on (relative to the workspace root): memories near it in the code graph rank higher"`
 	Explain       bool    `json:"explain,omitempty" jsonschema:"add each part of each score (rank and contribution per ranker, confidence, freshness)"`
 }
@@ -209,7 +212,8 @@ func (s *Server) addTools() {
 	addTool(s, &sdk.Tool{Name: "remember", Annotations: additive("Remember", false),
 		Description: "Store a memory anchored to code: a note a future reader (human or agent) of this code should know — a gotcha, a decision and its reason, a convention. " +
 			"Anchor it to lines (path, start_line, end_line) or to a definition (symbol); gloss follows the code as it moves and marks the memory stale when the code changes. " +
-			"Call it when you learn something non-obvious about the code that is not written in it. Returns the stored memory with its id."},
+			"Call it when you learn something non-obvious about the code that is not written in it. Returns the stored memory with its id. " +
+			"To avoid piling up copies, pass on_duplicate (update or supersede): a near-duplicate on the same code is then merged or replaced, and decision tells you which (ADD, UPDATE, SUPERSEDE or NOOP with the candidate ids)."},
 		s.remember)
 	addTool(s, &sdk.Tool{Name: "memories_at", Annotations: readOnly("Memories at lines"),
 		Description: "List the memories anchored to a file, or to lines of it. Call it before reading or editing code to learn its gotchas and decisions. " +
@@ -252,6 +256,7 @@ func (s *Server) addTools() {
 			"Call it at the start of a task, before editing."},
 		s.contextTool)
 	s.addImportGit()
+	s.addRelationTools()
 }
 
 func (s *Server) remember(ctx context.Context, _ *sdk.CallToolRequest, in RememberInput) (*sdk.CallToolResult, MemoryOutput, error) {
@@ -259,6 +264,7 @@ func (s *Server) remember(ctx context.Context, _ *sdk.CallToolRequest, in Rememb
 		return nil, MemoryOutput{}, errors.New(`missing "text": write what the memory says`)
 	}
 	args := api.RememberArgs{Text: in.Text, Type: in.Type, Title: in.Title, Tags: in.Tags, Scope: in.Scope, Symbol: in.Symbol, Source: Source}
+	args.OnDuplicate = in.OnDuplicate
 	switch {
 	case in.Symbol != "" && in.Path != "":
 		return nil, MemoryOutput{}, errors.New(`give either "symbol" or "path" with lines, not both`)
@@ -319,6 +325,7 @@ func (s *Server) search(ctx context.Context, _ *sdk.CallToolRequest, in SearchIn
 		limit = defaultSearchLimit
 	}
 	f := memory.Filter{Type: in.Type, Tag: in.Tag, Path: in.Path, Symbol: in.Symbol, Stale: in.Stale, MinConfidence: in.MinConfidence}
+	f.Superseded = in.Superseded
 	args := api.SearchArgs{Query: in.Query, Limit: limit, Filter: f, Kind: in.Kind, Explain: in.Explain}
 	if in.File != "" {
 		abs, err := s.resolve(in.File)

@@ -68,6 +68,7 @@ lower and are labelled STALE, never hidden. --explain prints each part of each s
 	f.StringVar(&a.Path, "path", "", "only results in paths matching this pattern (e.g. 'internal/*.go', or a directory)")
 	f.StringVar(&a.Symbol, "symbol", "", "only results on this symbol (SCIP symbol or Name / Type.Method); also seeds the graph")
 	f.StringVar(&a.Stale, "stale", "", "include (default), exclude or only stale memories")
+	f.StringVar(&a.Superseded, "superseded", "", "include (default; ranked lower), exclude or only memories another one supersedes")
 	f.Float64Var(&a.MinConfidence, "min-confidence", 0, "only memories of at least this confidence (0..1)")
 	f.StringVar(&a.Kind, "kind", "", "memory or symbol: only memories or only code symbols (default both)")
 	f.BoolVar(&memOnly, "memories-only", false, "only memories (--kind memory)")

@@ -139,7 +139,7 @@ type batchLine struct {
 }
 
 func rememberCmd(g *globals) *cobra.Command {
-	var at, typ, title, symbol, batch, scope, source string
+	var at, typ, title, symbol, batch, scope, source, onDuplicate string
 	var tags []string
 	cmd := &cobra.Command{
 		Use:   "remember TEXT [--at PATH:START[-END] | --symbol S] | --batch FILE",
@@ -182,6 +182,7 @@ and with --json prints one JSON object per line, in input order, each with "id"
 				return fmt.Errorf("missing TEXT: gloss remember \"note\" --at PATH:START-END")
 			}
 			req := api.RememberArgs{Text: text, Type: typ, Title: title, Tags: tags, Symbol: symbol, Scope: scope, Source: source}
+			req.OnDuplicate = onDuplicate
 			if req.Location, err = g.atLocation(at); err != nil {
 				return err
 			}
@@ -201,6 +202,7 @@ and with --json prints one JSON object per line, in input order, each with "id"
 	f.StringVar(&scope, "scope", "personal", "personal or project")
 	f.StringVar(&source, "source", "user", "user, agent, imported_git, imported_file or inferred")
 	f.StringVar(&batch, "batch", "", "read JSON lines from FILE (- for stdin)")
+	f.StringVar(&onDuplicate, "on-duplicate", "", "when a near-duplicate is on the same anchor: "+strings.Join(memory.OnDuplicatePolicies, ", ")+" (default add: store and report it)")
 	return cmd
 }
 
@@ -226,7 +228,13 @@ func printRemembered(cmd *cobra.Command, g *globals, m memory.View) error {
 	if g.json {
 		return printJSON(cmd.OutOrStdout(), m)
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "Remembered %s %q\n", m.ID, m.Title)
+	verb := "Remembered"
+	if d := m.Decision; d != nil && d.Action == memory.DecisionNoop {
+		verb = "Not stored; already remembered as"
+	} else if d != nil && d.Action == memory.DecisionUpdate {
+		verb = "Merged into"
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "%s %s %q\n", verb, m.ID, m.Title)
 	for _, a := range m.Anchors {
 		fmt.Fprintf(cmd.OutOrStdout(), "  %s anchor at %s", a.Kind, placeOf(a))
 		if a.Symbol != "" {
@@ -239,6 +247,9 @@ func printRemembered(cmd *cobra.Command, g *globals, m memory.View) error {
 	}
 	for _, d := range m.NearDuplicates {
 		fmt.Fprintf(cmd.OutOrStdout(), "  near-duplicate of %s %q (similarity %.2f)\n", d.ID, termSafe(d.Title, false), d.Similarity)
+	}
+	if d := m.Decision; d != nil && d.Action != memory.DecisionAdd {
+		fmt.Fprintf(cmd.OutOrStdout(), "  %s: %s\n", d.Action, termSafe(d.Reason, false))
 	}
 	return nil
 }
