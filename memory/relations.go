@@ -192,7 +192,7 @@ func (w *Workspace) Relate(id, kind, target string, remove bool) (*Memory, error
 		return nil, err
 	}
 	if tid == m.ID {
-		return nil, fmt.Errorf("a memory cannot %s itself (%s)", strings.ReplaceAll(kind, "_", " "), m.ID)
+		return nil, fmt.Errorf("memory %s cannot relate to itself (%s)", m.ID, kind)
 	}
 	rel := Relation{Kind: kind, ID: tid}
 	has := slices.Contains(m.Relations, rel)
