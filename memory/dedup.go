@@ -105,8 +105,8 @@ func Decide(policy, body string, cands []Duplicate, bodies map[string]string) De
 	return Decision{Action: DecisionNoop, Candidates: ids, Reason: fmt.Sprintf("nothing stored: near-duplicate of %s", ids[0])}
 }
 
-// sameAnchorDuplicates returns the near-duplicates of m on the same anchor
-// that are not superseded, most similar first, with their bodies by id:
+// sameAnchorDuplicates returns the near-duplicates of m on the same code
+// (onSameCode) that are not superseded, most similar first, with their bodies by id:
 // m.Duplicates (text similarity) and, when vectors is set and the
 // embedder is the built-in one (NearDuplicateCosine is calibrated for
 // it), the memories whose cosine similarity is at least
@@ -130,7 +130,7 @@ func (w *Workspace) sameAnchorDuplicates(ctx context.Context, m *Memory, vectors
 	bodies := map[string]string{}
 	for _, d := range dups {
 		o, err := w.get(d.ID)
-		if err != nil || !d.SameAnchor {
+		if err != nil || !onSameCode(m, o) {
 			continue
 		}
 		if annotateWith(to, o); o.Superseded() {
@@ -140,6 +140,27 @@ func (w *Workspace) sameAnchorDuplicates(ctx context.Context, m *Memory, vectors
 		bodies[o.ID] = o.Body
 	}
 	return out, bodies
+}
+
+// onSameCode reports whether a and b are anchored to the same code: a
+// shared symbol, overlapping lines of one file, or both without anchor.
+// It is stricter than Duplicate.SameAnchor (any anchor in the same file),
+// since a policy may merge or hide a memory.
+func onSameCode(a, b *Memory) bool {
+	if len(a.Anchors) == 0 && len(b.Anchors) == 0 {
+		return true
+	}
+	for _, x := range a.Anchors {
+		for _, y := range b.Anchors {
+			if x.Symbol != "" && x.Symbol == y.Symbol {
+				return true
+			}
+			if x.Path == y.Path && x.Range.StartLine <= y.Range.LastLine() && y.Range.StartLine <= x.Range.LastLine() {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // applyDuplicatePolicy decides what to do with the new memory m of req
