@@ -157,15 +157,29 @@ func WhyMarkdown(res WhyResult, titleOf func(id string) string) string {
 			b.WriteString(" · ⚑ needs review")
 		}
 		fmt.Fprintf(&b, " — %s\n", it.Reason)
-		body, _, _ := strings.Cut(strings.TrimSpace(m.Body), "\n\n")
-		for _, line := range strings.Split(body, "\n") {
-			fmt.Fprintf(&b, "   %s\n", line)
+		if body := whyBody(m); body != "" {
+			for _, line := range strings.Split(body, "\n") {
+				fmt.Fprintf(&b, "   %s\n", line)
+			}
 		}
 		for _, r := range m.Relations {
 			fmt.Fprintf(&b, "   %s: %s\n", strings.ReplaceAll(r.Kind, "_", " "), titleOf(r.ID))
 		}
 	}
 	return b.String()
+}
+
+// whyBody returns the first paragraph of m's body without a first line
+// that only repeats the title.
+func whyBody(m *Memory) string {
+	body := strings.TrimSpace(m.Body)
+	if first, rest, ok := strings.Cut(body, "\n"); ok && strings.TrimSpace(strings.TrimLeft(first, "# ")) == m.Title {
+		body = strings.TrimSpace(rest)
+	} else if !ok && DeriveTitle(body) == m.Title {
+		return ""
+	}
+	body, _, _ = strings.Cut(body, "\n\n")
+	return body
 }
 
 // WhyMermaid renders a Why answer as a Mermaid flowchart
