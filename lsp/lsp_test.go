@@ -141,7 +141,8 @@ func TestEditMakesStaleAndQuickFixes(t *testing.T) {
 	}
 	want := []string{
 		"quickfix:Still valid — re-verify→gloss.verify", "quickfix:Edit memory→gloss.show", "quickfix:Show what changed→gloss.show",
-		"quickfix:Forget memory→gloss.forget", "quickfix:Re-anchor to selection→gloss.update", "refactor:Remember this selection→gloss.remember",
+		"quickfix:Forget memory→gloss.forget", "quickfix:Re-anchor to selection→gloss.update", "quickfix:This memory is wrong→gloss.flag",
+		"refactor:Remember this selection→gloss.remember",
 	}
 	if strings.Join(titles, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("code actions:\n%s\nwant:\n%s", strings.Join(titles, "\n"), strings.Join(want, "\n"))
@@ -154,7 +155,7 @@ func TestEditMakesStaleAndQuickFixes(t *testing.T) {
 	var acts2 []CodeAction
 	c.call("textDocument/codeAction", map[string]any{"textDocument": TextDocumentIdentifier{URI: uri}, "range": sel,
 		"context": map[string]any{"diagnostics": []Diagnostic{nodata}}}, &acts2)
-	if len(acts2) != 6 || acts2[3].Command.Arguments[0].(map[string]any)["id"] != v.ID {
+	if len(acts2) != 7 || acts2[3].Command.Arguments[0].(map[string]any)["id"] != v.ID {
 		t.Fatalf("code actions without data: %+v", acts2)
 	}
 
