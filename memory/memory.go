@@ -147,9 +147,6 @@ type Memory struct {
 	HalfLifeDays   float64    `json:"half_life_days"`
 	Pinned         bool       `json:"pinned,omitempty"`
 	NeedsReview    bool       `json:"needs_review,omitempty"`
-	// ReviewReason is why a person flagged the memory as wrong (Flag);
-	// cleared with NeedsReview by a verify or a re-anchor.
-	ReviewReason string `json:"review_reason,omitempty"`
 	Relations      []Relation `json:"relations,omitempty"`
 	GitCommit      string     `json:"git_commit,omitempty"`
 	GitBranch      string     `json:"git_branch,omitempty"`
@@ -159,6 +156,10 @@ type Memory struct {
 	// been synchronized with a file (personal memories, stores written
 	// before memory files were the source of truth). See SyncMemoryFiles.
 	FileSum string `json:"file_sum,omitempty"`
+
+	// ReviewReason is why a person flagged the memory as wrong (Flag);
+	// cleared with NeedsReview by a verify or a re-anchor.
+	ReviewReason string `json:"review_reason,omitempty"`
 
 	// Placement (how a memory remembered without a place was placed) and
 	// Duplicates (near-duplicates found before it was stored) are set by
