@@ -110,6 +110,7 @@ func (w *Workspace) Context(ctx context.Context, req ContextRequest) ([]ContextI
 		}
 		out = append(out, *it)
 	}
+	w.lowerSuperseded(out)
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Score != out[j].Score {
 			return out[i].Score > out[j].Score

@@ -295,3 +295,18 @@ func (w *Workspace) Visible(ms []*Memory) []*Memory {
 	}
 	return out
 }
+
+// lowerSuperseded annotates the memories of a briefing (Annotate) and
+// multiplies the score of superseded ones by SupersededFactor, as search
+// does. A store error leaves the items as they are.
+func (w *Workspace) lowerSuperseded(items []ContextItem) {
+	to, err := w.Incoming()
+	if err != nil {
+		return
+	}
+	for i := range items {
+		if annotateWith(to, items[i].Memory); items[i].Memory.Superseded() {
+			items[i].Score *= SupersededFactor
+		}
+	}
+}

@@ -46,7 +46,7 @@ func TestRelateRoundTrip(t *testing.T) {
 	w, repo := indexedWorkspace(t, map[string]string{"svc.go": relGo})
 	old := rememberOn(t, w, "Retry", "Retries are capped at 3 because the upstream rate-limits bursts.", memory.ScopeProject)
 	nu := rememberOn(t, w, "Retry", "Retries stop after 3 attempts; the cap protects the upstream.", memory.ScopeProject)
-	if _, err := w.Relate(nu.ID, memory.RelSupersedes, old.ID[:8], false); err != nil {
+	if _, err := w.Relate(nu.ID, memory.RelSupersedes, strings.ToLower(old.ID), false); err != nil {
 		t.Fatal(err)
 	}
 	got, err := w.Get(nu.ID)
