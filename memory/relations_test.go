@@ -218,3 +218,42 @@ func TestFlag(t *testing.T) {
 		t.Fatalf("verify left the flag: %+v, %v", v, err)
 	}
 }
+
+// TestSearchSuperseded: search keeps a superseded memory, labelled, its
+// score times SupersededFactor; the superseded filter drops or keeps only it.
+func TestSearchSuperseded(t *testing.T) {
+	ctx := context.Background()
+	w, _ := indexedWorkspace(t, map[string]string{"svc.go": relGo})
+	old := rememberOn(t, w, "Retry", "Upstream throttling: retries are capped at three attempts.", "")
+	nu := rememberOn(t, w, "Fetch", "Fetch pages through the upstream gateway.", "")
+	if _, err := w.Relate(nu.ID, memory.RelSupersedes, old.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	search := func(f memory.Filter) []memory.Result {
+		t.Helper()
+		res, err := w.FusedSearch(ctx, memory.SearchRequest{Query: "upstream throttling retries", Kind: memory.ResultMemory, Filter: f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	all := search(memory.Filter{})
+	var got *memory.Result
+	for i := range all {
+		if all[i].Memory.ID == old.ID {
+			got = &all[i]
+		}
+	}
+	if got == nil || !got.Memory.Superseded() || got.Explain.Freshness != memory.SupersededFactor {
+		t.Fatalf("superseded memory in search: %+v", got)
+	}
+	if res := search(memory.Filter{Superseded: "exclude"}); len(res) != 1 || res[0].Memory.ID != nu.ID {
+		t.Errorf("exclude: %d results", len(res))
+	}
+	if res := search(memory.Filter{Superseded: "only"}); len(res) != 1 || res[0].Memory.ID != old.ID {
+		t.Errorf("only: %d results", len(res))
+	}
+	if _, err := w.FusedSearch(ctx, memory.SearchRequest{Query: "x", Filter: memory.Filter{Superseded: "hide"}}); err == nil {
+		t.Error("bad superseded filter: no error")
+	}
+}
