@@ -41,7 +41,9 @@ func printMemory(w io.Writer, m memory.View, withBody bool) {
 		if len(m.Tags) > 0 {
 			fmt.Fprintf(w, " · tags: %s", termSafe(strings.Join(m.Tags, ", "), false))
 		}
-		fmt.Fprintf(w, " · %s\n\n", m.Scope)
+		fmt.Fprintf(w, " · %s\n", m.Scope)
+		printRelations(w, m)
+		fmt.Fprintln(w)
 		for _, l := range strings.Split(termSafe(m.Body, true), "\n") {
 			fmt.Fprintf(w, "    %s\n", l)
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -97,4 +98,12 @@ as a Mermaid flowchart; --json prints both with the memories.`,
 	}
 	cmd.Flags().BoolVar(&mermaid, "mermaid", false, "print a Mermaid flowchart instead of Markdown")
 	return cmd
+}
+
+// printRelations prints a memory's relations, one "    KIND ID" line
+// each (gloss show).
+func printRelations(w io.Writer, m memory.View) {
+	for _, r := range m.Relations {
+		fmt.Fprintf(w, "    %s %s\n", strings.ReplaceAll(r.Kind, "_", " "), r.ID)
+	}
 }
