@@ -175,8 +175,8 @@ func whyBody(m *Memory) string {
 	body := strings.TrimSpace(m.Body)
 	if first, rest, ok := strings.Cut(body, "\n"); ok && strings.TrimSpace(strings.TrimLeft(first, "# ")) == m.Title {
 		body = strings.TrimSpace(rest)
-	} else if !ok && DeriveTitle(body) == m.Title {
-		return ""
+	} else if !ok && strings.TrimSpace(strings.TrimLeft(body, "# ")) == m.Title {
+		return "" // the title is the whole body; a cut one ("…") is not
 	}
 	body, _, _ = strings.Cut(body, "\n\n")
 	return body
