@@ -13,6 +13,7 @@ func TestKeyPrefixesDistinct(t *testing.T) {
 		"prefixMemory": prefixMemory, "prefixAnchor": prefixAnchor, "prefixHidden": prefixHidden,
 		"prefixForgotten": prefixForgotten, "prefixSummary": prefixSummary,
 		"prefixCheckState": prefixCheckState, "prefixImportMark": prefixImportMark,
+		"prefixAccess": prefixAccess,
 	}
 	seen := map[string]string{}
 	for name, p := range prefixes {

@@ -66,6 +66,7 @@ func (w *Workspace) ResolveDocumentDefs(path string, content []byte) ([]*Memory,
 				m.Anchors[i] = r.resolve(m.Anchors[i])
 			}
 		}
+		w.lifecycle(m) // the confidence of the anchors as resolved
 		out = append(out, m)
 	}
 	return out, defs, nil

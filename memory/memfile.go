@@ -58,7 +58,7 @@ func (w *Workspace) memoryFromHeader(id string, h FileHeader, body string, prev 
 	}
 	edited := prev == nil || body != prev.Body || title != prev.Title || typ != prev.Type || !slices.Equal(tags, prev.Tags)
 	if prev == nil || typ != prev.Type {
-		m.HalfLifeDays = halfLives[typ]
+		m.HalfLifeDays = halfLifeOf(typ)
 	}
 	m.Type, m.Title, m.Body, m.Tags = typ, title, body, tags
 	if h.Author != "" {

@@ -128,7 +128,7 @@ func (w *Workspace) VerifyDocuments(ctx context.Context, id string, docs map[str
 func (w *Workspace) save(old, m *Memory) error {
 	w.stampFile(m)
 	b := w.Store.NewMemoryBatch()
-	err := putMemory(b, old, m)
+	err := w.putMemory(b, old, m)
 	if err == nil {
 		err = w.commit(b, []*Memory{m}, nil)
 	} else {

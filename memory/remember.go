@@ -150,7 +150,7 @@ func (w *Workspace) memoryFromRequest(req RememberRequest) (*Memory, error) {
 		V: SchemaVersion, ID: ulid.Make().String(), Type: typ, Title: title, Body: text, Tags: tags,
 		Scope: scope, Source: source, Author: author,
 		CreatedAt: now, UpdatedAt: now, VerifiedAt: now,
-		Confidence: 1, HalfLifeDays: halfLives[typ],
+		Confidence: 1, HalfLifeDays: halfLifeOf(typ),
 	}, nil
 }
 

@@ -34,6 +34,7 @@ func (w *Workspace) Get(id string) (*Memory, error) {
 			if err := json.Unmarshal(val, &mm); err != nil {
 				return err
 			}
+			w.lifecycle(&mm)
 			found = append(found, &mm)
 		}
 		return nil
@@ -59,6 +60,7 @@ func (w *Workspace) get(id string) (*Memory, error) {
 		return nil, err
 	}
 	if m := w.decoded.get(id, val); m != nil {
+		w.lifecycle(m)
 		return m, nil
 	}
 	m, err := decodeMemory(id, val)
@@ -66,6 +68,7 @@ func (w *Workspace) get(id string) (*Memory, error) {
 		return nil, err
 	}
 	w.decoded.put(id, val, m)
+	w.lifecycle(m)
 	return m, nil
 }
 
@@ -78,6 +81,7 @@ func (w *Workspace) List() ([]*Memory, error) {
 		if err != nil {
 			return err
 		}
+		w.lifecycle(m)
 		out = append(out, m)
 		return nil
 	})
@@ -99,9 +103,13 @@ func anchorPaths(m *Memory) []string {
 	return out
 }
 
-// putMemory adds m to b, replacing old (the stored version; may be nil).
-func putMemory(b *index.MemoryBatch, old, m *Memory) error {
+// putMemory adds m to b, replacing old (the stored version; may be nil),
+// with its StaleSince brought in step with its anchors (markStale) and its
+// confidence as of now.
+func (w *Workspace) putMemory(b *index.MemoryBatch, old, m *Memory) error {
 	m.V = SchemaVersion
+	markStale(m, w.now())
+	m.Confidence = ConfidenceOf(m.Lifecycle(), w.now()).Value
 	data, err := json.Marshal(m)
 	if err != nil {
 		return fmt.Errorf("encode memory %s: %w", m.ID, err)
