@@ -80,6 +80,16 @@ type Interface interface {
 	// ImportGit turns the first-parent git history into memories anchored
 	// to the definitions each commit changed (one per commit, idempotent).
 	ImportGit(ctx context.Context, args ImportGitArgs) (ImportGitResult, error)
+
+	// Review lists the memories that need a look (stale, low confidence,
+	// flagged, conflicting, expired, unused), each with the action to take.
+	Review(ctx context.Context, args ReviewArgs) (ReviewResult, error)
+	// Prune forgets expired memories and unused ones of low confidence
+	// (DryRun lists them); project memories only with Yes.
+	Prune(ctx context.Context, args PruneArgs) (PruneResult, error)
+	// VerifyAll re-verifies the memories under a path pattern and/or all
+	// fresh ones.
+	VerifyAll(ctx context.Context, args VerifyAllArgs) (VerifyAllResult, error)
 }
 
 // The commands of Interface, by wire name. Writes marks commands that
@@ -112,6 +122,10 @@ var (
 	// ImportGit is not marked writes: it runs for minutes, so a door runs
 	// it in the background; it takes the store's write lock per batch.
 	ImportGit = def("gloss.importGit", Interface.ImportGit, info{optional: true})
+
+	Review    = def("gloss.review", Interface.Review, info{verb: "review", optional: true})
+	Prune     = def("gloss.prune", Interface.Prune, info{verb: "prune", writes: true, optional: true})
+	VerifyAll = def("gloss.verifyAll", Interface.VerifyAll, info{writes: true})
 )
 
 // Commands lists every command in the order docs/commands.md does.
@@ -120,6 +134,7 @@ var Commands = []Command{
 	Update, Verify, Forget, Restore, Check, List, Status, Index, Impact, Context,
 	Share, Unshare, Export, Import, ForgetAll, SuggestAnchors,
 	ImportGit,
+	Review, Prune, VerifyAll,
 }
 
 // Names returns the wire names of Commands (the LSP server's

@@ -122,3 +122,18 @@ func (c Client) SuggestAnchors(ctx context.Context, a SuggestAnchorsArgs) (Sugge
 func (c Client) ImportGit(ctx context.Context, a ImportGitArgs) (ImportGitResult, error) {
 	return call(ctx, c, ImportGit, a)
 }
+
+// Review implements Interface.
+func (c Client) Review(ctx context.Context, a ReviewArgs) (ReviewResult, error) {
+	return call(ctx, c, Review, a)
+}
+
+// Prune implements Interface.
+func (c Client) Prune(ctx context.Context, a PruneArgs) (PruneResult, error) {
+	return call(ctx, c, Prune, a)
+}
+
+// VerifyAll implements Interface.
+func (c Client) VerifyAll(ctx context.Context, a VerifyAllArgs) (VerifyAllResult, error) {
+	return call(ctx, c, VerifyAll, a)
+}

@@ -164,6 +164,9 @@ func (e *Engine) find(cmd, id string) (*memory.Workspace, *memory.Memory, error)
 // the validated place.
 func (e *Engine) request(a RememberArgs) (memory.RememberRequest, *place, error) {
 	req := memory.RememberRequest{Text: a.Text, Title: a.Title, Type: a.Type, Tags: a.Tags, Scope: a.Scope, Source: a.Source, Symbol: a.Symbol}
+	if err := e.lifecycleRequest(a, &req); err != nil {
+		return req, nil, err
+	}
 	req.ApplyDraftDefaults()
 	if n := len([]rune(strings.TrimSpace(req.Title))); n > memory.MaxTitle {
 		req.Title = memory.DeriveTitle(req.Title)

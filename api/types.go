@@ -61,6 +61,11 @@ type RememberArgs struct {
 	// Source is user (default), agent, imported_git, imported_file or
 	// inferred.
 	Source string `json:"source,omitempty"`
+	// Expires is when the memory expires (memory.ParseExpiry: "30d",
+	// "2w", "36h", "2026-12-31" or RFC 3339); "" never.
+	Expires string `json:"expires,omitempty"`
+	// Pinned memories never lose confidence with age.
+	Pinned bool `json:"pinned,omitempty"`
 }
 
 // RememberBatchArgs are the arguments of gloss.rememberBatch: one

@@ -145,6 +145,10 @@ func applyHeaderProvenance(m *Memory, h FileHeader) error {
 	}
 	m.Source, m.Pinned, m.NeedsReview, m.Relations = h.Source, h.Pinned, h.NeedsReview, h.Relations
 	m.GitCommit, m.GitBranch = h.GitCommit, h.GitBranch
+	m.ExpiresAt = h.ExpiresAt
+	if h.HalfLife > 0 {
+		m.HalfLifeDays = h.HalfLife
+	}
 	return nil
 }
 

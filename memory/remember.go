@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/oklog/ulid/v2"
 
@@ -48,6 +49,11 @@ type RememberRequest struct {
 	// Content, when set, is the current (possibly unsaved) text of Path,
 	// used instead of the file on disk (an editor's document overlay).
 	Content []byte `json:"-"`
+	// ExpiresAt, when not zero, is when the memory expires (Memory.
+	// ExpiresAt); it must be later than now.
+	ExpiresAt time.Time `json:"expires_at,omitzero"`
+	// Pinned memories never decay (ConfidenceOf).
+	Pinned bool `json:"pinned,omitempty"`
 }
 
 // Remember validates req, anchors it to the current file content and
@@ -142,6 +148,9 @@ func (w *Workspace) memoryFromRequest(req RememberRequest) (*Memory, error) {
 		return nil, err
 	}
 	now := w.now().UTC()
+	if !req.ExpiresAt.IsZero() && !req.ExpiresAt.After(now) {
+		return nil, fmt.Errorf("expiry %s is not in the future", req.ExpiresAt.UTC().Format(time.RFC3339))
+	}
 	author := req.Author
 	if author == "" {
 		author = w.author
@@ -150,7 +159,7 @@ func (w *Workspace) memoryFromRequest(req RememberRequest) (*Memory, error) {
 		V: SchemaVersion, ID: ulid.Make().String(), Type: typ, Title: title, Body: text, Tags: tags,
 		Scope: scope, Source: source, Author: author,
 		CreatedAt: now, UpdatedAt: now, VerifiedAt: now,
-		Confidence: 1, HalfLifeDays: halfLifeOf(typ),
+		Confidence: 1, HalfLifeDays: halfLifeOf(typ), ExpiresAt: req.ExpiresAt.UTC(), Pinned: req.Pinned,
 	}, nil
 }
 

@@ -65,6 +65,7 @@ func newRoot() *cobra.Command {
 		doctorCmd(g), importGitCmd(g),
 	)
 	root.AddCommand(teamCmds(g)...)
+	root.AddCommand(lifecycleCmds(g)...)
 	root.AddCommand(genericVerbs(g, root)...)
 	return root
 }
