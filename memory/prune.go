@@ -46,10 +46,10 @@ func (w *Workspace) Prune(req PruneRequest) ([]PruneItem, error) {
 		it := PruneItem{Memory: m}
 		switch {
 		case expired(m, now):
-			it.Reason, it.Detail = ReasonExpired, "expired "+ago(now.Sub(m.ExpiresAt))
+			it.Reason, it.Detail = ReasonExpired, "expired "+ago(now.Sub(m.ExpiresAt))+" ago"
 		case !m.Pinned && m.Confidence < LowConfidence && unused(m, now):
 			it.Reason = ReasonUnused
-			it.Detail = fmt.Sprintf("confidence %.2f, not read %s", m.Confidence, ago(now.Sub(lastUse(m))))
+			it.Detail = fmt.Sprintf("confidence %.2f, not read or verified for %s", m.Confidence, ago(now.Sub(lastUse(m))))
 		default:
 			continue
 		}

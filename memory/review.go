@@ -96,13 +96,13 @@ func reviewOf(m *Memory, now time.Time) (ReviewItem, bool) {
 	it := ReviewItem{Memory: m}
 	switch {
 	case expired(m, now):
-		it.Reason, it.Action, it.Detail = ReasonExpired, ActionForget, "expired "+ago(now.Sub(m.ExpiresAt))
+		it.Reason, it.Action, it.Detail = ReasonExpired, ActionForget, "expired "+ago(now.Sub(m.ExpiresAt))+" ago"
 	case m.NeedsReview:
 		it.Reason, it.Action, it.Detail = ReasonNeedsReview, ActionUpdate, "flagged as possibly wrong"
 	case conflicting(m) != "":
 		it.Reason, it.Action, it.Detail = ReasonConflicting, ActionRelate, "conflicts with "+conflicting(m)
 	case m.Stale():
-		it.Reason, it.Detail = ReasonStale, "stale "+ago(now.Sub(m.StaleSince))+": "+worstStatus(m)
+		it.Reason, it.Detail = ReasonStale, "stale for "+ago(now.Sub(m.StaleSince))+": "+worstStatus(m)
 		switch worstStatus(m) {
 		case StatusDeleted:
 			it.Action = ActionForget
@@ -115,12 +115,12 @@ func reviewOf(m *Memory, now time.Time) (ReviewItem, bool) {
 		return it, false
 	case m.Confidence < LowConfidence:
 		it.Reason, it.Action = ReasonLowConfidence, ActionVerify
-		it.Detail = fmt.Sprintf("confidence %.2f, verified %s", m.Confidence, ago(now.Sub(m.VerifiedAt)))
+		it.Detail = fmt.Sprintf("confidence %.2f, not verified for %s", m.Confidence, ago(now.Sub(m.VerifiedAt)))
 	case unused(m, now):
 		it.Reason, it.Action = ReasonUnused, ActionForget
-		it.Detail = "not read " + ago(now.Sub(lastUse(m)))
+		it.Detail = "not read or verified for " + ago(now.Sub(lastUse(m)))
 		if m.AccessCount == 0 {
-			it.Detail = "never read, created " + ago(now.Sub(m.CreatedAt))
+			it.Detail = "never read, created " + ago(now.Sub(m.CreatedAt)) + " ago"
 		}
 	default:
 		return it, false
@@ -173,17 +173,14 @@ func worstStatus(m *Memory) string {
 	return worst
 }
 
-// ago formats a duration in whole days for people: "today", "for 1 day",
-// "for 12 days".
+// ago formats a duration in whole days for people: "0 days", "1 day",
+// "12 days".
 func ago(d time.Duration) string {
-	n := int(days(d))
-	switch {
-	case n <= 0:
-		return "today"
-	case n == 1:
-		return "for 1 day"
+	n := max(int(days(d)), 0)
+	if n == 1 {
+		return "1 day"
 	}
-	return "for " + strconv.Itoa(n) + " days"
+	return strconv.Itoa(n) + " days"
 }
 
 // ParseExpiry turns a remember --expires value into a time after now: a
