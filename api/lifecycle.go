@@ -66,7 +66,7 @@ type VerifyAllArgs struct {
 // VerifyAllResult is the result of gloss.verifyAll: the memories
 // verified and those that could not be (a deleted anchor), with why.
 type VerifyAllResult struct {
-	Verified []memory.View           `json:"verified"`
+	Verified []memory.View          `json:"verified"`
 	Failed   []memory.VerifyFailure `json:"failed"`
 }
 
