@@ -160,7 +160,7 @@ func text(res *sdk.CallToolResult) string {
 }
 
 // toolNames are the tools the server lists, sorted.
-var toolNames = []string{"check", "context", "forget", "impact", "import_git", "memories_at", "memories_for_symbol", "remember", "search", "show", "suggest_anchors", "update", "verify"}
+var toolNames = []string{"check", "context", "forget", "impact", "import_git", "memories_at", "memories_for_symbol", "remember", "review", "search", "show", "suggest_anchors", "update", "verify"}
 
 func TestListTools(t *testing.T) {
 	f := newFixture(t)

@@ -252,6 +252,7 @@ func (s *Server) addTools() {
 			"Call it at the start of a task, before editing."},
 		s.contextTool)
 	s.addImportGit()
+	s.addLifecycle()
 }
 
 func (s *Server) remember(ctx context.Context, _ *sdk.CallToolRequest, in RememberInput) (*sdk.CallToolResult, MemoryOutput, error) {
