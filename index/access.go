@@ -17,7 +17,9 @@ import (
 //
 // Package memory accumulates accesses in memory and adds them here in
 // batches (AddAccess), written without fsync: a crash may lose the
-// accesses of the last few seconds, never a memory.
+// accesses of the last few seconds, never a memory. The statistics of a
+// forgotten memory are kept (a restore brings them back); they cost a
+// few bytes.
 const prefixAccess = "u"
 
 // AccessStat is the access statistics of one memory: how many times it

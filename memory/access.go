@@ -98,14 +98,22 @@ func (w *Workspace) FlushAccess() error {
 	return w.Store.AddAccess(batch)
 }
 
-// closeAccess flushes the pending accesses and stops accepting new ones
-// (before the store closes).
+// closeAccess writes the pending accesses and stops accepting new ones
+// (before the store closes): a flush timer that fires later finds the log
+// closed and writes nothing.
 func (w *Workspace) closeAccess() error {
-	err := w.FlushAccess()
-	w.access.mu.Lock()
-	w.access.closed = true
-	w.access.mu.Unlock()
-	return err
+	l := &w.access
+	l.flushMu.Lock()
+	defer l.flushMu.Unlock()
+	l.mu.Lock()
+	batch := l.pending
+	l.pending, l.closed = nil, true
+	if l.timer != nil {
+		l.timer.Stop()
+		l.timer = nil
+	}
+	l.mu.Unlock()
+	return w.Store.AddAccess(batch)
 }
 
 // pendingAccess returns the unflushed accesses of id.
