@@ -282,3 +282,33 @@ func TestParseExpiry(t *testing.T) {
 		}
 	}
 }
+
+// TestConfidenceOf checks each factor of the formula on its own and
+// together.
+func TestConfidenceOf(t *testing.T) {
+	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	day := 24 * time.Hour
+	for _, tc := range []struct {
+		name string
+		l    memory.Lifecycle
+		want float64
+	}{
+		{"verified now", memory.Lifecycle{Type: "note", VerifiedAt: now}, 1},
+		{"one half-life", memory.Lifecycle{Type: "note", VerifiedAt: now.Add(-90 * day)}, 0.5},
+		{"two half-lives of a gotcha", memory.Lifecycle{Type: "gotcha", VerifiedAt: now.Add(-360 * day)}, 0.25},
+		{"own half-life", memory.Lifecycle{Type: "note", VerifiedAt: now.Add(-10 * day), HalfLifeDays: 10}, 0.5},
+		{"pinned never decays", memory.Lifecycle{Type: "note", VerifiedAt: now.Add(-900 * day), Pinned: true}, 1},
+		{"clock set back", memory.Lifecycle{Type: "note", VerifiedAt: now.Add(day)}, 1},
+		{"stale today", memory.Lifecycle{Type: "note", VerifiedAt: now, Stale: true, StaleSince: now}, 0.5},
+		{"stale 30 days", memory.Lifecycle{Type: "note", VerifiedAt: now, Stale: true, StaleSince: now.Add(-30 * day)}, 0.25},
+		{"stale, no time yet", memory.Lifecycle{Type: "note", VerifiedAt: now, Stale: true}, 0.5},
+		{"agent", memory.Lifecycle{Type: "note", VerifiedAt: now, Source: "agent"}, 0.9},
+		{"needs review", memory.Lifecycle{Type: "note", VerifiedAt: now, NeedsReview: true}, 0.5},
+		{"all at once", memory.Lifecycle{Type: "note", VerifiedAt: now.Add(-90 * day), Source: "imported_git", Stale: true, StaleSince: now, NeedsReview: true}, 0.5 * 0.5 * 0.6 * 0.5},
+	} {
+		got := memory.ConfidenceOf(tc.l, now)
+		if d := got.Value - tc.want; d > 1e-9 || d < -1e-9 {
+			t.Errorf("%s: confidence %g (%+v), want %g", tc.name, got.Value, got, tc.want)
+		}
+	}
+}
