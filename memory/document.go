@@ -57,7 +57,7 @@ func (w *Workspace) ResolveDocumentDefs(path string, content []byte) ([]*Memory,
 	}
 	var out []*Memory
 	for _, id := range ids {
-		m, err := w.get(id)
+		m, err := w.getRecord(id) // lifecycle after resolution, below
 		if err != nil {
 			return nil, nil, err
 		}

@@ -51,7 +51,19 @@ func (w *Workspace) Get(id string) (*Memory, error) {
 	return nil, fmt.Errorf("memory id prefix %s is ambiguous (%d memories)", id, len(found))
 }
 
+// get returns memory id as stored, brought up to date with the clock
+// (lifecycle).
 func (w *Workspace) get(id string) (*Memory, error) {
+	m, err := w.getRecord(id)
+	if err == nil {
+		w.lifecycle(m)
+	}
+	return m, err
+}
+
+// getRecord returns memory id as stored (a private copy), without
+// lifecycle: for callers that re-resolve its anchors first.
+func (w *Workspace) getRecord(id string) (*Memory, error) {
 	val, err := w.Store.Memory(id)
 	if errors.Is(err, index.ErrNotFound) {
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
@@ -60,7 +72,6 @@ func (w *Workspace) get(id string) (*Memory, error) {
 		return nil, err
 	}
 	if m := w.decoded.get(id, val); m != nil {
-		w.lifecycle(m)
 		return m, nil
 	}
 	m, err := decodeMemory(id, val)
@@ -68,7 +79,6 @@ func (w *Workspace) get(id string) (*Memory, error) {
 		return nil, err
 	}
 	w.decoded.put(id, val, m)
-	w.lifecycle(m)
 	return m, nil
 }
 
