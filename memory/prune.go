@@ -26,8 +26,9 @@ type PruneItem struct {
 }
 
 // Prune forgets expired memories and unused ones of low confidence
-// (unused for UnusedDays and confidence below LowConfidence, never a
-// pinned one), each through Forget, so each leaves a tombstone that
+// (unused for UnusedDays and confidence below LowConfidence; never a
+// pinned one, nor one imported from git history, whose dates are its
+// commit's), each through Forget, so each leaves a tombstone that
 // Restore undoes for RestoreWindow. Project memories are skipped unless
 // req.Project. It returns every candidate in id order.
 func (w *Workspace) Prune(req PruneRequest) ([]PruneItem, error) {
@@ -47,7 +48,7 @@ func (w *Workspace) Prune(req PruneRequest) ([]PruneItem, error) {
 		switch {
 		case expired(m, now):
 			it.Reason, it.Detail = ReasonExpired, "expired "+ago(now.Sub(m.ExpiresAt))+" ago"
-		case !m.Pinned && m.Confidence < LowConfidence && unused(m, now):
+		case !m.Pinned && m.Source != "imported_git" && m.Confidence < LowConfidence && unused(m, now):
 			it.Reason = ReasonUnused
 			it.Detail = fmt.Sprintf("confidence %.2f, not read or verified for %s", m.Confidence, ago(now.Sub(lastUse(m))))
 		default:

@@ -56,7 +56,10 @@ type ReviewItem struct {
 // first (the order of the Reason constants), then lowest confidence
 // first; limit > 0 keeps that many. Each memory appears once, under its
 // most urgent reason. Pinned memories are listed only when flagged,
-// conflicting, expired or stale.
+// conflicting, expired or stale. Memories imported from git history are
+// listed only when expired, flagged or conflicting: they are verified as
+// of their commit, so old ones start with a low confidence, and a
+// definition changed again since makes them stale by design (import-git).
 func (w *Workspace) Review(limit int) ([]ReviewItem, error) {
 	mems, err := w.List()
 	if err != nil {
@@ -101,6 +104,8 @@ func reviewOf(m *Memory, now time.Time) (ReviewItem, bool) {
 		it.Reason, it.Action, it.Detail = ReasonNeedsReview, ActionUpdate, "flagged as possibly wrong"
 	case conflicting(m) != "":
 		it.Reason, it.Action, it.Detail = ReasonConflicting, ActionRelate, "conflicts with "+conflicting(m)
+	case m.Source == "imported_git":
+		return it, false // history: stale and old by design (see Review)
 	case m.Stale():
 		it.Reason, it.Detail = ReasonStale, "stale for "+ago(now.Sub(m.StaleSince))+": "+worstStatus(m)
 		switch worstStatus(m) {
