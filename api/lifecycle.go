@@ -150,7 +150,7 @@ func (e *Engine) lifecycleRequest(a RememberArgs, req *memory.RememberRequest) e
 	}
 	t, err := memory.ParseExpiry(a.Expires, e.now())
 	if err != nil {
-		return invalid("%s: %v", Remember.name, err)
+		return err // the item's error (Remember names the command)
 	}
 	req.ExpiresAt = t
 	return nil
