@@ -88,6 +88,15 @@ type Interface interface {
 	Why(ctx context.Context, args WhyArgs) (WhyResult, error)
 	// Flag marks a memory as wrong (needs review), with a reason.
 	Flag(ctx context.Context, args FlagArgs) (memory.View, error)
+	// Review lists the memories that need a look (stale, low confidence,
+	// flagged, conflicting, expired, unused), each with the action to take.
+	Review(ctx context.Context, args ReviewArgs) (ReviewResult, error)
+	// Prune forgets expired memories and unused ones of low confidence
+	// (DryRun lists them); project memories only with Yes.
+	Prune(ctx context.Context, args PruneArgs) (PruneResult, error)
+	// VerifyAll re-verifies the memories under a path pattern and/or all
+	// fresh ones.
+	VerifyAll(ctx context.Context, args VerifyAllArgs) (VerifyAllResult, error)
 }
 
 // The commands of Interface, by wire name. Writes marks commands that
@@ -122,9 +131,12 @@ var (
 	ImportGit = def("gloss.importGit", Interface.ImportGit, info{optional: true})
 
 	// Relations, why and flag (lifecycle).
-	Relate = def("gloss.relate", Interface.Relate, info{verb: "relate", writes: true, doc: "Relate two memories: ID supersedes|conflicts_with|required_with|validates|derived_from TARGET"})
-	Why    = def("gloss.why", Interface.Why, info{verb: "why", doc: "The decisions and gotchas behind a symbol, oldest first, as Markdown (or --mermaid)"})
-	Flag   = def("gloss.flag", Interface.Flag, info{verb: "flag", writes: true, doc: "Flag a memory as wrong (needs review) with an optional --reason"})
+	Relate    = def("gloss.relate", Interface.Relate, info{verb: "relate", writes: true, doc: "Relate two memories: ID supersedes|conflicts_with|required_with|validates|derived_from TARGET"})
+	Why       = def("gloss.why", Interface.Why, info{verb: "why", doc: "The decisions and gotchas behind a symbol, oldest first, as Markdown (or --mermaid)"})
+	Flag      = def("gloss.flag", Interface.Flag, info{verb: "flag", writes: true, doc: "Flag a memory as wrong (needs review) with an optional --reason"})
+	Review    = def("gloss.review", Interface.Review, info{verb: "review", optional: true})
+	Prune     = def("gloss.prune", Interface.Prune, info{verb: "prune", writes: true, optional: true})
+	VerifyAll = def("gloss.verifyAll", Interface.VerifyAll, info{writes: true})
 )
 
 // Commands lists every command in the order docs/commands.md does.
@@ -134,6 +146,7 @@ var Commands = []Command{
 	Share, Unshare, Export, Import, ForgetAll, SuggestAnchors,
 	ImportGit,
 	Relate, Why, Flag,
+	Review, Prune, VerifyAll,
 }
 
 // Names returns the wire names of Commands (the LSP server's

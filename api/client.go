@@ -137,3 +137,18 @@ func (c Client) Why(ctx context.Context, a WhyArgs) (WhyResult, error) {
 func (c Client) Flag(ctx context.Context, a FlagArgs) (memory.View, error) {
 	return call(ctx, c, Flag, a)
 }
+
+// Review implements Interface.
+func (c Client) Review(ctx context.Context, a ReviewArgs) (ReviewResult, error) {
+	return call(ctx, c, Review, a)
+}
+
+// Prune implements Interface.
+func (c Client) Prune(ctx context.Context, a PruneArgs) (PruneResult, error) {
+	return call(ctx, c, Prune, a)
+}
+
+// VerifyAll implements Interface.
+func (c Client) VerifyAll(ctx context.Context, a VerifyAllArgs) (VerifyAllResult, error) {
+	return call(ctx, c, VerifyAll, a)
+}

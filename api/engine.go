@@ -165,6 +165,9 @@ func (e *Engine) find(cmd, id string) (*memory.Workspace, *memory.Memory, error)
 func (e *Engine) request(a RememberArgs) (memory.RememberRequest, *place, error) {
 	req := memory.RememberRequest{Text: a.Text, Title: a.Title, Type: a.Type, Tags: a.Tags, Scope: a.Scope, Source: a.Source, Symbol: a.Symbol}
 	req.OnDuplicate = a.OnDuplicate
+	if err := e.lifecycleRequest(a, &req); err != nil {
+		return req, nil, err
+	}
 	req.ApplyDraftDefaults()
 	if n := len([]rune(strings.TrimSpace(req.Title))); n > memory.MaxTitle {
 		req.Title = memory.DeriveTitle(req.Title)

@@ -26,6 +26,7 @@ func (e *Engine) MemoriesAt(_ context.Context, a Location) (MemoriesResult, erro
 		ms = append(ms, h.Memory)
 	}
 	_ = pl.w.Annotate(ms...) // superseded_by; a store error leaves it out
+	recordAccess(pl.w, ms)
 	return MemoriesResult{memory.Views(ms)}, nil
 }
 
@@ -41,6 +42,7 @@ func (e *Engine) MemoriesForSymbol(_ context.Context, a SymbolArgs) (MemoriesRes
 			return MemoriesResult{}, err
 		}
 		_ = w.Annotate(found...)
+		recordAccess(w, found)
 		ms = append(ms, found...)
 	}
 	return MemoriesResult{memory.Views(ms)}, nil
@@ -81,6 +83,7 @@ func (e *Engine) Search(ctx context.Context, a SearchArgs) (SearchResult, error)
 		}
 	}
 	var all []memory.Result
+	owner := map[*memory.Memory]*memory.Workspace{}
 	for _, w := range e.Host.Workspaces() {
 		req := memory.SearchRequest{Query: a.Query, Limit: a.Limit, Filter: a.Filter, Kind: a.Kind}
 		if w == fileW {
@@ -90,11 +93,21 @@ func (e *Engine) Search(ctx context.Context, a SearchArgs) (SearchResult, error)
 		if err != nil {
 			return SearchResult{}, err
 		}
+		for _, r := range res {
+			if r.Memory != nil {
+				owner[r.Memory] = w
+			}
+		}
 		all = append(all, res...)
 	}
 	sort.SliceStable(all, func(i, j int) bool { return memory.Less(all[i], all[j]) })
 	if len(all) > a.Limit {
 		all = all[:a.Limit]
+	}
+	for _, r := range all {
+		if r.Memory != nil {
+			recordAccess(owner[r.Memory], []*memory.Memory{r.Memory})
+		}
 	}
 	return searchResult(all, a.Explain), nil
 }
@@ -129,6 +142,8 @@ func (e *Engine) Show(_ context.Context, a ShowArgs) (ShowResult, error) {
 	}
 	m = e.current(w, m)
 	_ = w.Annotate(m)
+	recordAccess(w, []*memory.Memory{m})
+	w.WithAccess(m)
 	res := ShowResult{View: memory.ViewOf(m)}
 	for _, an := range m.Anchors {
 		if memory.IsStale(an.Status) || a.Diff {
@@ -315,6 +330,9 @@ func (e *Engine) List(_ context.Context, _ NoArgs) (MemoriesResult, error) {
 			return MemoriesResult{}, &Error{Code: CodeInternalError, Message: "list " + w.Root + ": " + err.Error()}
 		}
 		_ = w.Annotate(ms...)
+		if stats, err := w.Accesses(); err == nil {
+			memory.ApplyAccess(ms, stats)
+		}
 		all = append(all, ms...)
 	}
 	memory.SortByPlace(all)
@@ -393,6 +411,7 @@ func (e *Engine) Context(ctx context.Context, a ContextArgs) (ContextResult, err
 		return ContextResult{}, invalid("%s: budget %d is out of range (0 to 100000 tokens)", Context.name, a.Budget)
 	}
 	var items []memory.ContextItem
+	owner := map[*memory.Memory]*memory.Workspace{}
 	var firstErr error
 	answered := 0
 	for _, w := range e.Host.Workspaces() {
@@ -422,6 +441,9 @@ func (e *Engine) Context(ctx context.Context, a ContextArgs) (ContextResult, err
 			continue // a symbol another workspace defines
 		}
 		answered++
+		for _, it := range got {
+			owner[it.Memory] = w
+		}
 		items = append(items, got...)
 	}
 	if answered == 0 && firstErr != nil {
@@ -431,6 +453,7 @@ func (e *Engine) Context(ctx context.Context, a ContextArgs) (ContextResult, err
 	md, included, used := memory.Briefing(a.Task, items, a.Budget)
 	res := ContextResult{Markdown: md, Tokens: used, Omitted: len(items) - len(included), Items: []ContextItem{}}
 	for _, it := range included {
+		recordAccess(owner[it.Memory], []*memory.Memory{it.Memory})
 		res.Items = append(res.Items, ContextItem{Memory: memory.ViewOf(it.Memory), Reasons: it.Reasons, Score: it.Score, Diff: it.Diff})
 	}
 	return res, nil
@@ -452,4 +475,17 @@ func (e *Engine) SuggestAnchors(_ context.Context, a SuggestAnchorsArgs) (Sugges
 		out.Suggestions = append(out.Suggestions, s...)
 	}
 	return out, nil
+}
+
+// recordAccess counts a read of each of ms in w (memory.Workspace.
+// RecordAccess: in memory, flushed in batches); a nil w is ignored.
+func recordAccess(w *memory.Workspace, ms []*memory.Memory) {
+	if w == nil || len(ms) == 0 {
+		return
+	}
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+	}
+	w.RecordAccess(ids...)
 }

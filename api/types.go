@@ -69,6 +69,11 @@ type RememberArgs struct {
 	// twice except under add. The result's "decision" says what was done
 	// (memory.Decide).
 	OnDuplicate string `json:"on_duplicate,omitempty"`
+	// Expires is when the memory expires (memory.ParseExpiry: "30d",
+	// "2w", "36h", "2026-12-31" or RFC 3339); "" never.
+	Expires string `json:"expires,omitempty"`
+	// Pinned memories never lose confidence with age.
+	Pinned bool `json:"pinned,omitempty"`
 }
 
 // RememberBatchArgs are the arguments of gloss.rememberBatch: one

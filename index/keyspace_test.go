@@ -14,6 +14,7 @@ func TestKeyPrefixesDistinct(t *testing.T) {
 		"prefixForgotten": prefixForgotten, "prefixSummary": prefixSummary,
 		"prefixCheckState": prefixCheckState, "prefixImportMark": prefixImportMark,
 		"prefixRelation": prefixRelation,
+		"prefixAccess":   prefixAccess,
 	}
 	seen := map[string]string{}
 	for name, p := range prefixes {

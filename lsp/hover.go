@@ -23,6 +23,12 @@ func (s *Server) hover(ctx context.Context, p textDocumentPositionParams) (*Hove
 	if len(hs) == 0 {
 		return nil, nil
 	}
+	w := sn.f.w
+	ids := make([]string, len(hs))
+	for i, h := range hs {
+		ids[i] = h.Memory.ID
+	}
+	w.RecordAccess(ids...) // in memory only; flushed in the background
 	var b strings.Builder
 	var history []memory.Hit
 	for _, h := range hs {
@@ -33,7 +39,7 @@ func (s *Server) hover(ctx context.Context, p textDocumentPositionParams) (*Hove
 		if b.Len() > 0 {
 			b.WriteString("\n\n---\n\n")
 		}
-		writeMemoryMarkdown(&b, h.Memory, h.Anchor, sn.t)
+		writeMemoryMarkdown(&b, h.Memory, h.Anchor, sn.t, w.Confidence(h.Memory).Value)
 		writeLifecycle(&b, h.Memory, sn.f.w)
 	}
 	if len(history) > 0 {
@@ -64,8 +70,9 @@ func statusLabel(status string) string {
 }
 
 // writeMemoryMarkdown renders one memory of a hover: title, body,
-// provenance, status and, for a stale anchor, the diff of its code.
-func writeMemoryMarkdown(b *strings.Builder, m *memory.Memory, a memory.Anchor, t *text) {
+// provenance, status, confidence (0..1, memory.ConfidenceOf) and, for a
+// stale anchor, the diff of its code.
+func writeMemoryMarkdown(b *strings.Builder, m *memory.Memory, a memory.Anchor, t *text, confidence float64) {
 	fmt.Fprintf(b, "**gloss · %s** — **%s**\n\n", m.Type, escapeMarkdown(m.Title))
 	b.WriteString(strings.TrimSpace(m.Body))
 	b.WriteString("\n\n")
@@ -73,7 +80,7 @@ func writeMemoryMarkdown(b *strings.Builder, m *memory.Memory, a memory.Anchor, 
 	if author == "" {
 		author = "unknown"
 	}
-	fmt.Fprintf(b, "_%s · %s · %s_", escapeMarkdown(author), m.CreatedAt.Format("2006-01-02"), statusLabel(a.Status))
+	fmt.Fprintf(b, "_%s · %s · %s · confidence %.2f_", escapeMarkdown(author), m.CreatedAt.Format("2006-01-02"), statusLabel(a.Status), confidence)
 	if len(m.Tags) > 0 {
 		fmt.Fprintf(b, " · tags: %s", escapeMarkdown(strings.Join(m.Tags, ", ")))
 	}

@@ -160,7 +160,7 @@ func text(res *sdk.CallToolResult) string {
 }
 
 // toolNames are the tools the server lists, sorted.
-var toolNames = []string{"check", "context", "flag", "forget", "impact", "import_git", "memories_at", "memories_for_symbol", "relate", "remember", "search", "show", "suggest_anchors", "update", "verify", "why"}
+var toolNames = []string{"check", "context", "flag", "forget", "impact", "import_git", "memories_at", "memories_for_symbol", "relate", "remember", "review", "search", "show", "suggest_anchors", "update", "verify", "why"}
 
 func TestListTools(t *testing.T) {
 	f := newFixture(t)

@@ -257,6 +257,7 @@ func (s *Server) addTools() {
 		s.contextTool)
 	s.addImportGit()
 	s.addRelationTools()
+	s.addLifecycle()
 }
 
 func (s *Server) remember(ctx context.Context, _ *sdk.CallToolRequest, in RememberInput) (*sdk.CallToolResult, MemoryOutput, error) {

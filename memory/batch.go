@@ -145,7 +145,7 @@ func (w *Workspace) rememberChunk(ctx context.Context, reqs []RememberRequest, o
 			continue
 		}
 		w.stampFile(m) // the file first: a crash before the commit reloads it
-		if err := putMemory(b, nil, m); err != nil {
+		if err := w.putMemory(b, nil, m); err != nil {
 			_ = w.RemoveMemoryFile(m)
 			out[i], errs[i] = nil, err
 			continue

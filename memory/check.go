@@ -169,7 +169,7 @@ func (w *Workspace) resolveMemory(b *index.MemoryBatch, r *resolver, m *Memory, 
 	if old == nil {
 		return false, nil
 	}
-	return true, putMemory(b, old, m)
+	return true, w.putMemory(b, old, m)
 }
 
 // checkPaths returns the anchor paths a check must look at: those with no
@@ -214,14 +214,17 @@ func (w *Workspace) putCheckStates(b *index.MemoryBatch, r *resolver, paths []st
 }
 
 // Summaries returns the stored summary of every memory, ordered by place
-// (SortViewsByPlace). It fails on an unreadable store or summary.
+// (SortViewsByPlace), with its confidence computed now (View.Lifecycle).
+// It fails on an unreadable store or summary.
 func (w *Workspace) Summaries() ([]View, error) {
 	var out []View
+	now := w.now()
 	err := w.Store.Summaries(func(id string, data []byte) error {
 		var v View
 		if err := json.Unmarshal(data, &v); err != nil {
 			return fmt.Errorf("corrupt summary of memory %s: %w", id, err)
 		}
+		v.Confidence = round2(ConfidenceOf(v.Lifecycle(), now).Value)
 		out = append(out, v)
 		return nil
 	})

@@ -99,11 +99,7 @@ func (w *Workspace) Context(ctx context.Context, req ContextRequest) ([]ContextI
 	out := make([]ContextItem, 0, len(order))
 	for _, id := range order {
 		it := byID[id]
-		conf := it.Memory.Confidence
-		if conf <= 0 {
-			conf = 1
-		}
-		it.Score *= conf * SourceTrust(it.Memory.Source)
+		it.Score *= it.Memory.rankConfidence() * SourceTrust(it.Memory.Source)
 		if it.Memory.Stale() {
 			it.Score /= 2
 			it.Diff = w.staleDiff(it.Memory)

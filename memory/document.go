@@ -57,7 +57,7 @@ func (w *Workspace) ResolveDocumentDefs(path string, content []byte) ([]*Memory,
 	}
 	var out []*Memory
 	for _, id := range ids {
-		m, err := w.get(id)
+		m, err := w.getRecord(id) // lifecycle after resolution, below
 		if err != nil {
 			return nil, nil, err
 		}
@@ -66,6 +66,7 @@ func (w *Workspace) ResolveDocumentDefs(path string, content []byte) ([]*Memory,
 				m.Anchors[i] = r.resolve(m.Anchors[i])
 			}
 		}
+		w.lifecycle(m) // the confidence of the anchors as resolved
 		out = append(out, m)
 	}
 	return out, defs, nil

@@ -368,7 +368,7 @@ func (w *Workspace) storeImported(ctx context.Context, recs []importRecord, res 
 			*a = r.resolve(*a)
 		}
 		w.stampFile(m)
-		if err := putMemory(b, nil, m); err != nil {
+		if err := w.putMemory(b, nil, m); err != nil {
 			b.Close()
 			return err
 		}
@@ -462,7 +462,7 @@ func (w *Workspace) validImport(m *Memory) error {
 		m.Confidence = 1
 	}
 	if m.HalfLifeDays == 0 {
-		m.HalfLifeDays = halfLives[m.Type]
+		m.HalfLifeDays = halfLifeOf(m.Type)
 	}
 	now := w.now().UTC()
 	m.defaultDates(now)

@@ -57,6 +57,10 @@ type FileAnchor struct {
 // FileHeader is the YAML front matter of a memory file. Every field is
 // read back (SyncMemoryFiles); Scope is written only for personal
 // memories (exports): files under MemoryFilesDir are project scope.
+// ExpiresAt is Memory.ExpiresAt; HalfLife is Memory.HalfLifeDays, written
+// only when it is not its type's default (HalfLives). Local state
+// (stale_since, confidence, accesses) is not written: each clone computes
+// its own.
 type FileHeader struct {
 	ID          string       `yaml:"id"`
 	Type        string       `yaml:"type"`
@@ -75,7 +79,9 @@ type FileHeader struct {
 	GitCommit   string       `yaml:"git_commit,omitempty"`
 	GitBranch   string       `yaml:"git_branch,omitempty"`
 	// ReviewReason is why a person flagged the memory (Memory.ReviewReason).
-	ReviewReason string `yaml:"review_reason,omitempty"`
+	ReviewReason string    `yaml:"review_reason,omitempty"`
+	ExpiresAt    time.Time `yaml:"expires_at,omitempty"`
+	HalfLife     float64   `yaml:"half_life_days,omitempty"`
 }
 
 // flowSeq is a list written in YAML flow style ([a, b, c]) to keep
@@ -224,7 +230,10 @@ func FormatMemoryFile(m *Memory) []byte {
 		ID: m.ID, Type: m.Type, Title: m.Title, Tags: m.Tags, Author: m.Author,
 		CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt, VerifiedAt: m.VerifiedAt,
 		Source: m.Source, Pinned: m.Pinned, NeedsReview: m.NeedsReview, Relations: m.Relations,
-		GitCommit: m.GitCommit, GitBranch: m.GitBranch,
+		GitCommit: m.GitCommit, GitBranch: m.GitBranch, ExpiresAt: m.ExpiresAt,
+	}
+	if m.HalfLifeDays > 0 && m.HalfLifeDays != halfLifeOf(m.Type) {
+		h.HalfLife = m.HalfLifeDays
 	}
 	h.ReviewReason = m.ReviewReason
 	if m.Scope != ScopeProject {

@@ -124,7 +124,7 @@ func (w *Workspace) Restore(id string) (*Memory, error) {
 	}
 	w.stampFile(&m)
 	b := w.Store.NewMemoryBatch()
-	err = putMemory(b, nil, &m)
+	err = w.putMemory(b, nil, &m)
 	if err == nil {
 		err = b.DropTombstone(id)
 	}

@@ -114,8 +114,9 @@ type Explanation struct {
 	// RRF is the sum of the rankers' contributions.
 	RRF float64 `json:"rrf"`
 	// Confidence is the confidence multiplier, ConfidenceFloor + (1 −
-	// ConfidenceFloor) × the memory's confidence (1 for symbols and for
-	// memories without one).
+	// ConfidenceFloor) × the decay and review parts of the memory's
+	// confidence (ConfidenceParts.Decay × Review; trust and staleness are
+	// Trust and Freshness here); 1 for symbols.
 	Confidence float64 `json:"confidence"`
 	// Trust is the multiplier of the memory's source (1 for symbols).
 	Trust float64 `json:"trust"`
@@ -396,7 +397,7 @@ func (f *fuser) results() []Result {
 		e := &r.Explain
 		e.Confidence, e.Trust, e.Freshness = 1, 1, 1
 		if r.Kind == ResultMemory {
-			if c := r.Memory.Confidence; c > 0 && c < 1 {
+			if c := r.Memory.rankConfidence(); c < 1 {
 				e.Confidence = ConfidenceFloor + (1-ConfidenceFloor)*c
 			}
 			e.Trust = SourceTrust(r.Memory.Source)

@@ -360,7 +360,7 @@ func (im *importer) flush(r *resolver, mems []*Memory, res *ImportGitResult) err
 				m.Anchors[i] = r.resolve(m.Anchors[i])
 			}
 		}
-		if err := putMemory(b, nil, m); err != nil {
+		if err := w.putMemory(b, nil, m); err != nil {
 			b.Close()
 			return err
 		}

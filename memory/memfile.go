@@ -58,7 +58,7 @@ func (w *Workspace) memoryFromHeader(id string, h FileHeader, body string, prev 
 	}
 	edited := prev == nil || body != prev.Body || title != prev.Title || typ != prev.Type || !slices.Equal(tags, prev.Tags)
 	if prev == nil || typ != prev.Type {
-		m.HalfLifeDays = halfLives[typ]
+		m.HalfLifeDays = halfLifeOf(typ)
 	}
 	m.Type, m.Title, m.Body, m.Tags = typ, title, body, tags
 	if h.Author != "" {
@@ -146,6 +146,10 @@ func applyHeaderProvenance(m *Memory, h FileHeader) error {
 	m.Source, m.Pinned, m.NeedsReview, m.Relations = h.Source, h.Pinned, h.NeedsReview, h.Relations
 	m.GitCommit, m.GitBranch = h.GitCommit, h.GitBranch
 	m.ReviewReason = h.ReviewReason
+	m.ExpiresAt = h.ExpiresAt
+	if h.HalfLife > 0 {
+		m.HalfLifeDays = h.HalfLife
+	}
 	return validateRelations(m)
 }
 

@@ -58,7 +58,10 @@ const (
 const MaxTitle = 60
 
 // SchemaVersion of memory records; see index.SchemaVersion for the rules.
-const SchemaVersion = 1
+// Version 2 added stale_since and expires_at; a version 1 record reads
+// with both zero (lifecycle derives stale_since from its anchors) and is
+// written back as version 2 on its next change.
+const SchemaVersion = 2
 
 // Anchor is where a memory points. Range lines are 0-based, columns UTF-16
 // code units (see index.Range).
@@ -127,6 +130,17 @@ type Relation struct {
 }
 
 // Memory is one note with its anchors (DESIGN.md, "Memory record").
+//
+// Lifecycle fields (confidence.go, access.go): Confidence (0..1) is
+// computed on every read (ConfidenceOf) — the stored value is the one
+// last computed and is never read back. HalfLifeDays is the decay
+// half-life (HalfLives by type). StaleSince is when the memory last went
+// stale (an anchor changed, signature_changed or deleted), zero while it
+// is fresh, kept by markStale whenever the memory is stored. ExpiresAt is
+// when it expires (remember --expires; zero: never): review lists it and
+// prune removes it. LastAccessedAt and AccessCount live in the access
+// keyspace, not the record (WithAccess merges them in); the record fields
+// stay as older stores wrote them.
 type Memory struct {
 	V              int        `json:"v"`
 	ID             string     `json:"id"` // ULID
@@ -147,6 +161,8 @@ type Memory struct {
 	HalfLifeDays   float64    `json:"half_life_days"`
 	Pinned         bool       `json:"pinned,omitempty"`
 	NeedsReview    bool       `json:"needs_review,omitempty"`
+	StaleSince     time.Time  `json:"stale_since,omitzero"`
+	ExpiresAt      time.Time  `json:"expires_at,omitzero"`
 	Relations      []Relation `json:"relations,omitempty"`
 	GitCommit      string     `json:"git_commit,omitempty"`
 	GitBranch      string     `json:"git_branch,omitempty"`
@@ -172,6 +188,10 @@ type Memory struct {
 	// Decision is what a remember with an on-duplicate policy did
 	// (RememberRequest.OnDuplicate); set on results only, not stored.
 	Decision *Decision `json:"-"`
+
+	// parts are the confidence parts lifecycle last computed (zero for a
+	// memory not read through a workspace).
+	parts ConfidenceParts
 }
 
 // Stale reports whether any anchor is changed, signature_changed or
@@ -204,13 +224,6 @@ func (m *Memory) clone() *Memory {
 	c := *m
 	c.Anchors = append([]Anchor(nil), m.Anchors...)
 	return &c
-}
-
-// halfLives are the default decay half-lives in days per type: facts about
-// code (gotchas, error patterns) age faster than decisions and conventions.
-var halfLives = map[string]float64{
-	"gotcha": 180, "decision": 365, "convention": 365, "pattern": 270, "requirement": 365,
-	"error_pattern": 120, "module_insight": 180, "workflow": 180, "dead_end": 270, "note": 90,
 }
 
 // ValidateType returns an error naming the allowed types when t is not one.

@@ -68,6 +68,12 @@ func (w *Workspace) VerifyDocuments(ctx context.Context, id string, docs map[str
 	if _, err := w.Index(ctx); err != nil {
 		return nil, err
 	}
+	return w.verifyIndexed(id, overlay)
+}
+
+// verifyIndexed is VerifyDocuments after the index was brought up to
+// date; overlay maps workspace-relative paths to unsaved text.
+func (w *Workspace) verifyIndexed(id string, overlay map[string][]byte) (*Memory, error) {
 	w.writeMu.Lock()
 	defer w.writeMu.Unlock()
 	m, err := w.Get(id)
@@ -128,7 +134,7 @@ func (w *Workspace) VerifyDocuments(ctx context.Context, id string, docs map[str
 func (w *Workspace) save(old, m *Memory) error {
 	w.stampFile(m)
 	b := w.Store.NewMemoryBatch()
-	err := putMemory(b, old, m)
+	err := w.putMemory(b, old, m)
 	if err == nil {
 		err = w.commit(b, []*Memory{m}, nil)
 	} else {

@@ -33,12 +33,14 @@ func Covering(mems []*Memory, rel string, first, last int) []Hit {
 	return out
 }
 
-// SortHits orders hits by confidence (halved when the anchor is stale),
-// then newest first; the sort is stable.
+// SortHits orders hits by confidence (the value a hover shows, which
+// counts staleness and trust; halved again when the hit's own anchor is
+// stale and the memory's confidence does not yet say so), then newest
+// first; the sort is stable.
 func SortHits(hs []Hit) {
 	conf := func(h Hit) float64 {
 		c := h.Memory.Confidence
-		if IsStale(h.Anchor.Status) {
+		if IsStale(h.Anchor.Status) && h.Memory.parts.Staleness == 0 {
 			c /= 2
 		}
 		return c

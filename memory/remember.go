@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/oklog/ulid/v2"
 
@@ -52,6 +53,11 @@ type RememberRequest struct {
 	// (OnDuplicateAsk, …; "" is add). The result's Decision says what
 	// was done.
 	OnDuplicate string `json:"on_duplicate,omitempty"`
+	// ExpiresAt, when not zero, is when the memory expires (Memory.
+	// ExpiresAt); it must be later than now.
+	ExpiresAt time.Time `json:"expires_at,omitzero"`
+	// Pinned memories never decay (ConfidenceOf).
+	Pinned bool `json:"pinned,omitempty"`
 }
 
 // Remember validates req, anchors it to the current file content and
@@ -149,6 +155,9 @@ func (w *Workspace) memoryFromRequest(req RememberRequest) (*Memory, error) {
 		return nil, err
 	}
 	now := w.now().UTC()
+	if !req.ExpiresAt.IsZero() && !req.ExpiresAt.After(now) {
+		return nil, fmt.Errorf("expiry %s is not in the future", req.ExpiresAt.UTC().Format(time.RFC3339))
+	}
 	author := req.Author
 	if author == "" {
 		author = w.author
@@ -157,7 +166,7 @@ func (w *Workspace) memoryFromRequest(req RememberRequest) (*Memory, error) {
 		V: SchemaVersion, ID: ulid.Make().String(), Type: typ, Title: title, Body: text, Tags: tags,
 		Scope: scope, Source: source, Author: author,
 		CreatedAt: now, UpdatedAt: now, VerifiedAt: now,
-		Confidence: 1, HalfLifeDays: halfLives[typ],
+		Confidence: 1, HalfLifeDays: halfLifeOf(typ), ExpiresAt: req.ExpiresAt.UTC(), Pinned: req.Pinned,
 	}, nil
 }
 

@@ -34,6 +34,7 @@ func (w *Workspace) Get(id string) (*Memory, error) {
 			if err := json.Unmarshal(val, &mm); err != nil {
 				return err
 			}
+			w.lifecycle(&mm)
 			found = append(found, &mm)
 		}
 		return nil
@@ -50,7 +51,19 @@ func (w *Workspace) Get(id string) (*Memory, error) {
 	return nil, fmt.Errorf("memory id prefix %s is ambiguous (%d memories)", id, len(found))
 }
 
+// get returns memory id as stored, brought up to date with the clock
+// (lifecycle).
 func (w *Workspace) get(id string) (*Memory, error) {
+	m, err := w.getRecord(id)
+	if err == nil {
+		w.lifecycle(m)
+	}
+	return m, err
+}
+
+// getRecord returns memory id as stored (a private copy), without
+// lifecycle: for callers that re-resolve its anchors first.
+func (w *Workspace) getRecord(id string) (*Memory, error) {
 	val, err := w.Store.Memory(id)
 	if errors.Is(err, index.ErrNotFound) {
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
@@ -78,6 +91,7 @@ func (w *Workspace) List() ([]*Memory, error) {
 		if err != nil {
 			return err
 		}
+		w.lifecycle(m)
 		out = append(out, m)
 		return nil
 	})
@@ -99,9 +113,13 @@ func anchorPaths(m *Memory) []string {
 	return out
 }
 
-// putMemory adds m to b, replacing old (the stored version; may be nil).
-func putMemory(b *index.MemoryBatch, old, m *Memory) error {
+// putMemory adds m to b, replacing old (the stored version; may be nil),
+// with its StaleSince brought in step with its anchors (markStale) and its
+// confidence as of now.
+func (w *Workspace) putMemory(b *index.MemoryBatch, old, m *Memory) error {
 	m.V = SchemaVersion
+	markStale(m, w.now())
+	m.Confidence = ConfidenceOf(m.Lifecycle(), w.now()).Value
 	data, err := json.Marshal(m)
 	if err != nil {
 		return fmt.Errorf("encode memory %s: %w", m.ID, err)

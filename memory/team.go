@@ -334,7 +334,7 @@ func (w *Workspace) loadMemFile(b *index.MemoryBatch, id string, f *memFile, m *
 			return nil, false, err
 		}
 	}
-	if err := putMemory(b, m, nm); err != nil {
+	if err := w.putMemory(b, m, nm); err != nil {
 		return nil, false, err
 	}
 	return nm, upgrade, nil
@@ -353,7 +353,7 @@ func (w *Workspace) writeSyncedFiles(rewrite []*Memory, res *SyncResult) error {
 			continue
 		}
 		b := w.Store.NewMemoryBatch()
-		if err := putMemory(b, old, m); err != nil {
+		if err := w.putMemory(b, old, m); err != nil {
 			b.Close()
 			return err
 		}

@@ -82,7 +82,7 @@ func applyUpdateFields(m *Memory, req UpdateRequest) error {
 		}
 		if m.Type != *req.Type {
 			m.Type = *req.Type
-			m.HalfLifeDays = halfLives[m.Type]
+			m.HalfLifeDays = halfLifeOf(m.Type)
 		}
 	}
 	if req.Tags != nil {

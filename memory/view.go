@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"math"
 	"time"
 
 	"github.com/gloss-dev/gloss/index"
@@ -47,11 +48,33 @@ type View struct {
 	SupersededBy []string   `json:"superseded_by,omitempty"`
 	// NeedsReview and ReviewReason: a person flagged the memory as wrong
 	// (Workspace.Flag).
-	NeedsReview  bool   `json:"needs_review,omitempty"`
 	ReviewReason string `json:"review_reason,omitempty"`
 	// Decision is what a remember did about near-duplicates
 	// (RememberRequest.OnDuplicate).
 	Decision *Decision `json:"decision,omitempty"`
+
+	ViewLifecycle
+}
+
+// ViewLifecycle are the lifecycle fields of a View: Confidence (0..1,
+// ConfidenceOf at the time the view was made), the flags and times it
+// depends on, and the access statistics (access.go; 0 and absent where
+// a command does not read them).
+type ViewLifecycle struct {
+	Confidence     float64   `json:"confidence"`
+	Pinned         bool      `json:"pinned,omitempty"`
+	NeedsReview    bool      `json:"needs_review,omitempty"`
+	StaleSince     time.Time `json:"stale_since,omitzero"`
+	ExpiresAt      time.Time `json:"expires_at,omitzero"`
+	AccessCount    int       `json:"access_count,omitempty"`
+	LastAccessedAt time.Time `json:"last_accessed_at,omitzero"`
+}
+
+// Lifecycle returns the confidence inputs of a view (a stored summary):
+// its half-life is its type's.
+func (v View) Lifecycle() Lifecycle {
+	return Lifecycle{Type: v.Type, Source: v.Source, VerifiedAt: v.VerifiedAt, Pinned: v.Pinned,
+		NeedsReview: v.NeedsReview, Stale: v.Stale, StaleSince: v.StaleSince}
 }
 
 // ViewOf returns the JSON view of m.
@@ -61,6 +84,8 @@ func ViewOf(m *Memory) View {
 		Placement: m.Placement, NearDuplicates: m.Duplicates}
 	v.Relations, v.SupersededBy, v.Decision = m.Relations, m.SupersededBy, m.Decision
 	v.NeedsReview, v.ReviewReason = m.NeedsReview, m.ReviewReason
+	v.ViewLifecycle = ViewLifecycle{Confidence: round2(m.Confidence), Pinned: m.Pinned, NeedsReview: m.NeedsReview,
+		StaleSince: m.StaleSince, ExpiresAt: m.ExpiresAt, AccessCount: m.AccessCount, LastAccessedAt: m.LastAccessedAt}
 	for _, a := range m.Anchors {
 		av := AnchorView{Path: a.Path, Symbol: a.Symbol, Kind: a.Kind, StartLine: a.Range.StartLine + 1, EndLine: a.Range.LastLine() + 1, Status: a.Status}
 		if a.OriginPath != a.Path || a.OriginRange.StartLine != a.Range.StartLine || a.OriginRange.LastLine() != a.Range.LastLine() {
@@ -96,3 +121,6 @@ type SymbolView struct {
 func SymbolViewOf(d index.Definition) SymbolView {
 	return SymbolView{Symbol: d.Symbol, Name: d.Name, Kind: d.Kind, Path: d.Path, StartLine: d.Range.StartLine + 1, EndLine: d.Range.LastLine() + 1, Doc: d.Doc}
 }
+
+// round2 rounds a confidence to 2 decimals for display and JSON.
+func round2(x float64) float64 { return math.Round(x*100) / 100 }

@@ -82,6 +82,8 @@ type Workspace struct {
 	searchMu sync.Mutex
 	search   index.Derived // the full-text index (index.FullText), opened on first use
 
+	access accessLog // accesses not yet written (access.go)
+
 	vecs vectorState // the vector index and its embedder (vectors.go)
 	code codeIndex   // the code-symbol full-text index (codesearch.go)
 
@@ -273,9 +275,12 @@ func Open(dir string, opts Options) (*Workspace, error) {
 }
 
 // Close releases the store and search index (after stopping a background
-// re-embedding of the vector index).
+// re-embedding of the vector index and writing pending accesses).
 func (w *Workspace) Close() error {
 	w.Interrupt()
+	if err := w.closeAccess(); err != nil {
+		w.warn(err) // statistics only: never fail a close over them
+	}
 	return errors.Join(w.closeVectors(), w.closeSearch(), w.closeCode(), w.Store.Close())
 }
 

@@ -66,6 +66,7 @@ func newRoot() *cobra.Command {
 	)
 	root.AddCommand(teamCmds(g)...)
 	root.AddCommand(relateCmd(g), whyCmd(g))
+	root.AddCommand(lifecycleCmds(g)...)
 	root.AddCommand(genericVerbs(g, root)...)
 	return root
 }

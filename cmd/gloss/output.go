@@ -28,7 +28,7 @@ func printMemory(w io.Writer, m memory.View, withBody bool) {
 	if m.Stale {
 		mark = "STALE"
 	}
-	fmt.Fprintf(w, "%s  %s  [%s] %s%s\n", m.ID, mark, termSafe(m.Type, false), termSafe(m.Title, false), lifecycleLabels(m))
+	fmt.Fprintf(w, "%s  %s  %s  [%s] %s%s\n", m.ID, mark, confidenceMark(m), termSafe(m.Type, false), termSafe(m.Title, false), lifecycleLabels(m))
 	for _, a := range m.Anchors {
 		fmt.Fprintf(w, "    %-17s %s", a.Status, placeOf(a))
 		if a.Symbol != "" {

@@ -139,7 +139,8 @@ type batchLine struct {
 }
 
 func rememberCmd(g *globals) *cobra.Command {
-	var at, typ, title, symbol, batch, scope, source, onDuplicate string
+	var at, typ, title, symbol, batch, scope, source, onDuplicate, expires string
+	var pinned bool
 	var tags []string
 	cmd := &cobra.Command{
 		Use:   "remember TEXT [--at PATH:START[-END] | --symbol S] | --batch FILE",
@@ -181,7 +182,7 @@ and with --json prints one JSON object per line, in input order, each with "id"
 			if strings.TrimSpace(text) == "" {
 				return fmt.Errorf("missing TEXT: gloss remember \"note\" --at PATH:START-END")
 			}
-			req := api.RememberArgs{Text: text, Type: typ, Title: title, Tags: tags, Symbol: symbol, Scope: scope, Source: source}
+			req := api.RememberArgs{Text: text, Type: typ, Title: title, Tags: tags, Symbol: symbol, Scope: scope, Source: source, Expires: expires, Pinned: pinned}
 			req.OnDuplicate = onDuplicate
 			if req.Location, err = g.atLocation(at); err != nil {
 				return err
@@ -203,6 +204,8 @@ and with --json prints one JSON object per line, in input order, each with "id"
 	f.StringVar(&source, "source", "user", "user, agent, imported_git, imported_file or inferred")
 	f.StringVar(&batch, "batch", "", "read JSON lines from FILE (- for stdin)")
 	f.StringVar(&onDuplicate, "on-duplicate", "", "when a near-duplicate is on the same anchor: "+strings.Join(memory.OnDuplicatePolicies, ", ")+" (default add: store and report it)")
+	f.StringVar(&expires, "expires", "", "expire the memory after a duration (30d, 2w, 36h) or on a date (2026-12-31); prune removes it")
+	f.BoolVar(&pinned, "pinned", false, "the memory never loses confidence with age")
 	return cmd
 }
 
@@ -419,11 +422,21 @@ func listCmd(g *globals) *cobra.Command {
 }
 
 func verifyCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "verify ID",
-		Short: "Accept the current code as the memory's new truth (status becomes fresh)",
-		Args:  cobra.ExactArgs(1),
+	var allFresh bool
+	var path string
+	cmd := &cobra.Command{
+		Use:   "verify ID | --all-fresh | --path GLOB",
+		Short: "Accept the current code as the memory's new truth (status becomes fresh, confidence decay restarts)",
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if allFresh || path != "" {
+				if len(args) > 0 {
+					return errors.New("give a memory id, or --all-fresh / --path, not both")
+				}
+				return verifyMany(cmd, g, path, allFresh)
+			}
+			if len(args) != 1 {
+				return errors.New("give one memory id, or --all-fresh / --path GLOB")
+			}
 			b, err := g.connect(cmd.Context())
 			if err != nil {
 				return err
@@ -441,6 +454,9 @@ func verifyCmd(g *globals) *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&allFresh, "all-fresh", false, "verify every memory whose anchors are all fresh or moved (with --path: under it)")
+	cmd.Flags().StringVar(&path, "path", "", "verify every memory with an anchor under this path or glob (stale ones too)")
+	return cmd
 }
 
 func forgetCmd(g *globals) *cobra.Command {
