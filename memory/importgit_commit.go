@@ -362,7 +362,7 @@ func (im *importer) commitMemory(c *gitCommit, files []fileChange, st commitStat
 	}
 	m, err := im.w.memoryFromRequest(RememberRequest{
 		Text: commitBody(c, githubBase(im.plan.remote), st), Title: commitTitle(c.Message),
-		Type: commitType(c.Message), Source: "imported_git", Author: c.Author,
+		Type: commitType(c.Message), Source: SourceImportedGit, Author: c.Author,
 	})
 	if err != nil {
 		return nil, err
