@@ -58,6 +58,11 @@ func TestReparseMatchesParse(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		lean, err := ix.ParseSource(parsers, lang, rel, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lean.DropTree()
 		steps := 12
 		if strings.HasPrefix(rel, "big/") {
 			steps = 40
@@ -110,6 +115,16 @@ func TestReparseMatchesParse(t *testing.T) {
 			}
 			if got.HasError != want.HasError {
 				t.Fatalf("%s step %d: HasError %v, want %v", rel, step, got.HasError, want.HasError)
+			}
+			// ReparseLean from the tree-less previous version agrees too.
+			if lean, err = ix.ReparseLean(parsers, lean, next); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(lean.Defs, want.Defs) || lean.HasError != want.HasError || lean.segs != nil {
+				t.Fatalf("%s step %d (edit %d-%d %q): ReparseLean definitions or HasError differ (or it kept trees)", rel, step, a, b, ins)
+			}
+			if g, w := lean.Tokens(0, len(next)), want.Tokens(0, len(next)); !reflect.DeepEqual(g, w) {
+				t.Fatalf("%s step %d (edit %d-%d %q): ReparseLean tokens differ", rel, step, a, b, ins)
 			}
 			// Keep editing the reparsed file half the time, so segments stack.
 			if rng.Intn(2) == 0 {
