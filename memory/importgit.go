@@ -53,9 +53,13 @@ type ImportGitResult struct {
 	// Skipped counts the commits without a memory, by reason (Skip*
 	// constants).
 	Skipped map[string]int `json:"skipped"`
-	// Unreadable counts files whose content git could not give (missing
-	// from a partial clone) or that were too large or not text.
+	// Unreadable counts file versions whose content git could not give
+	// (missing from a partial clone) or that were too large or not text.
 	Unreadable int `json:"unreadable_files,omitempty"`
+	// SkippedFiles counts the file versions left out of the comparison,
+	// by reason (FileSkip* constants: missing, too_large, not_text — these
+	// three make Unreadable — and generated).
+	SkippedFiles map[string]int `json:"skipped_files,omitempty"`
 	// Incremental reports that the walk started after the commit the
 	// previous run recorded.
 	Incremental bool `json:"incremental"`
@@ -279,11 +283,7 @@ func (w *Workspace) runImport(ctx context.Context, p *importPlan, opts ImportGit
 			}
 		}
 	}()
-	if err := im.collect(ctx, order, errc, res); err != nil {
-		return err
-	}
-	im.cache.close()
-	return nil
+	return im.collect(ctx, order, errc, res)
 }
 
 // collect stores the results in commit order, flushing every importFlush
@@ -306,7 +306,15 @@ func (im *importer) collect(ctx context.Context, order chan chan commitResult, e
 			return ctx.Err()
 		}
 		done++
-		res.Unreadable += cr.unreadable
+		for reason, n := range cr.skippedFiles {
+			if res.SkippedFiles == nil {
+				res.SkippedFiles = map[string]int{}
+			}
+			res.SkippedFiles[reason] += n
+			if reason != FileSkipGenerated {
+				res.Unreadable += n
+			}
+		}
 		switch {
 		case cr.err != nil:
 			return cr.err
