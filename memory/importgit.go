@@ -246,7 +246,7 @@ func (w *Workspace) runImport(ctx context.Context, p *importPlan, opts ImportGit
 			merges[c.hash] = true
 		}
 	}
-	im := &importer{w: w, plan: p, opts: opts, cache: newFileCache()}
+	im := &importer{w: w, plan: p, opts: opts, cache: newFileCache(), live: newLiveCommits(ctx, w.Root, p)}
 	workers := max(1, runtime.GOMAXPROCS(0))
 	order := make(chan chan commitResult, 2*workers)
 	jobs := make(chan importJob, 2*workers)

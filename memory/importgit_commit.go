@@ -20,6 +20,7 @@ type importer struct {
 	plan  *importPlan
 	opts  ImportGitOptions
 	cache *fileCache
+	live  *liveCommits
 }
 
 // importJob is one commit for a worker; the result goes to out.
@@ -38,7 +39,7 @@ type commitResult struct {
 }
 
 // precheck returns the skip reason a commit's metadata alone gives
-// (merge, bot, routine message, already imported), or "".
+// (merge, bot, routine message, imported before: priorImport), or "".
 func (im *importer) precheck(c *gitCommit, merge bool) string {
 	switch {
 	case (merge || len(c.Parents) > 1) && !im.opts.Merges:
@@ -48,12 +49,7 @@ func (im *importer) precheck(c *gitCommit, merge bool) string {
 	case noiseMessage(c.Message) && !(im.opts.Merges && len(c.Parents) > 1):
 		return SkipMessage
 	}
-	if id, err := commitMemoryID(c.Hash, c.Time); err == nil {
-		if _, err := im.w.Store.Memory(id); err == nil {
-			return SkipImported
-		}
-	}
-	return ""
+	return im.priorImport(c)
 }
 
 // worker turns jobs into results with its own `git cat-file` process and
