@@ -2,6 +2,7 @@ package memory_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,4 +64,44 @@ func TestImportGitForgottenAndSameDate(t *testing.T) {
 			t.Fatalf("commit %d of the same second: %+v, %v; want it created", i, res, err)
 		}
 	}
+}
+
+// A test file moved to the external test package (`package calc` →
+// `package calc_test`, which changes every symbol in it) keeps its
+// imported memories: an edited test is changed, an untouched one fresh
+// (the fixed bug: both were deleted).
+func TestImportGitPackageChange(t *testing.T) {
+	testutil.Hermetic(t)
+	repo := testutil.InitRepo(t)
+	test := func(pkg, qual, body string) string {
+		imp := ""
+		if qual != "" {
+			imp = "\t\"example.com/calc\"\n"
+		}
+		return "package " + pkg + "\n\nimport (\n" + imp + "\t\"testing\"\n)\n\n" +
+			"func TestAdd(t *testing.T) {\n\tif " + qual + "Add(1, 2) != " + body + " {\n\t\tt.Fatal(\"add\")\n\t}\n}\n\n" +
+			"func TestMul(t *testing.T) {\n\tif " + qual + "Mul(2, 3) != 6 {\n\t\tt.Fatal(\"mul\")\n\t}\n}\n"
+	}
+	testutil.WriteFiles(t, repo, map[string]string{"go.mod": "module example.com/calc\n\ngo 1.22\n", "calc.go": calc(addV1, subV1, mulV2), "calc_test.go": test("calc", "", "4")})
+	commitAt(t, repo, "Initial calculator", 1)
+	testutil.WriteFiles(t, repo, map[string]string{"calc_test.go": test("calc", "", "3")})
+	commitAt(t, repo, "Fix the expectation of TestAdd", 2)
+	testutil.WriteFiles(t, repo, map[string]string{"calc_test.go": strings.Replace(test("calc", "", "3"), "Mul(2, 3) != 6", "Mul(3, 3) != 9", 1)})
+	commitAt(t, repo, "Check Mul with equal factors", 3)
+	testutil.WriteFiles(t, repo, map[string]string{"calc_test.go": strings.Replace(test("calc_test", "calc.", "3"), "Mul(2, 3) != 6", "Mul(3, 3) != 9", 1)})
+	commitAt(t, repo, "Test through the exported API only", 4)
+	testutil.WriteFiles(t, repo, map[string]string{"calc_test.go": strings.Replace(test("calc_test", "calc.", "3"), "Mul(2, 3) != 6", "Mul(3, 3) != 9", 1)})
+	w, err := memory.Open(repo, memory.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.ImportGit(context.Background(), memory.ImportGitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	mems, _ := w.List()
+	checkAnchors(t, mems, map[string]string{
+		"Fix the expectation of TestAdd": "TestAdd:changed",
+		"Check Mul with equal factors":   "TestMul:changed",
+	})
 }
