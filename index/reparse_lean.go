@@ -28,7 +28,7 @@ func (ix *Indexer) ReparseLean(parsers map[*Language]*ts.Parser, old *File, newS
 		}
 		return f, err
 	}
-	if old == nil || old.Lang == nil || old.plain || old.HasError || len(old.tops) == 0 || len(old.Src) >= 1<<31 || len(newSrc) >= 1<<31 {
+	if old == nil || old.Lang == nil || old.plain || old.partial || old.HasError || len(old.tops) == 0 || len(old.Src) >= 1<<31 || len(newSrc) >= 1<<31 {
 		if old == nil || old.Lang == nil {
 			return nil, errNoBase
 		}

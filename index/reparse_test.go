@@ -116,6 +116,7 @@ func TestReparseMatchesParse(t *testing.T) {
 			if got.HasError != want.HasError {
 				t.Fatalf("%s step %d: HasError %v, want %v", rel, step, got.HasError, want.HasError)
 			}
+			checkRegions(t, ix, parsers, want, [2]int{a, a + len(ins)})
 			// ReparseLean from the tree-less previous version agrees too.
 			if lean, err = ix.ReparseLean(parsers, lean, next); err != nil {
 				t.Fatal(err)
@@ -134,7 +135,7 @@ func TestReparseMatchesParse(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d edits checked, %d reparsed incrementally", checked, reused)
+	t.Logf("%d edits checked, %d reparsed incrementally, %d by regions", checked, reused, regionsChecked)
 	if checked == 0 || reused == 0 {
 		t.Fatalf("nothing checked (%d) or reused (%d)", checked, reused)
 	}
@@ -179,3 +180,35 @@ func FuzzReparse(f *testing.F) {
 		}
 	})
 }
+
+// checkRegions: ParseRegions of an edited file around the edit sp gives
+// the definitions of the full parse want that overlap the edit, each as
+// the full parse has it, and no others.
+func checkRegions(t *testing.T, ix *Indexer, parsers map[*Language]*ts.Parser, want *File, sp [2]int) {
+	t.Helper()
+	got, ok, err := ix.ParseRegions(parsers, want.Lang, want.Path, want.Src, [][2]int{sp})
+	if err != nil || !ok {
+		return // not Go, or the file is parsed whole
+	}
+	regionsChecked++
+	all := map[string]Definition{} // an edit may make two definitions of one symbol
+	for _, d := range want.Defs {
+		all[fmt.Sprint(d.Symbol, d.Range.StartByte)] = d
+	}
+	seen := map[string]bool{}
+	for _, d := range got.Defs {
+		key := fmt.Sprint(d.Symbol, d.Range.StartByte)
+		seen[key] = true
+		w, ok := all[key]
+		if !ok || w.ContentHash != d.ContentHash || w.Range != d.Range || w.BodyHash != d.BodyHash {
+			t.Fatalf("%s: ParseRegions around %v: %s %+v, full parse %+v", want.Path, sp, d.Symbol, d.Range, w.Range)
+		}
+	}
+	for _, d := range want.Defs {
+		if d.Range.StartByte < sp[1] && sp[0] < d.Range.EndByte && d.Parent == "" && !seen[fmt.Sprint(d.Symbol, d.Range.StartByte)] {
+			t.Fatalf("%s: ParseRegions around %v misses %s", want.Path, sp, d.Symbol)
+		}
+	}
+}
+
+var regionsChecked int

@@ -186,6 +186,11 @@ func (im *importer) compare(cf *catFile, ps map[*index.Language]*ts.Parser, seq 
 	if oldOK {
 		fc.old = im.cache.get(ch.OldBlob, seq)
 	}
+	if newOK && oldOK && fc.old == nil && oldRel == newRel {
+		if ok, skipped, err := im.comparePartial(cf, ps, newRel, ch, &fc); ok || skipped != "" || err != nil {
+			return fc, ok, skipped, err
+		}
+	}
 	if newOK {
 		base := fc.old
 		if oldRel != newRel {
@@ -320,15 +325,9 @@ func isGenerated(src []byte) bool {
 // File without syntax trees: incrementally from base (another version of
 // rel, without trees) when given, else whole.
 func (im *importer) parseBlob(cf *catFile, ps map[*index.Language]*ts.Parser, rel, blob string, base *index.File) (*index.File, error) {
-	src, err := cf.Blob(blob, im.w.maxFileSize())
+	src, err := im.readBlob(cf, blob)
 	if err != nil {
 		return nil, err
-	}
-	if reason := index.CheckContent(src); reason != "" {
-		return nil, unreadableError{reason}
-	}
-	if isGenerated(src) {
-		return nil, errGenerated
 	}
 	var f *index.File
 	if base != nil && base.Lang != nil && base.Path == rel {

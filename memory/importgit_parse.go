@@ -15,7 +15,7 @@ const (
 	// a time; a commit with more changes in one file is re-parsed from
 	// its base at once (index.Indexer.ReparseLean, which may parse it
 	// whole).
-	maxReparseSteps = 8
+	maxReparseSteps = 32
 	// editJoin is the gap in bytes below which two line edits are re-parsed
 	// as one group.
 	editJoin = 256
