@@ -310,15 +310,28 @@ func (e unreadableError) Error() string { return e.reason }
 var errGenerated = errors.New("generated file")
 
 // generatedHeader is the marker of generated files
-// (https://go.dev/s/generatedcode): a line "// Code generated ... DO NOT
-// EDIT." before the first non-comment text; other languages' generators
-// write it with their comment marker ("#", "/*", " *").
-var generatedHeader = regexp.MustCompile(`(?m)^\s*(//|#|/\*|\*)\s*Code generated .* DO NOT EDIT\.?`)
+// (https://go.dev/s/generatedcode): a comment line "Code generated ... DO
+// NOT EDIT." before the first non-comment, non-blank text; other
+// languages' generators write it with their comment marker ("#", "/*",
+// " *").
+var generatedHeader = regexp.MustCompile(`^\s*(//|#|/\*|\*)\s*Code generated .* DO NOT EDIT\.?`)
 
-// isGenerated reports whether src starts (within its first 2 KiB) with a
-// generated-code marker.
+// isGenerated reports whether src carries the generated-code marker in
+// its leading comments (within its first 2 KiB). A generator whose
+// templates hold the marker further down is not generated.
 func isGenerated(src []byte) bool {
-	return generatedHeader.Match(src[:min(len(src), 2048)])
+	head := string(src[:min(len(src), 2048)])
+	for _, line := range strings.Split(head, "\n") {
+		t := strings.TrimSpace(line)
+		switch {
+		case generatedHeader.MatchString(line):
+			return true
+		case t == "" || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "/*") || strings.HasPrefix(t, "*"):
+			continue
+		}
+		return false
+	}
+	return false
 }
 
 // parseBlob reads a blob and parses it as the workspace file rel, into a
