@@ -316,6 +316,9 @@ func CheckResultOf(results ...memory.CheckResult) CheckResult {
 	for _, v := range out.Memories {
 		if v.Stale {
 			out.Stale++
+			if v.Source == memory.SourceImportedGit {
+				out.StaleImported++
+			}
 		}
 	}
 	return out

@@ -218,6 +218,11 @@ type CheckResult struct {
 	// Stale counts stale memories; Resolved counts anchors re-resolved.
 	Stale    int `json:"stale"`
 	Resolved int `json:"resolved"`
+	// StaleImported counts the stale memories imported from git history
+	// (source imported_git), included in Stale: they describe the code of
+	// an older commit, so being stale is what they are expected to be,
+	// and `check --exit-code` and GitHub annotations leave them out.
+	StaleImported int `json:"stale_imported,omitempty"`
 	// ChangedFiles lists the workspace-relative files indexing found
 	// added, modified or removed.
 	ChangedFiles []string `json:"changed_files"`

@@ -111,6 +111,8 @@ type File struct {
 	// spans and srcHash are set by DropTree (the trees are then gone).
 	spans   []tokenSpan
 	srcHash string
+	// partial: made by ParseRegions (some declarations only).
+	partial bool
 }
 
 // segment is one syntax tree covering bytes [from, to) of a file; a

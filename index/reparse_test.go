@@ -58,6 +58,11 @@ func TestReparseMatchesParse(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		lean, err := ix.ParseSource(parsers, lang, rel, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lean.DropTree()
 		steps := 12
 		if strings.HasPrefix(rel, "big/") {
 			steps = 40
@@ -111,6 +116,17 @@ func TestReparseMatchesParse(t *testing.T) {
 			if got.HasError != want.HasError {
 				t.Fatalf("%s step %d: HasError %v, want %v", rel, step, got.HasError, want.HasError)
 			}
+			checkRegions(t, ix, parsers, want, [2]int{a, a + len(ins)})
+			// ReparseLean from the tree-less previous version agrees too.
+			if lean, err = ix.ReparseLean(parsers, lean, next); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(lean.Defs, want.Defs) || lean.HasError != want.HasError || lean.segs != nil {
+				t.Fatalf("%s step %d (edit %d-%d %q): ReparseLean definitions or HasError differ (or it kept trees)", rel, step, a, b, ins)
+			}
+			if g, w := lean.Tokens(0, len(next)), want.Tokens(0, len(next)); !reflect.DeepEqual(g, w) {
+				t.Fatalf("%s step %d (edit %d-%d %q): ReparseLean tokens differ", rel, step, a, b, ins)
+			}
 			// Keep editing the reparsed file half the time, so segments stack.
 			if rng.Intn(2) == 0 {
 				cur = got
@@ -119,7 +135,7 @@ func TestReparseMatchesParse(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d edits checked, %d reparsed incrementally", checked, reused)
+	t.Logf("%d edits checked, %d reparsed incrementally, %d by regions", checked, reused, regionsChecked)
 	if checked == 0 || reused == 0 {
 		t.Fatalf("nothing checked (%d) or reused (%d)", checked, reused)
 	}
@@ -164,3 +180,35 @@ func FuzzReparse(f *testing.F) {
 		}
 	})
 }
+
+// checkRegions: ParseRegions of an edited file around the edit sp gives
+// the definitions of the full parse want that overlap the edit, each as
+// the full parse has it, and no others.
+func checkRegions(t *testing.T, ix *Indexer, parsers map[*Language]*ts.Parser, want *File, sp [2]int) {
+	t.Helper()
+	got, ok, err := ix.ParseRegions(parsers, want.Lang, want.Path, want.Src, [][2]int{sp})
+	if err != nil || !ok {
+		return // not Go, or the file is parsed whole
+	}
+	regionsChecked++
+	all := map[string]Definition{} // an edit may make two definitions of one symbol
+	for _, d := range want.Defs {
+		all[fmt.Sprint(d.Symbol, d.Range.StartByte)] = d
+	}
+	seen := map[string]bool{}
+	for _, d := range got.Defs {
+		key := fmt.Sprint(d.Symbol, d.Range.StartByte)
+		seen[key] = true
+		w, ok := all[key]
+		if !ok || w.ContentHash != d.ContentHash || w.Range != d.Range || w.BodyHash != d.BodyHash {
+			t.Fatalf("%s: ParseRegions around %v: %s %+v, full parse %+v", want.Path, sp, d.Symbol, d.Range, w.Range)
+		}
+	}
+	for _, d := range want.Defs {
+		if d.Range.StartByte < sp[1] && sp[0] < d.Range.EndByte && d.Parent == "" && !seen[fmt.Sprint(d.Symbol, d.Range.StartByte)] {
+			t.Fatalf("%s: ParseRegions around %v misses %s", want.Path, sp, d.Symbol)
+		}
+	}
+}
+
+var regionsChecked int

@@ -95,7 +95,7 @@ func (s *Server) publishFolder(f *folder, mems []*memory.Memory) {
 	mems = f.w.Visible(mems) // a superseded memory gets no diagnostic
 	stale := map[string]bool{}
 	for _, m := range mems {
-		if m.Source == "imported_git" {
+		if m.Source == memory.SourceImportedGit {
 			continue // history is expected to be stale: see diagnostics
 		}
 		for _, a := range m.Anchors {
@@ -225,7 +225,7 @@ func dedupe(ms []*memory.Memory) []*memory.Memory {
 func diagnostics(mems []*memory.Memory, rel string, t *text, enc string) []Diagnostic {
 	var out []Diagnostic
 	for _, m := range mems {
-		if m.Source == "imported_git" {
+		if m.Source == memory.SourceImportedGit {
 			continue
 		}
 		for _, a := range m.Anchors {

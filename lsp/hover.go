@@ -32,7 +32,7 @@ func (s *Server) hover(ctx context.Context, p textDocumentPositionParams) (*Hove
 	var b strings.Builder
 	var history []memory.Hit
 	for _, h := range hs {
-		if h.Memory.Source == "imported_git" {
+		if h.Memory.Source == memory.SourceImportedGit {
 			history = append(history, h)
 			continue
 		}

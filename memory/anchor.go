@@ -274,7 +274,8 @@ func family(kind string) string {
 
 // resolveSymbol implements DESIGN.md "Anchors and staleness", step 1: the
 // symbol in the same file, else anywhere in the workspace (file moved), else
-// the unique definition with the same name and identical content (a file
+// the unique definition of the same file whose symbol differs only in its
+// namespace (the package changed: samePlaceDefs), else the unique definition with the same name and identical content (a file
 // move that changed the symbol's package or module part), else the unique
 // definition with the same body hash (renamed); then compare hashes. Not
 // found → deleted at the last known place.
@@ -289,6 +290,9 @@ func (r *resolver) resolveSymbol(a Anchor) Anchor {
 	}
 	if len(cands) == 0 {
 		cands = r.fromStore(r.w.Store.DefsBySymbol(a.Symbol))
+	}
+	if len(cands) == 0 {
+		cands = samePlaceDefs(r.record(a.Path), a) // the file's package changed
 	}
 	if len(cands) == 0 && a.DefName != "" {
 		named := r.fromStore(r.w.Store.DefsByName(a.DefName))

@@ -67,13 +67,20 @@ func (w *Workspace) Forget(id string) (*Memory, error) {
 }
 
 // dropExpiredTombstones adds the removal of tombstones older than
-// RestoreWindow (and unreadable ones) to b.
+// RestoreWindow (and unreadable ones) to b; those of memories imported
+// from git are reduced instead (keepImportTombstone), so import-git never
+// brings a forgotten commit back.
 func (w *Workspace) dropExpiredTombstones(b *index.MemoryBatch, now time.Time) error {
 	var old []string
+	kept := map[string][]byte{} // imported from git: kept small for good
 	err := w.Store.Tombstones(func(id string, data []byte) error {
 		var t tombstone
 		if json.Unmarshal(data, &t) != nil || now.Sub(t.ForgottenAt) > RestoreWindow {
-			old = append(old, id)
+			if k := keepImportTombstone(data); k != nil {
+				kept[id] = k
+			} else {
+				old = append(old, id)
+			}
 		}
 		return nil
 	})
@@ -82,6 +89,11 @@ func (w *Workspace) dropExpiredTombstones(b *index.MemoryBatch, now time.Time) e
 	}
 	for _, id := range old {
 		if err := b.DropTombstone(id); err != nil {
+			return err
+		}
+	}
+	for id, data := range kept {
+		if err := b.Tombstone(id, data, nil); err != nil {
 			return err
 		}
 	}

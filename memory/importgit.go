@@ -53,9 +53,13 @@ type ImportGitResult struct {
 	// Skipped counts the commits without a memory, by reason (Skip*
 	// constants).
 	Skipped map[string]int `json:"skipped"`
-	// Unreadable counts files whose content git could not give (missing
-	// from a partial clone) or that were too large or not text.
+	// Unreadable counts file versions whose content git could not give
+	// (missing from a partial clone) or that were too large or not text.
 	Unreadable int `json:"unreadable_files,omitempty"`
+	// SkippedFiles counts the file versions left out of the comparison,
+	// by reason (FileSkip* constants: missing, too_large, not_text — these
+	// three make Unreadable — and generated).
+	SkippedFiles map[string]int `json:"skipped_files,omitempty"`
 	// Incremental reports that the walk started after the commit the
 	// previous run recorded.
 	Incremental bool `json:"incremental"`
@@ -242,7 +246,7 @@ func (w *Workspace) runImport(ctx context.Context, p *importPlan, opts ImportGit
 			merges[c.hash] = true
 		}
 	}
-	im := &importer{w: w, plan: p, opts: opts, cache: newFileCache()}
+	im := &importer{w: w, plan: p, opts: opts, cache: newFileCache(), live: newLiveCommits(ctx, w.Root, p)}
 	workers := max(1, runtime.GOMAXPROCS(0))
 	order := make(chan chan commitResult, 2*workers)
 	jobs := make(chan importJob, 2*workers)
@@ -279,11 +283,7 @@ func (w *Workspace) runImport(ctx context.Context, p *importPlan, opts ImportGit
 			}
 		}
 	}()
-	if err := im.collect(ctx, order, errc, res); err != nil {
-		return err
-	}
-	im.cache.close()
-	return nil
+	return im.collect(ctx, order, errc, res)
 }
 
 // collect stores the results in commit order, flushing every importFlush
@@ -306,7 +306,15 @@ func (im *importer) collect(ctx context.Context, order chan chan commitResult, e
 			return ctx.Err()
 		}
 		done++
-		res.Unreadable += cr.unreadable
+		for reason, n := range cr.skippedFiles {
+			if res.SkippedFiles == nil {
+				res.SkippedFiles = map[string]int{}
+			}
+			res.SkippedFiles[reason] += n
+			if reason != FileSkipGenerated {
+				res.Unreadable += n
+			}
+		}
 		switch {
 		case cr.err != nil:
 			return cr.err

@@ -20,6 +20,7 @@ type importer struct {
 	plan  *importPlan
 	opts  ImportGitOptions
 	cache *fileCache
+	live  *liveCommits
 }
 
 // importJob is one commit for a worker; the result goes to out.
@@ -31,14 +32,14 @@ type importJob struct {
 
 // commitResult is a commit's memory, or the reason it has none.
 type commitResult struct {
-	mem        *Memory
-	skip       string
-	unreadable int
-	err        error
+	mem          *Memory
+	skip         string
+	skippedFiles map[string]int // file versions left out, by FileSkip* reason
+	err          error
 }
 
 // precheck returns the skip reason a commit's metadata alone gives
-// (merge, bot, routine message, already imported), or "".
+// (merge, bot, routine message, imported before: priorImport), or "".
 func (im *importer) precheck(c *gitCommit, merge bool) string {
 	switch {
 	case (merge || len(c.Parents) > 1) && !im.opts.Merges:
@@ -48,12 +49,7 @@ func (im *importer) precheck(c *gitCommit, merge bool) string {
 	case noiseMessage(c.Message) && !(im.opts.Merges && len(c.Parents) > 1):
 		return SkipMessage
 	}
-	if id, err := commitMemoryID(c.Hash, c.Time); err == nil {
-		if _, err := im.w.Store.Memory(id); err == nil {
-			return SkipImported
-		}
-	}
-	return ""
+	return im.priorImport(c)
 }
 
 // worker turns jobs into results with its own `git cat-file` process and
@@ -82,10 +78,8 @@ func (im *importer) worker(ctx context.Context, jobs <-chan importJob, errc chan
 
 // fileChange is one code file of a commit after comparison.
 type fileChange struct {
-	f, old  *index.File // right after the commit and before (nil: deleted, added)
+	f, old  *index.File // right after the commit and before (nil: deleted, added); no trees
 	blob    string
-	owned   []*index.File // parses made for this commit alone
-	refs    []*chain      // cached chains this commit reads (fileCache.leave)
 	touched []index.Definition
 	removed int
 	same    bool // normalized tokens unchanged (computed when nothing was touched or removed)
@@ -105,19 +99,14 @@ func (fc fileChange) sameTokens() bool {
 func (im *importer) process(cf *catFile, ps map[*index.Language]*ts.Parser, j importJob) (res commitResult) {
 	c := j.c
 	var files []fileChange
-	var all []fileChange
-	defer func() {
-		for _, fc := range all {
-			release(fc.owned)
-			for _, ch := range fc.refs {
-				im.cache.leave(ch)
-			}
-		}
-	}()
 	for _, ch := range c.Changes {
-		fc, ok, unreadable, err := im.compare(cf, ps, j.seq, ch)
-		all = append(all, fc)
-		res.unreadable += unreadable
+		fc, ok, skipped, err := im.compare(cf, ps, j.seq, ch)
+		if skipped != "" {
+			if res.skippedFiles == nil {
+				res.skippedFiles = map[string]int{}
+			}
+			res.skippedFiles[skipped]++
+		}
 		if err != nil {
 			res.err = err
 			return res
@@ -177,47 +166,49 @@ func hasSymbol(f *index.File, sym string) bool {
 	return false
 }
 
-// compare reads and parses both versions of a changed file. ok is false
-// for files outside the workspace, the path filter or the parsed
-// languages, and for unreadable ones (counted in unreadable).
-func (im *importer) compare(cf *catFile, ps map[*index.Language]*ts.Parser, seq int, ch gitChange) (fc fileChange, ok bool, unreadable int, err error) {
+// compare reads and parses both versions of a changed file: the old one
+// from the cache when an earlier commit made it, the new one incrementally
+// from the old (or, at a path's first sight, whole, and the old one from
+// it). ok is false for files outside the workspace, the path filter or the
+// parsed languages, and for files skipped with a reason (skipped: a
+// FileSkip* constant; missing from the clone, too large, not text,
+// generated).
+func (im *importer) compare(cf *catFile, ps map[*index.Language]*ts.Parser, seq int, ch gitChange) (fc fileChange, ok bool, skipped string, err error) {
 	newRel, newOK := im.relPath(ch.Path)
 	oldRel, oldOK := im.relPath(ch.OldPath)
 	newOK, oldOK = newOK && ch.Blob != "", oldOK && ch.OldBlob != ""
 	if !newOK && !oldOK {
-		return fc, false, 0, nil
+		return fc, false, "", nil
 	}
 	if newOK {
 		defer im.cache.start(ch.Blob, seq)()
 	}
-	var base *chain
 	if oldOK {
-		if fc.old, base = im.cache.get(ch.OldBlob, seq); base != nil {
-			fc.refs = append(fc.refs, base)
+		fc.old = im.cache.get(ch.OldBlob, seq)
+	}
+	if newOK && oldOK && fc.old == nil && oldRel == newRel {
+		if ok, skipped, err := im.comparePartial(cf, ps, newRel, ch, &fc); ok || skipped != "" || err != nil {
+			return fc, ok, skipped, err
 		}
 	}
 	if newOK {
-		var made []*index.File
-		if fc.f, made, err = im.parseBlob(cf, ps, newRel, ch.Blob, fc.old); err != nil {
-			return fc, false, 1, ignoreUnreadable(err)
+		base := fc.old
+		if oldRel != newRel {
+			base = nil // symbols depend on the path: parse a renamed file whole
+		}
+		if fc.f, err = im.parseBlob(cf, ps, newRel, ch.Blob, base); err != nil {
+			return fc, false, fileSkipReason(err), ignoreUnreadable(err)
 		}
 		fc.blob = ch.Blob
-		if joined, ok := im.cache.put(newRel, ch.Blob, fc.f, made, base); ok {
-			fc.refs = append(fc.refs, joined)
-		} else {
-			fc.owned = append(fc.owned, made...)
-		}
+		im.cache.put(newRel, ch.Blob, fc.f)
 	}
 	if oldOK && fc.old == nil {
 		base := fc.f
 		if oldRel != newRel {
 			base = nil
 		}
-		var made []*index.File
-		fc.old, made, err = im.parseBlob(cf, ps, oldRel, ch.OldBlob, base)
-		fc.owned = append(fc.owned, made...)
-		if err != nil {
-			return fc, false, 1, ignoreUnreadable(err)
+		if fc.old, err = im.parseBlob(cf, ps, oldRel, ch.OldBlob, base); err != nil {
+			return fc, false, fileSkipReason(err), ignoreUnreadable(err)
 		}
 	}
 	if fc.f != nil {
@@ -233,33 +224,7 @@ func (im *importer) compare(cf *catFile, ps map[*index.Language]*ts.Parser, seq 
 	if len(fc.touched) == 0 && fc.removed == 0 {
 		fc.same = fc.sameTokens()
 	}
-	im.shed(&fc, base)
-	return fc, true, 0, nil
-}
-
-// shed releases what the rest of the commit does not need of one file as
-// soon as it is compared, so a commit touching many large files holds the
-// syntax trees of one at a time (a 400 KB Go file's take ~170 MB): the old
-// version only keeps its definitions (Release keeps Defs), and a new
-// version that could not be cached keeps its tokens (index.File.DropTree);
-// the reference on the chain the old version came from (base) is dropped
-// unless the new version is that very parse.
-func (im *importer) shed(fc *fileChange, base *chain) {
-	if fc.f != nil && contains(fc.owned, fc.f) {
-		fc.f.DropTree()
-	}
-	release(fc.owned)
-	fc.owned = nil
-	if base == nil || (fc.f != nil && fc.f == fc.old) {
-		return
-	}
-	for i, ch := range fc.refs {
-		if ch == base {
-			fc.refs = append(fc.refs[:i], fc.refs[i+1:]...)
-			im.cache.leave(base)
-			return
-		}
-	}
+	return fc, true, "", nil
 }
 
 // touchedDefs returns the definitions of f that are new or whose content
@@ -292,11 +257,45 @@ func touchedDefs(f, old *index.File) []index.Definition {
 	return kept
 }
 
-// ignoreUnreadable turns the errors of one unreadable file (missing blob,
-// too large, not text, unparsable) into nil; others (git died) stay.
-func ignoreUnreadable(err error) error {
+// Reasons a file version is left out of a commit's comparison, counted in
+// ImportGitResult.SkippedFiles.
+const (
+	// FileSkipMissing: the blob is not in the repository (a partial or
+	// shallow clone).
+	FileSkipMissing = "missing"
+	// FileSkipTooLarge: the file is over the indexed file size limit.
+	FileSkipTooLarge = "too_large"
+	// FileSkipNotText: binary, not UTF-8, or not parsable.
+	FileSkipNotText = "not_text"
+	// FileSkipGenerated: the file says it is generated ("Code generated
+	// ... DO NOT EDIT.", the Go convention, https://go.dev/s/generatedcode,
+	// also used by other generators): its changes are a generator's run,
+	// not explained by the commit's message.
+	FileSkipGenerated = "generated"
+)
+
+// fileSkipReason returns the FileSkip* reason of a parseBlob error, "" for
+// others.
+func fileSkipReason(err error) string {
 	var ue unreadableError
-	if errors.Is(err, errMissing) || errors.Is(err, errTooLarge) || errors.As(err, &ue) {
+	switch {
+	case errors.Is(err, errMissing):
+		return FileSkipMissing
+	case errors.Is(err, errTooLarge):
+		return FileSkipTooLarge
+	case errors.Is(err, errGenerated):
+		return FileSkipGenerated
+	case errors.As(err, &ue):
+		return FileSkipNotText
+	}
+	return ""
+}
+
+// ignoreUnreadable turns the errors of one unreadable file (missing blob,
+// too large, not text, unparsable, generated) into nil; others (git died)
+// stay.
+func ignoreUnreadable(err error) error {
+	if fileSkipReason(err) != "" {
 		return nil
 	}
 	return err
@@ -307,28 +306,52 @@ type unreadableError struct{ reason string }
 
 func (e unreadableError) Error() string { return e.reason }
 
-// parseBlob reads a blob and parses it as the workspace file rel,
-// incrementally from base (another version of rel) when given. made are
-// the Files the parse created (the result and, for a stepwise reparse,
-// the steps whose trees it shares): they are released together.
-func (im *importer) parseBlob(cf *catFile, ps map[*index.Language]*ts.Parser, rel, blob string, base *index.File) (f *index.File, made []*index.File, err error) {
-	src, err := cf.Blob(blob, im.w.maxFileSize())
+// errGenerated reports a generated file (isGenerated).
+var errGenerated = errors.New("generated file")
+
+// generatedHeader is the marker of generated files
+// (https://go.dev/s/generatedcode): a comment line "Code generated ... DO
+// NOT EDIT." before the first non-comment, non-blank text; other
+// languages' generators write it with their comment marker ("#", "/*",
+// " *").
+var generatedHeader = regexp.MustCompile(`^\s*(//|#|/\*|\*)\s*Code generated .* DO NOT EDIT\.?`)
+
+// isGenerated reports whether src carries the generated-code marker in
+// its leading comments (within its first 2 KiB). A generator whose
+// templates hold the marker further down is not generated.
+func isGenerated(src []byte) bool {
+	head := string(src[:min(len(src), 2048)])
+	for _, line := range strings.Split(head, "\n") {
+		t := strings.TrimSpace(line)
+		switch {
+		case generatedHeader.MatchString(line):
+			return true
+		case t == "" || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "/*") || strings.HasPrefix(t, "*"):
+			continue
+		}
+		return false
+	}
+	return false
+}
+
+// parseBlob reads a blob and parses it as the workspace file rel, into a
+// File without syntax trees: incrementally from base (another version of
+// rel, without trees) when given, else whole.
+func (im *importer) parseBlob(cf *catFile, ps map[*index.Language]*ts.Parser, rel, blob string, base *index.File) (*index.File, error) {
+	src, err := im.readBlob(cf, blob)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if reason := index.CheckContent(src); reason != "" {
-		return nil, nil, unreadableError{reason}
-	}
-	if base != nil && base.Lang != nil && base.Path == rel && base.Segments() <= maxSegments {
-		f, made, err = im.w.reparseSteps(ps, base, src)
-	} else {
-		f, err = im.w.Indexer.ParseSource(ps, index.LanguageFor(rel), rel, src)
-		made = []*index.File{f}
+	var f *index.File
+	if base != nil && base.Lang != nil && base.Path == rel {
+		f, err = im.w.reparseSteps(ps, base, src)
+	} else if f, err = im.w.Indexer.ParseSource(ps, index.LanguageFor(rel), rel, src); err == nil {
+		f.DropTree()
 	}
 	if err != nil {
-		return nil, nil, unreadableError{err.Error()}
+		return nil, unreadableError{err.Error()}
 	}
-	return f, made, nil
+	return f, nil
 }
 
 // relPath maps a repository path to the workspace-relative path; ok is
@@ -362,7 +385,7 @@ func (im *importer) commitMemory(c *gitCommit, files []fileChange, st commitStat
 	}
 	m, err := im.w.memoryFromRequest(RememberRequest{
 		Text: commitBody(c, githubBase(im.plan.remote), st), Title: commitTitle(c.Message),
-		Type: commitType(c.Message), Source: "imported_git", Author: c.Author,
+		Type: commitType(c.Message), Source: SourceImportedGit, Author: c.Author,
 	})
 	if err != nil {
 		return nil, err

@@ -9,6 +9,12 @@ import (
 	"github.com/oklog/ulid/v2"
 )
 
+// SourceImportedGit is the source of the memories ImportGit creates. They
+// describe the code of their commit, so a stale one is expected history,
+// not a problem: no diagnostics, no GitHub annotation, and `gloss check
+// --exit-code` does not fail on them (api.CheckResult.StaleImported).
+const SourceImportedGit = "imported_git"
+
 // Skip reasons of ImportGit, counted in ImportGitResult.Skipped.
 const (
 	// SkipMerge: a merge commit (imported only with ImportGitOptions.Merges).

@@ -13,67 +13,47 @@ import (
 const (
 	// maxReparseSteps is the most edit groups reparseSteps applies one at
 	// a time; a commit with more changes in one file is re-parsed from
-	// its base at once (index.Reparse, which may parse it whole).
-	maxReparseSteps = 8
+	// its base at once (index.Indexer.ReparseLean, which may parse it
+	// whole).
+	maxReparseSteps = 32
 	// editJoin is the gap in bytes below which two line edits are re-parsed
 	// as one group.
 	editJoin = 256
 )
 
-// reparseSteps returns the parse of newSrc, a later version of base's
-// file. index.Reparse re-parses the span between the longest common prefix
-// and suffix, which for a commit editing two distant places is most of
-// the file; so the line edits between the versions (Myers' algorithm,
-// E. W. Myers, "An O(ND) Difference Algorithm and Its Variations", 1986,
-// as go-udiff/myers implements it) are grouped and applied one group at a
-// time, from the end of the file backwards, each step an index.Reparse of
-// one small region.
-//
-// made are the Files created on the way (the result last), which own the
-// trees the result may share: release them together, after the result.
-func (w *Workspace) reparseSteps(ps map[*index.Language]*ts.Parser, base *index.File, newSrc []byte) (f *index.File, made []*index.File, err error) {
-	step := func(from *index.File, src []byte) (*index.File, error) {
-		next, err := w.Indexer.Reparse(ps, from, src)
-		if err == nil && next != from {
-			made = append(made, next)
-		}
-		return next, err
-	}
+// reparseSteps returns the parse of newSrc, another version of base's
+// file, as a File without syntax trees (index.Indexer.ReparseLean).
+// ReparseLean re-parses the span between the longest common prefix and
+// suffix, which for a commit editing two distant places is most of the
+// file; so the line edits between the versions (Myers' algorithm, E. W.
+// Myers, "An O(ND) Difference Algorithm and Its Variations", 1986, as
+// go-udiff/myers implements it) are grouped and applied one group at a
+// time, from the end of the file backwards, each step a ReparseLean of one
+// small region. The intermediate versions own no trees: they are garbage
+// as soon as the next step is made.
+func (w *Workspace) reparseSteps(ps map[*index.Language]*ts.Parser, base *index.File, newSrc []byte) (*index.File, error) {
 	groups := lineEdits(string(base.Src), string(newSrc))
-	if len(groups) <= 1 || len(groups) > maxReparseSteps {
-		f, err = step(base, newSrc)
-		return f, made, err
+	if len(groups) <= 1 || len(groups) > maxReparseSteps || base.HasError {
+		return w.Indexer.ReparseLean(ps, base, newSrc)
 	}
 	cur, src := base, string(base.Src)
+	var err error
 	for k := len(groups) - 1; k >= 0; k-- {
 		e := groups[k]
 		src = src[:e.Start] + e.New + src[e.End:]
-		if cur, err = step(cur, []byte(src)); err != nil {
-			return nil, made, err
+		if cur, err = w.Indexer.ReparseLean(ps, cur, []byte(src)); err != nil {
+			return nil, err
 		}
-		if k > 0 && cur.Segments() <= 1 && len(made) > 0 && made[len(made)-1] == cur {
-			// The step parsed a whole intermediate version (Reparse fell
-			// back): parse the final one whole instead, and drop the
-			// intermediate trees now (a 400 KB Go file takes ~170 MB).
-			release(made)
-			return w.fullParse(ps, base, newSrc)
+		if cur.HasError && k > 0 {
+			// An intermediate version does not parse (the edits depend on
+			// each other): every further step would parse whole.
+			return w.Indexer.ReparseLean(ps, base, newSrc)
 		}
 	}
 	if string(cur.Src) != string(newSrc) { // the edits did not reproduce it
-		release(made)
-		made = nil
-		cur, err = step(base, newSrc)
+		return w.Indexer.ReparseLean(ps, base, newSrc)
 	}
-	return cur, made, err
-}
-
-// fullParse parses newSrc, a version of base's file, whole.
-func (w *Workspace) fullParse(ps map[*index.Language]*ts.Parser, base *index.File, newSrc []byte) (*index.File, []*index.File, error) {
-	f, err := w.Indexer.ParseSource(ps, base.Lang, base.Path, newSrc)
-	if err != nil {
-		return nil, nil, err
-	}
-	return f, []*index.File{f}, nil
+	return cur, nil
 }
 
 // maxDiffLines bounds the lines of the changed middle of a file that

@@ -43,4 +43,27 @@ func TestImportGitVerb(t *testing.T) {
 	if _, _, err := run(t, repo, "", "--no-daemon", "import-git", "--since", "yesterday-ish"); err == nil {
 		t.Error("bad --since: no error")
 	}
+	testCheckImported(t, repo)
+}
+
+// testCheckImported: a stale imported memory is reported but does not
+// fail `check --exit-code` (it describes older code); a stale
+// hand-written one does.
+func testCheckImported(t *testing.T, repo string) {
+	testutil.WriteFiles(t, repo, map[string]string{"main.go": strings.Replace(cliGo, "i < 3", "i < 5", 1)})
+	out, _, err := run(t, repo, "", "--no-daemon", "check", "--exit-code")
+	if err != nil || !strings.Contains(out, "1 stale (1 of them imported git history)") {
+		t.Errorf("check --exit-code with a stale imported memory: %v\n%s", err, out)
+	}
+	out, _, err = run(t, repo, "", "--no-daemon", "check", "--format", "github", "--exit-code")
+	if err != nil || strings.Contains(out, "::warning") {
+		t.Errorf("check --format github with a stale imported memory: %v\n%s", err, out)
+	}
+	if _, _, err := run(t, repo, "", "--no-daemon", "remember", "Five tries now", "--at", "main.go:4-12"); err != nil {
+		t.Fatal(err)
+	}
+	testutil.WriteFiles(t, repo, map[string]string{"main.go": strings.Replace(cliGo, "i < 3", "i < 7", 1)})
+	if out, _, err := run(t, repo, "", "--no-daemon", "check", "--exit-code"); err == nil {
+		t.Errorf("check --exit-code with a stale hand-written memory: want exit 3\n%s", out)
+	}
 }

@@ -177,8 +177,8 @@ func forgetAll(cmd *cobra.Command, g *globals, yes bool, scope string) error {
 // and per memory file that could not be loaded, then a summary line.
 func printGitHub(w io.Writer, res api.CheckResult) {
 	for _, m := range res.Memories {
-		if !m.Stale {
-			continue
+		if !m.Stale || m.Source == memory.SourceImportedGit {
+			continue // imported git history is expected to be stale
 		}
 		for _, a := range m.Anchors {
 			if !memory.IsStale(a.Status) {

@@ -296,17 +296,22 @@ func checkCmd(g *globals) *cobra.Command {
 				}
 				printProblems(out, res.Problems)
 				elapsed := time.Duration(res.ElapsedMS * float64(time.Millisecond))
-				fmt.Fprintf(out, "%s, %d stale · %s changed, %s re-resolved in %s\n",
-					plural(len(res.Memories), "memory", "memories"), stale, plural(len(res.ChangedFiles), "file", "files"),
+				history := ""
+				if res.StaleImported > 0 {
+					history = fmt.Sprintf(" (%d of them imported git history)", res.StaleImported)
+				}
+				fmt.Fprintf(out, "%s, %d stale%s · %s changed, %s re-resolved in %s\n",
+					plural(len(res.Memories), "memory", "memories"), stale, history, plural(len(res.ChangedFiles), "file", "files"),
 					plural(res.Resolved, "anchor", "anchors"), elapsed.Round(1e5))
 			}
-			if exitCode && (stale > 0 || len(res.Problems) > 0) {
+			// Imported git history describes older code: stale is expected.
+			if exitCode && (stale-res.StaleImported > 0 || len(res.Problems) > 0) {
 				return exitError{code: 3}
 			}
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit with status 3 when any memory is stale or a memory file cannot be loaded (for CI and hooks)")
+	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit with status 3 when any memory is stale or a memory file cannot be loaded (for CI and hooks); memories imported from git history never fail it")
 	cmd.Flags().StringVar(&format, "format", "text", "text, or github (GitHub Actions ::warning annotations)")
 	cmd.Flags().BoolVar(&staleOnly, "stale", false, "list only stale memories")
 	return cmd
