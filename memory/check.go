@@ -33,10 +33,15 @@ func putSummary(b *index.MemoryBatch, m *Memory) error {
 
 // ensureSummaries writes the summary of every memory when the store's
 // summaries are not current (a store from a gloss without them, or
-// written by one since): one listing, one batch. w.writeMu is held.
+// written by one since) or in an older format (JSON): one listing, one
+// batch. w.writeMu is held.
 func (w *Workspace) ensureSummaries() error {
 	ok, err := w.Store.SummariesCurrent()
-	if err != nil || ok {
+	if err != nil {
+		return err
+	}
+	format, err := w.Store.SummaryFormat()
+	if err != nil || (ok && format == summaryFormat) {
 		return err
 	}
 	mems, err := w.List()
@@ -51,6 +56,10 @@ func (w *Workspace) ensureSummaries() error {
 		}
 	}
 	b.MarkSummariesCurrent()
+	if err := b.SetSummaryFormat(summaryFormat); err != nil {
+		b.Close()
+		return err
+	}
 	return w.commit(b, nil, nil)
 }
 

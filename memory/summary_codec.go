@@ -8,6 +8,11 @@ import (
 	"time"
 )
 
+// summaryFormat is the summary encoding recorded in the store
+// (index.Store.SummaryFormat): 0 JSON, 1 encodeSummary's binary form. A
+// check re-encodes every summary of a store in another format once.
+const summaryFormat = 1
+
 // summaryMagic starts a summary record in the binary form (version 1 of
 // the layout below); a record starting with '{' is the JSON form older
 // glosses wrote, still read.
