@@ -351,6 +351,7 @@ func (ix *Indexer) parseAll(ctx context.Context, jobs []parseJob) <-chan parseRe
 			parsers := map[*Language]*ts.Parser{}
 			for j := range in {
 				ix.yield(ctx)
+				beforeParse(j.cand.Path)
 				out <- ix.parseOne(parsers, j)
 			}
 		}()

@@ -144,3 +144,22 @@ func (ix *Indexer) feed(ctx context.Context, jobs []parseJob, in chan<- parseJob
 		}
 	}
 }
+
+// parseHook is the function SetParseHook installed (nil: none).
+var parseHook atomic.Pointer[func(path string)]
+
+// SetParseHook makes every indexing run call fn, on its worker
+// goroutines, with the workspace-relative path of each file before
+// parsing it, until restore is called. It exists for tests that hold a
+// run midway (a hover answered during background indexing).
+func SetParseHook(fn func(path string)) (restore func()) {
+	parseHook.Store(&fn)
+	return func() { parseHook.Store(nil) }
+}
+
+// beforeParse calls the parse hook, if any, with path.
+func beforeParse(path string) {
+	if h := parseHook.Load(); h != nil {
+		(*h)(path)
+	}
+}
