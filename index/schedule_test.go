@@ -16,10 +16,8 @@ import (
 // file with a constant total.
 func TestRunOrderAndProgress(t *testing.T) {
 	root := t.TempDir()
-	var all []string
 	for i := range 12 {
 		p := fmt.Sprintf("f%02d.go", i)
-		all = append(all, p)
 		abs := filepath.Join(root, p)
 		if err := os.WriteFile(abs, []byte(fmt.Sprintf("package p\n\nfunc F%d() {}\n", i)), 0o644); err != nil {
 			t.Fatal(err)
