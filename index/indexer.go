@@ -134,7 +134,7 @@ func (ix *Indexer) Run(ctx context.Context) (Stats, error) {
 		return st, err
 	}
 	opts := RunOptionsOf(ctx)
-	if opts.First != nil && len(jobs) > 0 {
+	if opts.First != nil && len(jobs) > 1 { // an order to choose
 		jobs = orderFirst(jobs, opts.First())
 	}
 	w := &indexWriter{store: ix.Store, b: ix.Store.pdb().NewBatch(), progress: opts.Progress, total: len(jobs), flushed: time.Now()}

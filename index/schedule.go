@@ -12,10 +12,10 @@ import (
 // server reports $/progress, the CLI draws a progress bar, and the
 // memory package puts the files with memories first.
 type RunOptions struct {
-	// First, when set, is called once by a run that has files to parse
-	// and returns workspace-relative paths to parse before the others
-	// (files with memories), in that order; paths the run does not need to
-	// parse are ignored.
+	// First, when set, is called once by a run that has two or more
+	// files to parse and returns workspace-relative paths to parse before
+	// the others (files with memories), in that order; paths the run does
+	// not need to parse are ignored.
 	First func() []string
 	// Progress, when set, is called from the run's goroutine after each
 	// file to parse is done (parsed, skipped or found unchanged by content)
