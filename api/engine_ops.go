@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/memory"
 )
 
@@ -359,9 +360,15 @@ func (e *Engine) Status(_ context.Context, _ NoArgs) (StatusResult, error) {
 	return out, nil
 }
 
-// Index implements Interface.
+// Index implements Interface. It reports the files parsed of those to
+// parse to the context's Progress (WithProgress).
 func (e *Engine) Index(ctx context.Context, _ NoArgs) (IndexResults, error) {
 	out := IndexResults{Workspaces: []IndexResult{}}
+	if p := progressOf(ctx); p != nil { // files parsed of those to parse
+		o := index.RunOptionsOf(ctx)
+		o.Progress = p
+		ctx = index.WithRunOptions(ctx, o)
+	}
 	for _, w := range e.Host.Workspaces() {
 		st, err := w.Index(ctx)
 		if err != nil {

@@ -32,6 +32,8 @@ type Indexer struct {
 
 	flagMu sync.Mutex
 	flags  map[*uint32]struct{} // WithStop flags in use, set by Interrupt too
+
+	sched scheduler // Prioritize, Foreground (schedule.go)
 }
 
 // ErrInterrupted is returned by parses that Interrupt cut short.
@@ -121,7 +123,9 @@ type parseResult struct {
 // same content hash) are not re-parsed, and records of deleted files are
 // removed. A file that cannot be read or parsed is counted and skipped; the
 // run only fails on store errors, leaving the previous state of any file it
-// could not write.
+// could not write. The context's RunOptions (WithRunOptions) put some
+// files first and report progress; Prioritize and Foreground reorder and
+// pause the parses of a run from other goroutines.
 func (ix *Indexer) Run(ctx context.Context) (Stats, error) {
 	start := time.Now()
 	st := Stats{FilesByLang: map[string]int{}, SymbolsByLang: map[string]int{}}
@@ -129,7 +133,14 @@ func (ix *Indexer) Run(ctx context.Context) (Stats, error) {
 	if err != nil {
 		return st, err
 	}
-	w := &indexWriter{store: ix.Store, b: ix.Store.pdb().NewBatch()}
+	opts := RunOptionsOf(ctx)
+	if opts.First != nil && len(jobs) > 1 { // an order to choose
+		jobs = orderFirst(jobs, opts.First())
+	}
+	w := &indexWriter{store: ix.Store, b: ix.Store.pdb().NewBatch(), progress: opts.Progress, total: len(jobs), flushed: time.Now()}
+	if w.progress != nil && len(jobs) == 0 {
+		w.progress(0, 0)
+	}
 	defer w.close()
 	if err := w.apply(ix.parseAll(ctx, jobs), &st); err != nil {
 		return st, err
@@ -197,6 +208,10 @@ func (ix *Indexer) plan(st *Stats) ([]parseJob, []string, error) {
 type indexWriter struct {
 	store *Store
 	b     *pebble.Batch
+	// progress (RunOptions.Progress) is told of each result of total.
+	progress    func(done, total int)
+	done, total int
+	flushed     time.Time // last commit (flush)
 }
 
 func (w *indexWriter) flush(final bool) error {
@@ -211,6 +226,7 @@ func (w *indexWriter) flush(final bool) error {
 		return fmt.Errorf("write index: %w", err)
 	}
 	w.b = w.store.pdb().NewBatch()
+	w.flushed = time.Now()
 	return nil
 }
 
@@ -219,6 +235,10 @@ func (w *indexWriter) close() { _ = w.b.Close() }
 // apply writes each parse result, counting it in st.
 func (w *indexWriter) apply(results <-chan parseResult, st *Stats) error {
 	for res := range results {
+		if w.progress != nil && res.err == nil {
+			w.done++
+			w.progress(w.done, w.total)
+		}
 		if res.err != nil {
 			// Let the workers finish (they block on a full channel).
 			go func() {
@@ -260,7 +280,9 @@ func (w *indexWriter) apply(results <-chan parseResult, st *Stats) error {
 		if err := putFile(w.b, old, res.rec); err != nil {
 			return err
 		}
-		if w.b.Len() > 4<<20 {
+		if w.b.Len() > 4<<20 || time.Since(w.flushed) > time.Second {
+			// Readers (a hover during a background run) see what is
+			// indexed so far.
 			if err := w.flush(false); err != nil {
 				return err
 			}
@@ -328,19 +350,15 @@ func (ix *Indexer) parseAll(ctx context.Context, jobs []parseJob) <-chan parseRe
 			defer wg.Done()
 			parsers := map[*Language]*ts.Parser{}
 			for j := range in {
+				ix.yield(ctx)
+				beforeParse(j.cand.Path)
 				out <- ix.parseOne(parsers, j)
 			}
 		}()
 	}
 	go func() {
 		defer close(in)
-		for _, j := range jobs {
-			select {
-			case in <- j:
-			case <-ctx.Done():
-				return
-			}
-		}
+		ix.feed(ctx, jobs, in)
 	}()
 	go func() {
 		wg.Wait()

@@ -42,6 +42,17 @@ func (b *MemoryBatch) PutCheckState(path string, data []byte) error {
 // summary (after a rebuild of all summaries in this batch).
 func (b *MemoryBatch) MarkSummariesCurrent() { b.rebuilt = true }
 
+// SetSummaryFormat records format (a number the caller defines) as the
+// encoding of every summary, with the rebuild that re-encoded them all
+// (meta key sumfmt; 0 when never set).
+func (b *MemoryBatch) SetSummaryFormat(format uint64) error {
+	return b.b.Set(Key(prefixMeta, "sumfmt"), []byte(strconv.FormatUint(format, 10)), nil)
+}
+
+// SummaryFormat returns the format SetSummaryFormat last recorded (0 for
+// a store whose summaries were never re-encoded).
+func (s *Store) SummaryFormat() (uint64, error) { return s.metaUint("sumfmt") }
+
 // invalidate deletes the check states of paths.
 func (b *MemoryBatch) invalidate(paths []string) error {
 	for _, p := range paths {

@@ -22,21 +22,22 @@ var fixedNow = time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC)
 
 // client is an in-process LSP client driving a real Server over net.Pipe.
 type client struct {
-	t      testing.TB
-	srv    *Server
-	root   string
-	conn   jsonrpc2.Conn
-	done   chan error
-	mu     sync.Mutex
-	cond   *sync.Cond
-	diags  map[string][]Diagnostic // latest per URI
-	nDiag  map[string]int          // publish count per URI
-	dver   map[string]int          // version of the latest publish per URI
-	events []string                // methods of server-to-client messages, in order
-	shown  []string                // window/showDocument URIs
-	opened map[string]int          // open document versions
-	msgs   []string                // window/showMessage(Request) messages
-	choose string                  // the action to answer showMessageRequest with
+	t         testing.TB
+	srv       *Server
+	root      string
+	conn      jsonrpc2.Conn
+	done      chan error
+	mu        sync.Mutex
+	cond      *sync.Cond
+	diags     map[string][]Diagnostic // latest per URI
+	nDiag     map[string]int          // publish count per URI
+	dver      map[string]int          // version of the latest publish per URI
+	events    []string                // methods of server-to-client messages, in order
+	shown     []string                // window/showDocument URIs
+	opened    map[string]int          // open document versions
+	msgs      []string                // window/showMessage(Request) messages
+	choose    string                  // the action to answer showMessageRequest with
+	closeOnce sync.Once
 }
 
 type clientOpts struct {
@@ -45,6 +46,7 @@ type clientOpts struct {
 	folders    []string // workspaceFolders (default: rootUri only)
 	noWatch    bool     // no workspace/didChangeWatchedFiles (Neovim 0.7)
 	noShowDoc  bool     // no window/showDocument (eglot 1.9, Neovim 0.7 without the plugin's capability)
+	noWait     bool     // do not wait for the first check's $/progress end
 }
 
 // start initializes a server on the git repository root and waits for its
@@ -96,7 +98,7 @@ func start(t testing.TB, root string, o clientOpts) *client {
 		t.Fatalf("positionEncoding = %q, want %q", res.Capabilities.PositionEncoding, want)
 	}
 	c.notify("initialized", map[string]any{})
-	if !o.noProgress {
+	if !o.noProgress && !o.noWait {
 		c.waitEvent("$/progress:end")
 	}
 	t.Cleanup(c.close)
@@ -110,7 +112,9 @@ func (w testWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (c *client) close() {
+func (c *client) close() { c.closeOnce.Do(c.doClose) }
+
+func (c *client) doClose() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_, _ = c.conn.Call(ctx, "shutdown", nil, nil)

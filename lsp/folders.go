@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"context"
 	"fmt"
 	"sort"
 
@@ -156,11 +157,15 @@ func (s *Server) scheduleCheck(f *folder) {
 }
 
 // runCheck runs Check on f and republishes its diagnostics.
-func (s *Server) runCheck(f *folder) {
+func (s *Server) runCheck(f *folder) { s.runCheckCtx(s.ctx, f) }
+
+// runCheckCtx is runCheck with the context of the check (which may carry
+// index.RunOptions: progress of the indexing run).
+func (s *Server) runCheckCtx(ctx context.Context, f *folder) {
 	if s.closing() {
 		return
 	}
-	res, err := f.w.Check(s.ctx)
+	res, err := f.w.Check(ctx)
 	f.once.Do(func() { close(f.ready) })
 	if err != nil {
 		s.log.Printf("check %s: %v", f.root, err)

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/gloss-dev/gloss/api"
+	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/internal/lspconn"
 	"github.com/gloss-dev/gloss/internal/syncx"
 )
@@ -205,11 +205,11 @@ func (s *Server) initialized() {
 			s.notify("$/progress", progressParams{Token: token, Value: workDoneProgress{Kind: "begin", Title: "gloss: indexing", Message: fmt.Sprintf("%d folder(s)", len(folders))}})
 		}
 		for i, f := range folders {
+			ctx := s.ctx
 			if progress {
-				pct := i * 100 / max(1, len(folders))
-				s.notify("$/progress", progressParams{Token: token, Value: workDoneProgress{Kind: "report", Message: filepath.Base(f.root), Percentage: &pct}})
+				ctx = index.WithRunOptions(ctx, index.RunOptions{Progress: s.indexProgress(token, f, i, len(folders))})
 			}
-			s.runCheck(f)
+			s.runCheckCtx(ctx, f)
 		}
 		if progress {
 			s.notify("$/progress", progressParams{Token: token, Value: workDoneProgress{Kind: "end", Message: "memories checked"}})

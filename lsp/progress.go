@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 
@@ -54,4 +55,26 @@ func (s *Server) commandProgress(ctx context.Context, raw json.RawMessage, title
 	}
 	end := func() { s.notify("$/progress", progressParams{Token: token, Value: workDoneProgress{Kind: "end"}}) }
 	return api.WithProgress(ctx, report), end
+}
+
+// indexProgress returns the index.RunOptions.Progress of folder f, the
+// i-th of n indexed at start-up: a $/progress report on token whenever
+// the percentage of all folders' work changes ("prometheus: 120/979
+// files").
+func (s *Server) indexProgress(token string, f *folder, i, n int) func(done, total int) {
+	last := -1
+	name := filepath.Base(f.root)
+	return func(done, total int) {
+		frac := 1.0
+		if total > 0 {
+			frac = float64(done) / float64(total)
+		}
+		pct := int((float64(i) + frac) * 100 / float64(max(1, n)))
+		if pct == last {
+			return
+		}
+		last = pct
+		s.notify("$/progress", progressParams{Token: token, Value: workDoneProgress{Kind: "report",
+			Message: fmt.Sprintf("%s: %d/%d files", name, done, total), Percentage: &pct}})
+	}
 }

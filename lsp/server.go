@@ -205,17 +205,36 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		s.mu.Unlock()
 		return nil, nil
 	case "textDocument/hover":
+		defer s.foreground()()
 		return call(ctx, req, s.hover)
 	case "textDocument/codeLens":
+		defer s.foreground()()
 		return call(ctx, req, s.codeLens)
 	case "textDocument/codeAction":
+		defer s.foreground()()
 		return call(ctx, req, s.codeActions)
 	case "workspace/symbol":
+		defer s.foreground()()
 		return call(ctx, req, s.workspaceSymbol)
 	case "workspace/executeCommand":
 		return call(ctx, req, s.executeCommand)
 	}
 	return nil, fmt.Errorf("%q: %w", method, jsonrpc2.ErrMethodNotFound)
+}
+
+// foreground marks an editor request as foreground work in every folder
+// (memory.Workspace.Foreground: background indexing starts no new parse)
+// until the returned release is called.
+func (s *Server) foreground() (release func()) {
+	var releases []func()
+	for _, f := range s.allFolders() {
+		releases = append(releases, f.w.Foreground())
+	}
+	return func() {
+		for _, r := range releases {
+			r()
+		}
+	}
 }
 
 // call decodes a request's params and runs its handler.

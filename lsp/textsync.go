@@ -47,6 +47,9 @@ func (s *Server) didOpen(p didOpenParams) error {
 	s.mu.Lock()
 	s.docs[d.uri] = d
 	s.mu.Unlock()
+	if f := s.folderFor(path); f != nil {
+		f.w.PrioritizeIndex(path) // a background index parses it next
+	}
 	s.scheduleDoc(d.uri)
 	return nil
 }

@@ -1,12 +1,12 @@
 package memory
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/gloss-dev/gloss/index"
@@ -24,19 +24,24 @@ type checkState struct {
 
 // putSummary adds m's summary (its View, what check prints) to b.
 func putSummary(b *index.MemoryBatch, m *Memory) error {
-	data, err := json.Marshal(ViewOf(m))
+	data, err := encodeSummary(ViewOf(m))
 	if err != nil {
-		return fmt.Errorf("encode summary of memory %s: %w", m.ID, err)
+		return err
 	}
 	return b.PutSummary(m.ID, data)
 }
 
 // ensureSummaries writes the summary of every memory when the store's
 // summaries are not current (a store from a gloss without them, or
-// written by one since): one listing, one batch. w.writeMu is held.
+// written by one since) or in an older format (JSON): one listing, one
+// batch. w.writeMu is held.
 func (w *Workspace) ensureSummaries() error {
 	ok, err := w.Store.SummariesCurrent()
-	if err != nil || ok {
+	if err != nil {
+		return err
+	}
+	format, err := w.Store.SummaryFormat()
+	if err != nil || (ok && format == summaryFormat) {
 		return err
 	}
 	mems, err := w.List()
@@ -51,6 +56,10 @@ func (w *Workspace) ensureSummaries() error {
 		}
 	}
 	b.MarkSummariesCurrent()
+	if err := b.SetSummaryFormat(summaryFormat); err != nil {
+		b.Close()
+		return err
+	}
 	return w.commit(b, nil, nil)
 }
 
@@ -60,7 +69,9 @@ func (w *Workspace) ensureSummaries() error {
 // index changed), decoding only the memories anchored there, and returns
 // every memory as its stored summary (Views, in place order) rather than
 // decoded (Memories holds the memories it re-resolved). Its cost with
-// nothing changed is a rescan of the tree plus reading the summaries.
+// nothing changed is a rescan of the tree plus one read of the summaries
+// (which also tells the memory-file sync which memories are project
+// scope), the check states and the anchor paths.
 func (w *Workspace) CheckViews(ctx context.Context) (CheckResult, error) {
 	start := time.Now()
 	var res CheckResult
@@ -74,16 +85,23 @@ func (w *Workspace) CheckViews(ctx context.Context) (CheckResult, error) {
 	if err := w.ensureSummaries(); err != nil {
 		return res, err
 	}
-	if res.Files, err = w.syncFilesListed(ctx, "", nil); err != nil {
+	views, err := w.Summaries()
+	if err != nil {
+		return res, err
+	}
+	stored := func() (map[string]*Memory, error) { return w.storedByViews(views) }
+	if res.Files, err = w.syncFilesStored(ctx, "", stored); err != nil {
 		return res, err
 	}
 	if err := w.resolveChanged(ctx, &res); err != nil {
 		return res, err
 	}
-	if res.Views, err = w.Summaries(); err != nil {
-		return res, err
+	if res.Files.Changed() || len(res.Files.Written) > 0 || res.Updated > 0 {
+		if views, err = w.Summaries(); err != nil { // the sync or the check wrote memories
+			return res, err
+		}
 	}
-	res.Elapsed = time.Since(start)
+	res.Views, res.Elapsed = views, time.Since(start)
 	return res, nil
 }
 
@@ -220,8 +238,8 @@ func (w *Workspace) Summaries() ([]View, error) {
 	var out []View
 	now := w.now()
 	err := w.Store.Summaries(func(id string, data []byte) error {
-		var v View
-		if err := json.Unmarshal(data, &v); err != nil {
+		v, err := decodeSummary(data)
+		if err != nil {
 			return fmt.Errorf("corrupt summary of memory %s: %w", id, err)
 		}
 		v.Confidence = round2(ConfidenceOf(v.Lifecycle(), now).Value)
@@ -233,18 +251,31 @@ func (w *Workspace) Summaries() ([]View, error) {
 }
 
 // SortViewsByPlace orders views as SortByPlace orders memories: by the
-// first anchor's path and line, memories without anchors last.
+// first anchor's path and line, memories without anchors last (stable).
+// It sorts indexes and moves each view once, so 100,000 views cost what
+// their comparisons do.
 func SortViewsByPlace(vs []View) {
-	sort.SliceStable(vs, func(i, j int) bool {
-		a, b := vs[i], vs[j]
-		if len(a.Anchors) == 0 || len(b.Anchors) == 0 {
-			return len(a.Anchors) > len(b.Anchors)
-		}
-		if a.Anchors[0].Path != b.Anchors[0].Path {
-			return a.Anchors[0].Path < b.Anchors[0].Path
-		}
-		return a.Anchors[0].StartLine < b.Anchors[0].StartLine
-	})
+	idx := make([]int32, len(vs))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortStableFunc(idx, func(i, j int32) int { return compareViewPlace(&vs[i], &vs[j]) })
+	sorted := make([]View, len(vs))
+	for k, i := range idx {
+		sorted[k] = vs[i]
+	}
+	copy(vs, sorted)
+}
+
+// compareViewPlace is the order of SortViewsByPlace.
+func compareViewPlace(a, b *View) int {
+	if len(a.Anchors) == 0 || len(b.Anchors) == 0 {
+		return len(b.Anchors) - len(a.Anchors) // anchored first
+	}
+	if c := strings.Compare(a.Anchors[0].Path, b.Anchors[0].Path); c != 0 {
+		return c
+	}
+	return a.Anchors[0].StartLine - b.Anchors[0].StartLine
 }
 
 // storedBySummary fills stored (storedForSync) with the project memories
@@ -252,31 +283,31 @@ func SortViewsByPlace(vs []View) {
 // but those whose id has a memory file, which readMemFile reports by
 // name and syncFilesListed looks up (storedForFiles). w.writeMu is held.
 func (w *Workspace) storedBySummary(stored map[string]*Memory) (map[string]*Memory, error) {
-	var ids []string
-	err := w.Store.Summaries(func(id string, data []byte) error {
-		if !bytes.Contains(data, []byte(`"scope":"project"`)) {
-			return nil // as putSummary encodes it: personal
-		}
-		var v struct {
-			Scope string `json:"scope"`
-		}
-		if err := json.Unmarshal(data, &v); err != nil {
-			return fmt.Errorf("corrupt summary of memory %s: %w", id, err)
-		}
-		if v.Scope == ScopeProject {
-			ids = append(ids, id)
-		}
-		return nil
-	})
+	views, err := w.Summaries()
 	if err != nil {
 		return nil, err
 	}
-	for _, id := range ids {
-		m, err := w.get(id)
+	s, err := w.storedByViews(views)
+	for id, m := range s {
+		stored[id] = m
+	}
+	return stored, err
+}
+
+// storedByViews returns the project memories among views (summaries),
+// decoded, by id: what a whole sync compares the memory files with.
+// w.writeMu is held.
+func (w *Workspace) storedByViews(views []View) (map[string]*Memory, error) {
+	stored := map[string]*Memory{}
+	for i := range views {
+		if views[i].Scope != ScopeProject {
+			continue
+		}
+		m, err := w.get(views[i].ID)
 		if err != nil {
 			return nil, err
 		}
-		stored[id] = m
+		stored[m.ID] = m
 	}
 	return stored, nil
 }

@@ -144,12 +144,18 @@ func (w *Workspace) syncFiles(ctx context.Context, only string) (SyncResult, err
 // (listed, when not nil, is every memory as List returns it, which a whole
 // sync would otherwise read again). w.writeMu is held.
 func (w *Workspace) syncFilesListed(ctx context.Context, only string, listed []*Memory) (SyncResult, error) {
+	return w.syncFilesStored(ctx, only, func() (map[string]*Memory, error) { return w.storedForSync(only, listed) })
+}
+
+// syncFilesStored is syncFiles with the store's memories to compare given
+// by storedFn (called once the files are read). w.writeMu is held.
+func (w *Workspace) syncFilesStored(ctx context.Context, only string, storedFn func() (map[string]*Memory, error)) (SyncResult, error) {
 	var res SyncResult
 	files, ok := w.readSyncFiles(only, &res)
 	if !ok {
 		return res, nil // refused or unreadable: nothing is hidden or loaded
 	}
-	stored, err := w.storedForSync(only, listed)
+	stored, err := storedFn()
 	if err != nil {
 		return res, err
 	}

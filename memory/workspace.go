@@ -308,6 +308,19 @@ func (w *Workspace) Index(ctx context.Context) (index.Stats, error) {
 	if err != nil {
 		return index.Stats{}, err
 	}
+	// Files with memories first: their anchors resolve against the index
+	// while the rest is still being parsed.
+	o := index.RunOptionsOf(ctx)
+	callerFirst := o.First
+	o.First = func() []string {
+		var first []string
+		if callerFirst != nil {
+			first = callerFirst()
+		}
+		paths, _ := w.Store.AnchorPaths() // an unreadable store fails the run anyway
+		return append(first, paths...)
+	}
+	ctx = index.WithRunOptions(ctx, o)
 	st, err := w.Indexer.Run(ctx)
 	if err == nil {
 		w.syncCode(prev, st.Changed)

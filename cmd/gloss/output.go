@@ -102,9 +102,10 @@ func printCheckJSON(w io.Writer, res api.CheckResult) error {
 		bw.WriteString(`"memories": []`)
 	} else {
 		bw.WriteString("\"memories\": [\n")
-		for i, m := range mems {
-			data, err := json.MarshalIndent(m, "    ", "  ")
-			if err != nil {
+		var data []byte
+		for i := range mems {
+			var err error
+			if data, err = memory.AppendViewJSON(data[:0], &mems[i], "    ", "  "); err != nil {
 				return err
 			}
 			bw.WriteString("    ")

@@ -53,7 +53,9 @@ func indexCmd(g *globals) *cobra.Command {
 				return err
 			}
 			defer b.Close()
-			all, err := b.Index(cmd.Context(), api.NoArgs{})
+			ctx, endBar := withProgressBar(cmd.Context(), g, "files")
+			all, err := b.Index(ctx, api.NoArgs{})
+			endBar()
 			if err != nil {
 				return err
 			}

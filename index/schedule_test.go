@@ -1,0 +1,103 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Run parses RunOptions.First's files first, then a path Prioritize
+// names mid-run before the rest of the queue, and reports progress per
+// file with a constant total.
+func TestRunOrderAndProgress(t *testing.T) {
+	root := t.TempDir()
+	for i := range 12 {
+		p := fmt.Sprintf("f%02d.go", i)
+		abs := filepath.Join(root, p)
+		if err := os.WriteFile(abs, []byte(fmt.Sprintf("package p\n\nfunc F%d() {}\n", i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		old := time.Now().Add(-time.Hour) // not "racy clean": the second run skips them
+		if err := os.Chtimes(abs, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := OpenStore(filepath.Join(t.TempDir(), "pebble"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ix := &Indexer{Root: root, Store: st, Project: NewProject(root), Workers: 1}
+	var mu sync.Mutex
+	var order []string
+	restore := SetParseHook(func(p string) {
+		mu.Lock()
+		defer mu.Unlock()
+		order = append(order, p)
+		if len(order) == 3 {
+			ix.Prioritize("f11.go", "absent.go") // an editor opened f11.go
+		}
+	})
+	defer restore()
+	var progress [][2]int
+	ctx := WithRunOptions(context.Background(), RunOptions{
+		First:    func() []string { return []string{"f07.go", "f03.go"} },
+		Progress: func(done, total int) { progress = append(progress, [2]int{done, total}) },
+	})
+	stats, err := ix.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Parsed != 12 {
+		t.Fatalf("parsed %d files, want 12", stats.Parsed)
+	}
+	// The hook runs before a parse, the feeder may already hold the next
+	// job: f11 comes at most one file after it was asked for.
+	want := []string{"f07.go", "f03.go", "f00.go"}
+	if !reflect.DeepEqual(order[:3], want) {
+		t.Fatalf("first parses %v, want %v", order[:3], want)
+	}
+	if order[3] != "f11.go" && order[4] != "f11.go" {
+		t.Errorf("parse order %v: f11.go was prioritized after the third parse", order)
+	}
+	if len(progress) != 12 || progress[0] != [2]int{1, 12} || progress[11] != [2]int{12, 12} {
+		t.Errorf("progress %v, want 1/12 … 12/12", progress)
+	}
+	progress = nil
+	if _, err := ix.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(progress, [][2]int{{0, 0}}) {
+		t.Errorf("progress of a run with nothing to parse = %v, want one 0/0", progress)
+	}
+}
+
+// Foreground holds new parses of a running index until released (or
+// ForegroundWait).
+func TestForegroundPausesParses(t *testing.T) {
+	defer func(d time.Duration) { ForegroundWait = d }(ForegroundWait)
+	ForegroundWait = time.Hour
+	ix := &Indexer{}
+	release := ix.Foreground()
+	done := make(chan struct{})
+	go func() {
+		ix.yield(context.Background())
+		close(done)
+	}()
+	select {
+	case <-done:
+		t.Fatal("a worker started a parse during foreground work")
+	default:
+	}
+	release()
+	release() // idempotent
+	<-done
+	if n := ix.sched.fg.Load(); n != 0 {
+		t.Fatalf("foreground count %d after release", n)
+	}
+}

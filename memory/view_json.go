@@ -1,0 +1,154 @@
+package memory
+
+import (
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+)
+
+// AppendViewJSON appends v encoded as json.MarshalIndent(v, prefix,
+// indent) encodes it, byte for byte, without reflection: `gloss check
+// --json` prints 100,000 memories with it (issue #12), where
+// encoding/json's reflection and indentation cost seconds. Strings that
+// need escaping (quotes, control characters, HTML characters, non-ASCII)
+// are encoded by encoding/json itself; a view with NearDuplicates (a
+// remember result, floats) is encoded by json.MarshalIndent. It fails
+// only where encoding/json would (a time outside years 0–9999).
+func AppendViewJSON(dst []byte, v *View, prefix, indent string) ([]byte, error) {
+	if len(v.NearDuplicates) > 0 {
+		data, err := json.MarshalIndent(v, prefix, indent)
+		return append(dst, data...), err
+	}
+	e := viewEncoder{b: dst, prefix: prefix, indent: indent}
+	e.b = append(e.b, '{')
+	e.str(1, "id", v.ID, false)
+	e.str(1, "type", v.Type, false)
+	e.str(1, "title", v.Title, false)
+	e.str(1, "body", v.Body, true)
+	if len(v.Tags) > 0 {
+		e.key(1, "tags")
+		e.b = append(e.b, '[')
+		for i, t := range v.Tags {
+			e.sep(i, 2)
+			e.quote(t)
+		}
+		e.newline(1)
+		e.b = append(e.b, ']')
+	}
+	e.key(1, "stale")
+	e.b = strconv.AppendBool(e.b, v.Stale)
+	e.str(1, "scope", v.Scope, false)
+	e.str(1, "source", v.Source, false)
+	e.str(1, "author", v.Author, true)
+	for _, f := range []struct {
+		name string
+		t    interface{ MarshalJSON() ([]byte, error) }
+	}{{"created_at", v.CreatedAt}, {"updated_at", v.UpdatedAt}, {"verified_at", v.VerifiedAt}} {
+		data, err := f.t.MarshalJSON()
+		if err != nil {
+			return dst, &json.MarshalerError{Err: err}
+		}
+		e.key(1, f.name)
+		e.b = append(e.b, data...)
+	}
+	e.key(1, "anchors")
+	e.anchors(v.Anchors)
+	e.str(1, "placement", v.Placement, true)
+	e.newline(0)
+	e.b = append(e.b, '}')
+	return e.b, nil
+}
+
+// viewEncoder writes MarshalIndent's layout: each member on its own line
+// at its depth, "key": value, commas after all but the last.
+type viewEncoder struct {
+	b              []byte
+	prefix, indent string
+	members        [4]int // members written so far at each depth
+}
+
+func (e *viewEncoder) newline(depth int) {
+	e.b = append(e.b, '\n')
+	e.b = append(e.b, e.prefix...)
+	for range depth {
+		e.b = append(e.b, e.indent...)
+	}
+}
+
+// sep starts element i of an array (or member i of an object) at depth.
+func (e *viewEncoder) sep(i, depth int) {
+	if i > 0 {
+		e.b = append(e.b, ',')
+	}
+	e.newline(depth)
+}
+
+func (e *viewEncoder) key(depth int, name string) {
+	e.sep(e.members[depth], depth)
+	e.members[depth]++
+	e.b = append(e.b, '"')
+	e.b = append(e.b, name...)
+	e.b = append(e.b, `": `...)
+}
+
+func (e *viewEncoder) str(depth int, name, val string, omitEmpty bool) {
+	if omitEmpty && val == "" {
+		return
+	}
+	e.key(depth, name)
+	e.quote(val)
+}
+
+func (e *viewEncoder) int(depth int, name string, val int, omitEmpty bool) {
+	if omitEmpty && val == 0 {
+		return
+	}
+	e.key(depth, name)
+	e.b = strconv.AppendInt(e.b, int64(val), 10)
+}
+
+// quote appends s as a JSON string: plain ASCII directly, anything
+// encoding/json escapes through encoding/json.
+func (e *viewEncoder) quote(s string) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' || c >= utf8.RuneSelf {
+			data, _ := json.Marshal(s) // a string always encodes
+			e.b = append(e.b, data...)
+			return
+		}
+	}
+	e.b = append(e.b, '"')
+	e.b = append(e.b, s...)
+	e.b = append(e.b, '"')
+}
+
+func (e *viewEncoder) anchors(as []AnchorView) {
+	if as == nil {
+		e.b = append(e.b, "null"...)
+		return
+	}
+	e.b = append(e.b, '[')
+	if len(as) == 0 {
+		e.b = append(e.b, ']')
+		return
+	}
+	for i := range as {
+		a := &as[i]
+		e.sep(i, 2)
+		e.b = append(e.b, '{')
+		e.members[3] = 0
+		e.str(3, "path", a.Path, false)
+		e.str(3, "symbol", a.Symbol, true)
+		e.str(3, "kind", a.Kind, false)
+		e.int(3, "start_line", a.StartLine, false)
+		e.int(3, "end_line", a.EndLine, false)
+		e.str(3, "status", a.Status, false)
+		e.str(3, "origin_path", a.OriginPath, true)
+		e.int(3, "origin_start_line", a.OriginStartLine, true)
+		e.int(3, "origin_end_line", a.OriginEndLine, true)
+		e.newline(2)
+		e.b = append(e.b, '}')
+	}
+	e.newline(1)
+	e.b = append(e.b, ']')
+}
