@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -26,7 +27,8 @@ var errSummary = errors.New("malformed summary record")
 // order, strings and slices as uvarint lengths followed by their bytes or
 // elements, ints as varints, bools as one byte, times as
 // time.Time.AppendBinary with a uvarint length. Placement and
-// NearDuplicates (set only in the result of remember) are not stored.
+// NearDuplicates (set only in the result of remember) and Decision are
+// not stored.
 // Decoding is about ten times faster than encoding/json's (no reflection,
 // no time parsing), which is what `gloss check` spends on 100,000
 // memories (issue #12).
@@ -63,7 +65,60 @@ func encodeSummary(v View) ([]byte, error) {
 		b = binary.AppendVarint(b, int64(a.OriginStartLine))
 		b = binary.AppendVarint(b, int64(a.OriginEndLine))
 	}
+	return encodeSummaryTail(b, v)
+}
+
+// encodeSummaryTail appends the fields of View after Anchors (relations,
+// review reason, lifecycle) in the layout encodeSummary describes; a
+// float64 is its IEEE 754 bits as a uvarint. Decision is not stored.
+func encodeSummaryTail(b []byte, v View) ([]byte, error) {
+	b = binary.AppendUvarint(b, uint64(len(v.Relations)))
+	for _, r := range v.Relations {
+		b = appendString(appendString(b, r.Kind), r.ID)
+	}
+	b = binary.AppendUvarint(b, uint64(len(v.SupersededBy)))
+	for _, id := range v.SupersededBy {
+		b = appendString(b, id)
+	}
+	b = appendString(b, v.ReviewReason)
+	l := v.ViewLifecycle
+	b = binary.AppendUvarint(b, math.Float64bits(l.Confidence))
+	b = appendBool(appendBool(b, l.Pinned), l.NeedsReview)
+	b = binary.AppendVarint(b, int64(l.AccessCount))
+	for _, t := range []time.Time{l.StaleSince, l.ExpiresAt, l.LastAccessedAt} {
+		tb, err := t.MarshalBinary()
+		if err != nil {
+			return nil, fmt.Errorf("encode summary of memory %s: %w", v.ID, err)
+		}
+		b = appendString(b, string(tb))
+	}
 	return b, nil
+}
+
+// decodeSummaryTail reads what encodeSummaryTail wrote into v.
+func decodeSummaryTail(d *summaryDecoder, v *View) {
+	if n := d.count(); n > 0 {
+		v.Relations = make([]Relation, n)
+		for i := range v.Relations {
+			v.Relations[i] = Relation{Kind: d.string(), ID: d.string()}
+		}
+	}
+	if n := d.count(); n > 0 {
+		v.SupersededBy = make([]string, n)
+		for i := range v.SupersededBy {
+			v.SupersededBy[i] = d.string()
+		}
+	}
+	v.ReviewReason = d.string()
+	l := &v.ViewLifecycle
+	l.Confidence = math.Float64frombits(d.uvarint())
+	l.Pinned, l.NeedsReview = d.bool(), d.bool()
+	l.AccessCount = d.int()
+	for _, p := range []*time.Time{&l.StaleSince, &l.ExpiresAt, &l.LastAccessedAt} {
+		if raw := d.bytes(); d.err == nil {
+			d.setErr(p.UnmarshalBinary(raw))
+		}
+	}
 }
 
 // decodeSummary decodes a stored summary, binary (encodeSummary) or JSON
@@ -104,6 +159,7 @@ func decodeSummary(data []byte) (View, error) {
 		a.Status, a.OriginPath = d.string(), d.string()
 		a.OriginStartLine, a.OriginEndLine = d.int(), d.int()
 	}
+	decodeSummaryTail(&d, &v)
 	if d.err == nil && len(d.buf) != 0 {
 		d.err = errSummary
 	}

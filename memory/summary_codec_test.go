@@ -57,7 +57,7 @@ func escapedString(i int) string {
 func TestSummaryCodecRoundTrip(t *testing.T) {
 	for seed, str := range []func(int) string{plainString, escapedString, func(int) string { return "" }} {
 		v := filledView(seed, str)
-		v.Placement, v.NearDuplicates = "", nil // not stored (remember results only)
+		v.Placement, v.NearDuplicates, v.Decision = "", nil, nil // not stored (remember results only)
 		data, err := encodeSummary(v)
 		if err != nil {
 			t.Fatal(err)
@@ -101,6 +101,10 @@ func TestAppendViewJSONMatchesMarshalIndent(t *testing.T) {
 		v := filledView(seed, str)
 		cases = append(cases, v)
 		v.NearDuplicates = nil
+		cases = append(cases, v)
+		v.Relations, v.SupersededBy, v.Decision = nil, nil, nil // the fast path
+		cases = append(cases, v)
+		v.Confidence, v.Pinned, v.StaleSince = 0.123456789, !v.Pinned, time.Time{}
 		cases = append(cases, v)
 	}
 	for i, v := range cases {

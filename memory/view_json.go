@@ -2,7 +2,9 @@ package memory
 
 import (
 	"encoding/json"
+	"math"
 	"strconv"
+	"time"
 	"unicode/utf8"
 )
 
@@ -12,10 +14,11 @@ import (
 // encoding/json's reflection and indentation cost seconds. Strings that
 // need escaping (quotes, control characters, HTML characters, non-ASCII)
 // are encoded by encoding/json itself; a view with NearDuplicates (a
-// remember result, floats) is encoded by json.MarshalIndent. It fails
+// remember result, floats), relations, a decision or a confidence
+// encoding/json writes in exponent form is encoded by json.MarshalIndent. It fails
 // only where encoding/json would (a time outside years 0–9999).
 func AppendViewJSON(dst []byte, v *View, prefix, indent string) ([]byte, error) {
-	if len(v.NearDuplicates) > 0 {
+	if len(v.NearDuplicates) > 0 || len(v.Relations) > 0 || len(v.SupersededBy) > 0 || v.Decision != nil || !plainFloat(v.Confidence) {
 		data, err := json.MarshalIndent(v, prefix, indent)
 		return append(dst, data...), err
 	}
@@ -54,6 +57,10 @@ func AppendViewJSON(dst []byte, v *View, prefix, indent string) ([]byte, error) 
 	e.key(1, "anchors")
 	e.anchors(v.Anchors)
 	e.str(1, "placement", v.Placement, true)
+	e.str(1, "review_reason", v.ReviewReason, true)
+	if err := e.lifecycle(&v.ViewLifecycle); err != nil {
+		return dst, err
+	}
 	e.newline(0)
 	e.b = append(e.b, '}')
 	return e.b, nil
@@ -151,4 +158,50 @@ func (e *viewEncoder) anchors(as []AnchorView) {
 	}
 	e.newline(1)
 	e.b = append(e.b, ']')
+}
+
+// plainFloat reports whether encoding/json writes f in the 'f' format
+// (encoding/json floatEncoder: 0, or 1e-6 ≤ |f| < 1e21).
+func plainFloat(f float64) bool {
+	a := math.Abs(f)
+	return f == 0 || (a >= 1e-6 && a < 1e21)
+}
+
+// lifecycle writes the members of ViewLifecycle (embedded in View) as
+// encoding/json does: confidence always, the rest omitempty/omitzero.
+func (e *viewEncoder) lifecycle(l *ViewLifecycle) error {
+	e.key(1, "confidence")
+	e.b = strconv.AppendFloat(e.b, l.Confidence, 'f', -1, 64)
+	e.boolean(1, "pinned", l.Pinned)
+	e.boolean(1, "needs_review", l.NeedsReview)
+	if err := e.time(1, "stale_since", l.StaleSince); err != nil {
+		return err
+	}
+	if err := e.time(1, "expires_at", l.ExpiresAt); err != nil {
+		return err
+	}
+	e.int(1, "access_count", l.AccessCount, true)
+	return e.time(1, "last_accessed_at", l.LastAccessedAt)
+}
+
+// boolean writes an omitempty bool member.
+func (e *viewEncoder) boolean(depth int, name string, val bool) {
+	if val {
+		e.key(depth, name)
+		e.b = append(e.b, "true"...)
+	}
+}
+
+// time writes an omitzero time member.
+func (e *viewEncoder) time(depth int, name string, t time.Time) error {
+	if t.IsZero() {
+		return nil
+	}
+	data, err := t.MarshalJSON()
+	if err != nil {
+		return &json.MarshalerError{Err: err}
+	}
+	e.key(depth, name)
+	e.b = append(e.b, data...)
+	return nil
 }
