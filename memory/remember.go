@@ -144,7 +144,7 @@ func (w *Workspace) memoryFromRequest(req RememberRequest) (*Memory, error) {
 	now := w.now().UTC()
 	author := req.Author
 	if author == "" {
-		author = w.author
+		author = w.authorName()
 	}
 	return &Memory{
 		V: SchemaVersion, ID: ulid.Make().String(), Type: typ, Title: title, Body: text, Tags: tags,
