@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -140,8 +141,11 @@ func (w *Workspace) Search(ctx context.Context, query string, limit int) ([]Sear
 	var hits []SearchHit
 	for _, sc := range scored {
 		m, err := w.get(sc.ID)
+		if errors.Is(err, ErrNotFound) {
+			continue // forgotten since it was indexed
+		}
 		if err != nil {
-			continue
+			return nil, err // an unreadable store
 		}
 		score := sc.Score * SourceTrust(m.Source)
 		if m.Stale() {

@@ -98,16 +98,19 @@ func runRetrieval(ctx context.Context, c retrievalConfig) error {
 		}
 	}
 	emit(row{"work": "setup", "repo": c.repo, "commit": gitHead(c.repo), "gloss": c.gloss, "home": c.home, "load": loadAvg()})
-	ss, err := sites(c.repo)
-	if err != nil {
-		return err
-	}
-	if c.ingest > 0 {
-		if err := ingest(ctx, c, ss); err != nil {
+	var qs []benchQuery
+	if c.ingest > 0 || c.want("search_cli") || c.want("context_cli") || c.want("daemon") {
+		ss, err := sites(c.repo) // parses the checkout: tens of CPU-seconds on prometheus
+		if err != nil {
 			return err
 		}
+		if c.ingest > 0 {
+			if err := ingest(ctx, c, ss); err != nil {
+				return err
+			}
+		}
+		qs = queries(ss, max(c.cliQueries, c.daemonQueries), c.seed)
 	}
-	qs := queries(ss, max(c.cliQueries, c.daemonQueries), c.seed)
 	steps := []struct {
 		name string
 		run  func() error
