@@ -59,10 +59,10 @@ func OpenVectors(dir string, e embed.Embedder) (v *Vectors, ok bool, err error) 
 		return nil, false, fmt.Errorf("vector index: %w", err)
 	}
 	v = &Vectors{dir: dir, emb: e}
-	data, rerr := os.ReadFile(filepath.Join(dir, vecBaseFile))
+	file, rerr := readBase(filepath.Join(dir, vecBaseFile))
 	var st *vecState
 	if rerr == nil {
-		st, rerr = decodeBase(data)
+		st, rerr = decodeBase(file)
 	}
 	if rerr != nil || st.model != e.Model() || (e.Dim() != 0 && st.dim != e.Dim()) {
 		// Missing, corrupt, or another model: start empty.
@@ -71,7 +71,7 @@ func OpenVectors(dir string, e embed.Embedder) (v *Vectors, ok bool, err error) 
 	}
 	n, lerr := replayLog(filepath.Join(dir, vecLogFile), st)
 	if lerr != nil {
-		st, _ = decodeBase(data) // the base alone, for reuse by Rebuild
+		st, _ = decodeBase(file) // the base alone, for reuse by Rebuild
 		st.known = false
 	}
 	v.st, v.logRecs = st, n
