@@ -45,6 +45,8 @@ type Store struct {
 	db  atomic.Pointer[pebble.DB]
 	dir string
 	fs  vfs.FS
+	// records caches decoded file records (File).
+	records recordCache
 }
 
 // pdb returns the current Pebble database.
@@ -231,7 +233,9 @@ type FileRecord struct {
 }
 
 // File returns the stored record of path, or (nil, nil) when it is not
-// indexed.
+// indexed. Records are decoded once per stored version (recordCache): the
+// caller may append to the record's slices but must not modify their
+// elements in place.
 func (s *Store) File(path string) (rec *FileRecord, err error) {
 	defer Recover(s.dir, "read file record "+path, &err)
 	val, closer, err := s.pdb().Get(Key(prefixFile, path))
@@ -242,11 +246,15 @@ func (s *Store) File(path string) (rec *FileRecord, err error) {
 		return nil, fmt.Errorf("read file record %s: %w", path, err)
 	}
 	defer closer.Close()
+	if r := s.records.get(path, val); r != nil {
+		return r, nil
+	}
 	var r FileRecord
 	if err := json.Unmarshal(val, &r); err != nil {
 		return nil, fmt.Errorf("corrupt file record %s: %w", path, err)
 	}
-	return &r, nil
+	s.records.put(path, val, &r)
+	return r.shared(), nil
 }
 
 // Files calls fn for every stored file record in path order.

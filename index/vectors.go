@@ -43,7 +43,8 @@ type Vectors struct {
 	mu      sync.RWMutex
 	emb     embed.Embedder
 	st      *vecState
-	logRecs int // records in the log since the base
+	logRecs int       // records in the log since the base
+	base    *baseFile // the mapped base file st's rows may point into; nil once released
 }
 
 var _ Derived = (*Vectors)(nil)
@@ -59,19 +60,21 @@ func OpenVectors(dir string, e embed.Embedder) (v *Vectors, ok bool, err error) 
 		return nil, false, fmt.Errorf("vector index: %w", err)
 	}
 	v = &Vectors{dir: dir, emb: e}
-	data, rerr := os.ReadFile(filepath.Join(dir, vecBaseFile))
+	file, rerr := readBase(filepath.Join(dir, vecBaseFile))
 	var st *vecState
 	if rerr == nil {
-		st, rerr = decodeBase(data)
+		st, rerr = decodeBase(file)
 	}
 	if rerr != nil || st.model != e.Model() || (e.Dim() != 0 && st.dim != e.Dim()) {
 		// Missing, corrupt, or another model: start empty.
+		file.release()
 		v.st = v.emptyState(0)
 		return v, false, nil
 	}
+	v.base = file
 	n, lerr := replayLog(filepath.Join(dir, vecLogFile), st)
 	if lerr != nil {
-		st, _ = decodeBase(data) // the base alone, for reuse by Rebuild
+		st, _ = decodeBase(file) // the base alone, for reuse by Rebuild
 		st.known = false
 	}
 	v.st, v.logRecs = st, n
@@ -115,7 +118,16 @@ func (v *Vectors) SetEmbedder(e embed.Embedder) (reset bool) {
 		return false
 	}
 	v.st = v.emptyState(v.st.epoch)
+	v.dropBase()
 	return true
+}
+
+// dropBase releases the mapped base file once v.st no longer refers to
+// it (a state built by emptyState or RebuildContext holds heap rows). The
+// caller holds mu for writing, so no search reads the rows meanwhile.
+func (v *Vectors) dropBase() {
+	v.base.release()
+	v.base = nil
 }
 
 func docText(d Doc) string {
@@ -281,7 +293,11 @@ func (v *Vectors) RebuildContext(ctx context.Context, docs []Doc, gen uint64) er
 		st.put(d.ID, hashes[i], vecs[i])
 	}
 	st.gen, st.known = gen, true
-	return v.writeBase(st)
+	err = v.writeBase(st)
+	if v.st == st {
+		v.dropBase()
+	}
+	return err
 }
 
 // Generation implements Derived.
@@ -309,8 +325,15 @@ func (v *Vectors) Count() (uint64, error) {
 	return uint64(len(v.st.ids)), nil
 }
 
-// Close implements Derived (the files are closed after every write).
-func (v *Vectors) Close() error { return nil }
+// Close implements Derived: the files are closed after every write, so
+// it only releases the mapped base file; v must not be used afterwards.
+func (v *Vectors) Close() error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.st = v.emptyState(v.st.epoch)
+	v.dropBase()
+	return nil
+}
 
 // Search implements Derived: the texts of q are embedded, summed by
 // weight and normalised, and the documents nearest to that vector are

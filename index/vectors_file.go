@@ -58,6 +58,9 @@ type vecState struct {
 	hash  []uint64
 	data  []float32      // len(ids)*dim
 	pos   map[string]int // id → row; built on first use (index)
+	// file is the base file data points into (nil when data is the
+	// heap's); Vectors releases it only when no state uses it (dropBase).
+	file *baseFile
 }
 
 func (s *vecState) row(i int) []float32 { return s.data[i*s.dim : (i+1)*s.dim] }
@@ -156,8 +159,9 @@ func decodeRow(r []byte, dim int) (id string, h uint64, v []float32, rest []byte
 	return id, h, v, r[dim*4:], nil
 }
 
-// decodeBase parses a base file.
-func decodeBase(data []byte) (*vecState, error) {
+// decodeBase parses a base file; the state's rows point into file.
+func decodeBase(file *baseFile) (*vecState, error) {
+	data := file.data
 	if len(data) < len(vecMagic)+4 || string(data[:len(vecMagic)]) != vecMagic {
 		return nil, errors.New("not a gloss vector index of this version")
 	}
@@ -170,7 +174,7 @@ func decodeBase(data []byte) (*vecState, error) {
 	if len(r) < 4+ml+24 {
 		return nil, errors.New("truncated header")
 	}
-	s := &vecState{model: string(r[4 : 4+ml]), known: true}
+	s := &vecState{model: string(r[4 : 4+ml]), known: true, file: file}
 	r = r[4+ml:]
 	s.dim, s.gen, s.epoch = int(le.Uint32(r)), le.Uint64(r[4:]), le.Uint64(r[12:])
 	n := int(le.Uint32(r[20:]))

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/gloss-dev/gloss/embed"
 )
 
 // Duplicate policies of RememberRequest.OnDuplicate: what to do when a new
@@ -106,25 +104,11 @@ func Decide(policy, body string, cands []Duplicate, bodies map[string]string) De
 }
 
 // sameAnchorDuplicates returns the near-duplicates of m on the same code
-// (onSameCode) that are not superseded, most similar first, with their bodies by id:
-// m.Duplicates (text similarity) and, when vectors is set and the
-// embedder is the built-in one (NearDuplicateCosine is calibrated for
-// it), the memories whose cosine similarity is at least
-// NearDuplicateCosine.
-func (w *Workspace) sameAnchorDuplicates(ctx context.Context, m *Memory, vectors bool) ([]Duplicate, map[string]string) {
-	dups := slices.Clone(m.Duplicates)
-	if spec, err := w.embedSpec(); vectors && err == nil && spec.Kind == embed.KindBuiltin {
-		if hits, err := w.NearestMemories(ctx, m.Title+"\n"+m.Body, 10); err == nil {
-			for _, h := range hits {
-				if h.Score < NearDuplicateCosine || slices.ContainsFunc(dups, func(d Duplicate) bool { return d.ID == h.ID }) {
-					continue
-				}
-				if o, err := w.get(h.ID); err == nil {
-					dups = append(dups, Duplicate{ID: o.ID, Title: o.Title, Similarity: TextSimilarity(m.Title+"\n"+m.Body, o.Title+"\n"+o.Body), Cosine: h.Score, SameAnchor: sameAnchor(m, o)})
-				}
-			}
-		}
-	}
+// (onSameCode) that are not superseded, most similar first, with their
+// bodies by id. Candidates are m.Duplicates (NearDuplicates: text
+// similarity and the vector index's nearest memories).
+func (w *Workspace) sameAnchorDuplicates(m *Memory) ([]Duplicate, map[string]string) {
+	dups := m.Duplicates
 	to, _ := w.Incoming()
 	var out []Duplicate
 	bodies := map[string]string{}
@@ -171,7 +155,7 @@ func onSameCode(a, b *Memory) bool {
 // decision is set on the returned memory or on m. It is called by
 // rememberChunk with w.writeMu held.
 func (w *Workspace) applyDuplicatePolicy(ctx context.Context, req RememberRequest, m *Memory) (*Memory, error) {
-	cands, bodies := w.sameAnchorDuplicates(ctx, m, req.OnDuplicate != "" && req.OnDuplicate != OnDuplicateAdd)
+	cands, bodies := w.sameAnchorDuplicates(m)
 	d := Decide(req.OnDuplicate, m.Body, cands, bodies)
 	switch d.Action {
 	case DecisionNoop:

@@ -199,9 +199,17 @@ func (w *Workspace) importNeighbors(g *graphScores, file string) error {
 	return nil
 }
 
-// graphMemories loads the memories anchored in the scored files and
-// directories and in the files of the scored symbols, and scores each by
-// its best anchor.
+// maxGraphMemories bounds the memories graphMemories decodes: at 100,000
+// memories a query naming a definition reached thousands through the
+// files and package directories of its neighbors, and decoding them took
+// seconds (pprof of `gloss search NewHead` on prometheus). Paths are read
+// best first, so the bound drops the farthest memories.
+const maxGraphMemories = 256
+
+// graphMemories loads the memories anchored in the files of the scored
+// symbols, in the scored files and in the scored directories (in that
+// order, each by score, then name, until maxGraphMemories are found), and
+// scores each by its best anchor.
 func (w *Workspace) graphMemories(g *graphScores) ([]GraphHit, error) {
 	ids := map[string]bool{}
 	addIDs := func(list []string, err error) error {
@@ -210,24 +218,41 @@ func (w *Workspace) graphMemories(g *graphScores) ([]GraphHit, error) {
 		}
 		return err
 	}
-	paths := map[string]bool{}
-	for f := range g.files {
-		paths[f] = true
-	}
-	for s := range g.syms {
+	var paths []string
+	seen := map[string]bool{}
+	for _, s := range byScore(g.syms) {
 		if len(paths) > 4*maxGraphNeighbors {
 			break
 		}
-		if err := w.symbolPaths(s, paths); err != nil {
+		sites, err := w.Store.SymbolSites(s)
+		if err != nil {
 			return nil, err
 		}
+		for _, p := range sites {
+			if !seen[p] {
+				seen[p] = true
+				paths = append(paths, p)
+			}
+		}
 	}
-	for p := range paths {
+	for _, f := range byScore(g.files) {
+		if !seen[f] {
+			seen[f] = true
+			paths = append(paths, f)
+		}
+	}
+	for _, p := range paths {
+		if len(ids) >= maxGraphMemories {
+			break
+		}
 		if err := addIDs(w.Store.MemoryIDsAt(p)); err != nil {
 			return nil, err
 		}
 	}
-	for d := range g.dirs {
+	for _, d := range byScore(g.dirs) {
+		if len(ids) >= maxGraphMemories {
+			break
+		}
 		if err := addIDs(w.Store.MemoryIDsInDir(d)); err != nil {
 			return nil, err
 		}
@@ -264,12 +289,17 @@ func (w *Workspace) graphMemories(g *graphScores) ([]GraphHit, error) {
 	return out, nil
 }
 
-// symbolPaths adds the files defining symbol to paths (a symbol of a
-// stored definition; one lookup of its key).
-func (w *Workspace) symbolPaths(symbol string, paths map[string]bool) error {
-	sites, err := w.Store.SymbolSites(symbol)
-	for _, s := range sites {
-		paths[s] = true
+// byScore returns the keys of m by value descending, then key.
+func byScore(m map[string]float64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
 	}
-	return err
+	sort.Slice(keys, func(i, j int) bool {
+		if m[keys[i]] != m[keys[j]] {
+			return m[keys[i]] > m[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	return keys
 }

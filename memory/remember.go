@@ -160,7 +160,7 @@ func (w *Workspace) memoryFromRequest(req RememberRequest) (*Memory, error) {
 	}
 	author := req.Author
 	if author == "" {
-		author = w.author
+		author = w.authorName()
 	}
 	return &Memory{
 		V: SchemaVersion, ID: ulid.Make().String(), Type: typ, Title: title, Body: text, Tags: tags,

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -56,9 +57,12 @@ func searchDocs(mems []*Memory) []index.Doc {
 
 // openSearch opens the full-text index, rebuilding it from Pebble when it
 // is missing, of another schema, unreadable, or out of step with the store:
-// its generation or document count differs from the store's (e.g. after a
-// crash between the two writes). Opening an index in step reads no memory
-// record. The caller holds searchMu.
+// its generation differs from the store's (Store.MemoryGeneration, bumped
+// in the same Pebble batch as every memory write, so a crash between the
+// store's write and the index's leaves them different). Opening an index
+// in step reads no memory record and counts no keys: only a store at
+// generation 0 (written before generations were kept) is compared by
+// document count. The caller holds searchMu.
 func (w *Workspace) openSearch() (index.Derived, error) {
 	if w.search != nil {
 		return w.search, nil
@@ -73,9 +77,12 @@ func (w *Workspace) openSearch() (index.Derived, error) {
 	}
 	if ok {
 		g, known := ft.Generation()
-		n, cerr := ft.Count()
-		stored, serr := w.Store.MemoryCount()
-		ok = known && g == gen && cerr == nil && serr == nil && n == uint64(stored)
+		ok = known && g == gen
+		if ok && gen == 0 {
+			n, cerr := ft.Count()
+			stored, serr := w.Store.MemoryCount()
+			ok = cerr == nil && serr == nil && n == uint64(stored)
+		}
 	}
 	if !ok {
 		mems, err := w.List()
@@ -134,8 +141,11 @@ func (w *Workspace) Search(ctx context.Context, query string, limit int) ([]Sear
 	var hits []SearchHit
 	for _, sc := range scored {
 		m, err := w.get(sc.ID)
+		if errors.Is(err, ErrNotFound) {
+			continue // forgotten since it was indexed
+		}
 		if err != nil {
-			continue
+			return nil, err // an unreadable store
 		}
 		score := sc.Score * SourceTrust(m.Source)
 		if m.Stale() {

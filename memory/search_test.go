@@ -3,6 +3,9 @@ package memory
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gloss-dev/gloss/internal/testutil"
@@ -82,4 +85,58 @@ func found(hits []SearchHit, id string) bool {
 		}
 	}
 	return false
+}
+
+// The full-text index is rebuilt when its generation differs from the
+// store's (a write the index missed), and kept when they are equal.
+func TestSearchIndexGeneration(t *testing.T) {
+	home := testutil.Hermetic(t)
+	repo := testutil.InitRepo(t)
+	testutil.WriteFiles(t, repo, map[string]string{"go.mod": "module example.com/store\n", "store.go": searchGo})
+	testutil.Commit(t, repo, "init")
+	ctx := context.Background()
+	open := func() *Workspace {
+		w, err := Open(repo, Options{Home: home})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	w := open()
+	if _, err := w.Index(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m, err := w.Remember(ctx, RememberRequest{Text: "Retries are capped at three", Title: "Retry cap", Path: repo + "/store.go", StartLine: 3, EndLine: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen, err := w.Store.MemoryGeneration()
+	if err != nil || gen == 0 {
+		t.Fatalf("generation %d, %v", gen, err)
+	}
+	w.Close()
+	genFile := filepath.Join(w.Dir, "bluge", "gloss-generation")
+	for _, tc := range []struct {
+		name  string
+		write string // the index's generation before opening
+		want  uint64 // the index's generation after a search
+	}{
+		{"in step", fmt.Sprint(gen), gen},
+		{"behind", fmt.Sprint(gen - 1), gen},
+		{"unknown", "x", gen},
+	} {
+		if err := os.WriteFile(genFile, []byte(tc.write+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		w := open()
+		hits, err := w.Search(ctx, "capped", 5)
+		w.Close()
+		if err != nil || len(hits) != 1 || hits[0].Memory.ID != m.ID {
+			t.Fatalf("%s: hits %v, %v", tc.name, hits, err)
+		}
+		data, _ := os.ReadFile(genFile)
+		if strings.TrimSpace(string(data)) != fmt.Sprint(tc.want) {
+			t.Errorf("%s: index generation %q after opening, want %d", tc.name, data, tc.want)
+		}
+	}
 }

@@ -181,10 +181,12 @@ type Duplicate struct {
 	// Similarity is TextSimilarity of the two memories' titles and bodies
 	// (0..1).
 	Similarity float64 `json:"similarity"`
-	// Cosine is the vector similarity of the two (NearDuplicateCosine),
-	// 0 when it was not computed (only remembers with an on-duplicate
-	// policy other than add compare vectors).
-	Cosine float64 `json:"cosine,omitempty"`
+	// VectorSimilarity is the cosine similarity of the new memory's title
+	// and body with the existing memory's contextual text in the vector
+	// index (NearestMemories; NearDuplicateCosine and above is a
+	// near-duplicate), 0 when it is not among the nearest or vectors are
+	// off.
+	VectorSimilarity float64 `json:"vector_similarity,omitempty"`
 	// SameAnchor is true when the two share an anchored symbol or file,
 	// or both have no anchor.
 	SameAnchor bool `json:"same_anchor"`
@@ -223,10 +225,11 @@ func termSet(s string) map[string]bool {
 }
 
 // NearDuplicates returns the stored memories whose title and body are at
-// least DuplicateThreshold similar to m's (TextSimilarity), most similar
-// first, ties by id. Candidates are the memories anchored in m's files and
-// the 20 best BM25 matches of m's text. The comparison is this one
-// function, so a vector similarity can replace it.
+// least DuplicateThreshold similar to m's (TextSimilarity) or whose vector
+// is at least NearDuplicateCosine similar (NearestMemories), most similar
+// first (the larger of the two), ties by id. Candidates are the memories
+// anchored in m's files, the 20 best BM25 matches of m's text and its
+// duplicateNeighbors nearest vectors.
 func (w *Workspace) NearDuplicates(ctx context.Context, m *Memory) ([]Duplicate, error) {
 	cands := map[string]bool{}
 	for _, a := range m.Anchors {
@@ -246,6 +249,12 @@ func (w *Workspace) NearDuplicates(ctx context.Context, m *Memory) ([]Duplicate,
 		cands[sc.ID] = true
 	}
 	text := m.Title + "\n" + m.Body
+	cosine := map[string]float64{}
+	if near, err := w.NearestMemories(ctx, text, duplicateNeighbors); err == nil { // no vectors: text alone
+		for _, sc := range near {
+			cands[sc.ID], cosine[sc.ID] = true, sc.Score
+		}
+	}
 	var out []Duplicate
 	for id := range cands {
 		if id == m.ID {
@@ -255,18 +264,23 @@ func (w *Workspace) NearDuplicates(ctx context.Context, m *Memory) ([]Duplicate,
 		if err != nil {
 			continue
 		}
-		if sim := TextSimilarity(text, o.Title+"\n"+o.Body); sim >= DuplicateThreshold {
-			out = append(out, Duplicate{ID: o.ID, Title: o.Title, Similarity: sim, SameAnchor: sameAnchor(m, o)})
+		sim := TextSimilarity(text, o.Title+"\n"+o.Body)
+		if sim >= DuplicateThreshold || cosine[id] >= NearDuplicateCosine {
+			out = append(out, Duplicate{ID: o.ID, Title: o.Title, Similarity: sim, VectorSimilarity: cosine[id], SameAnchor: sameAnchor(m, o)})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
-		if out[i].Similarity != out[j].Similarity {
-			return out[i].Similarity > out[j].Similarity
+		a, b := max(out[i].Similarity, out[i].VectorSimilarity), max(out[j].Similarity, out[j].VectorSimilarity)
+		if a != b {
+			return a > b
 		}
 		return out[i].ID < out[j].ID
 	})
 	return out, nil
 }
+
+// duplicateNeighbors is how many nearest vectors NearDuplicates compares.
+const duplicateNeighbors = 10
 
 // sameAnchor reports whether a and b share an anchored symbol or file, or
 // both have no anchor.

@@ -242,6 +242,11 @@ func (w *Workspace) closeVectors() error {
 	}
 	w.vecs.mu.Unlock()
 	w.vecs.wg.Wait()
+	w.vecs.mu.Lock()
+	defer w.vecs.mu.Unlock()
+	if w.vecs.idx != nil {
+		return w.vecs.idx.Close()
+	}
 	return nil
 }
 

@@ -153,3 +153,29 @@ func TestNearDuplicateThreshold(t *testing.T) {
 		}
 	}
 }
+
+// NearDuplicates reports the vector similarity of rewordings (the
+// near-duplicate report of remember), also where the texts share few
+// terms.
+func TestNearDuplicatesVector(t *testing.T) {
+	w, ids := shopWorkspace(t)
+	ctx := context.Background()
+	text := "Retry cap: charges are retried at most three times because the payment gateway bans clients that hammer it"
+	dups, err := w.NearDuplicates(ctx, &memory.Memory{Title: "Retry cap", Body: text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, d := range dups {
+		t.Logf("%s: text %.3f, vector %.3f", d.ID, d.Similarity, d.VectorSimilarity)
+		if d.ID == ids["retrycap"] {
+			found = true
+			if d.VectorSimilarity < memory.NearDuplicateCosine {
+				t.Errorf("rewording: vector similarity %.3f < %.2f", d.VectorSimilarity, memory.NearDuplicateCosine)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("rewording of retrycap not reported: %+v", dups)
+	}
+}

@@ -64,10 +64,11 @@ type Workspace struct {
 	Store   *index.Store
 	Indexer *index.Indexer
 
-	author string
-	now    func() time.Time
-	warn   func(error)
-	force  bool
+	author     string
+	authorOnce sync.Once // authorName
+	now        func() time.Time
+	warn       func(error)
+	force      bool
 
 	// roMu guards roErr, the write failure that made the workspace
 	// read-only (nil when writable); see writefault.go.
@@ -146,13 +147,26 @@ func FindRoot(dir string) (string, error) {
 	} else if !st.IsDir() {
 		return "", fmt.Errorf("workspace %s is not a directory", dir)
 	}
+	if top, ok := gitTops.Load(abs); ok {
+		return top.(string), nil
+	}
 	if out, err := git(abs, "rev-parse", "--show-toplevel"); err == nil && out != "" {
 		if top, err := filepath.EvalSymlinks(out); err == nil {
+			gitTops.Store(abs, top)
+			gitTops.Store(top, top)
 			return top, nil
 		}
 	}
 	return abs, nil
 }
+
+// gitTops memoizes FindRoot's git answers (directory → top level) for the
+// life of the process: a CLI call resolves its root several times (daemon
+// socket, project id, store), and each `git rev-parse` is a process
+// (about 5 ms idle, 60–80 ms on the loaded benchmark machine). Only
+// directories inside a work tree are kept, so a folder that becomes a
+// repository later is seen as one.
+var gitTops sync.Map
 
 // ProjectID returns the project id of the workspace at root: the first 16
 // hex digits of the SHA-256 of its absolute, symlink-free root (the git
@@ -264,14 +278,24 @@ func Open(dir string, opts Options) (*Workspace, error) {
 	if w.now == nil {
 		w.now = time.Now
 	}
-	if w.author == "" {
-		if a, err := git(root, "config", "user.name"); err == nil && a != "" {
+	return w, nil
+}
+
+// authorName returns the author of new memories: Options.Author, else
+// git's user.name in the workspace, else $USER. It runs git once, at the
+// first write, so that a read-only command starts no git process for it.
+func (w *Workspace) authorName() string {
+	w.authorOnce.Do(func() {
+		if w.author != "" {
+			return
+		}
+		if a, err := git(w.Root, "config", "user.name"); err == nil && a != "" {
 			w.author = a
 		} else {
 			w.author = os.Getenv("USER")
 		}
-	}
-	return w, nil
+	})
+	return w.author
 }
 
 // Close releases the store and search index (after stopping a background

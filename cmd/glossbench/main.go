@@ -9,6 +9,9 @@
 //	check           `gloss check --json` with nothing changed
 //	first_hover     first hover answered after `gloss lsp` starts on an unindexed repository
 //
+// `glossbench retrieval` measures search and context latency instead
+// (retrieval.go).
+//
 // Every row carries the wall time in seconds, the peak resident set size
 // of the measured process in MiB (getrusage RUSAGE_CHILDREN's ru_maxrss of
 // that child) where it applies, and the 1/5/15-minute load average read
@@ -46,6 +49,12 @@ func main() {
 	}
 	if len(os.Args) > 1 && os.Args[1] == "gen" {
 		os.Exit(genMain(os.Args[2:]))
+	}
+	if len(os.Args) > 1 && os.Args[1] == "retrieval" {
+		os.Exit(retrievalMain(os.Args[2:]))
+	}
+	if len(os.Args) > 1 && os.Args[1] == "vector-build" {
+		os.Exit(vectorBuildMain(os.Args[2:]))
 	}
 	if err := run(context.Background(), os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "glossbench:", err)

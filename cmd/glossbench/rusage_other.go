@@ -11,3 +11,6 @@ func maxRSSMiB(*os.ProcessState) float64 { return 0 }
 func cpuSeconds(ps *os.ProcessState) float64 {
 	return (ps.UserTime() + ps.SystemTime()).Seconds()
 }
+
+// selfCPU is not measured on this platform (0).
+func selfCPU() float64 { return 0 }

@@ -27,3 +27,12 @@ func maxRSSMiB(ps *os.ProcessState) float64 {
 func cpuSeconds(ps *os.ProcessState) float64 {
 	return (ps.UserTime() + ps.SystemTime()).Seconds()
 }
+
+// selfCPU returns this process's user + system CPU seconds so far.
+func selfCPU() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/gloss-dev/gloss/api"
+	"github.com/gloss-dev/gloss/daemon"
+	"github.com/gloss-dev/gloss/internal/lspconn"
+	"github.com/gloss-dev/gloss/memory"
+)
+
+// daemonLatency starts `gloss daemon` on c.home, waits until it answers
+// (daemon_start), then sends every query as gloss.search and every task
+// as gloss.context over one LSP connection, as an editor or agent
+// session does, and stops the daemon. Latency is measured at the client
+// (request sent to result decoded); CPU is the daemon's, from /proc.
+func daemonLatency(ctx context.Context, c retrievalConfig, qs []benchQuery) error {
+	root, err := memory.FindRoot(c.repo)
+	if err != nil {
+		return err
+	}
+	logf, err := os.Create(filepath.Join(c.home, "glossbench-daemon.log"))
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	load := loadAvg()
+	cmd := exec.CommandContext(ctx, c.gloss, "-C", c.repo, "daemon", "--idle-timeout", "0")
+	cmd.Env = append(os.Environ(), "GLOSS_HOME="+c.home)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	defer func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	}()
+	cl, err := dialDaemon(ctx, daemon.Target{Root: root, Home: c.home, Version: "glossbench"}, 5*time.Minute)
+	if err != nil {
+		return err
+	}
+	defer cl.Close(context.Background())
+	client := api.Client{Caller: cl}
+	// The first search opens the derived indexes if the daemon has not yet.
+	if _, err := client.Search(ctx, api.SearchArgs{Query: qs[0].Text, Limit: 20}); err != nil {
+		return err
+	}
+	pid := cmd.Process.Pid
+	emit(row{"work": "daemon_start", "seconds": round(time.Since(start).Seconds(), 3), "cpu_seconds": round(procCPU(pid), 3), "load": load})
+	run := func(work string, one func(q benchQuery) error) error {
+		load := loadAvg()
+		cpu0 := procCPU(pid)
+		var wall []float64
+		for _, q := range qs {
+			t := time.Now()
+			if err := one(q); err != nil {
+				return fmt.Errorf("%s %q: %w", work, q.Text, err)
+			}
+			wall = append(wall, float64(time.Since(t).Microseconds())/1000)
+		}
+		r := latencyRow(work, wall, nil)
+		r["daemon_cpu_ms_per_query"] = round((procCPU(pid)-cpu0)*1000/float64(len(qs)), 2)
+		r["load"], r["load_after"] = load, loadAvg()
+		emit(r)
+		return nil
+	}
+	if err := run("search_daemon", func(q benchQuery) error {
+		_, err := client.Search(ctx, api.SearchArgs{Query: q.Text, Limit: 20})
+		return err
+	}); err != nil {
+		return err
+	}
+	return run("context_daemon", func(q benchQuery) error {
+		a := api.ContextArgs{Task: q.Text}
+		if q.File != "" {
+			a.Files = []string{q.File}
+		}
+		_, err := client.Context(ctx, a)
+		return err
+	})
+}
+
+// dialDaemon connects to the daemon of t once it listens and starts an
+// LSP session with no initial check.
+func dialDaemon(ctx context.Context, t daemon.Target, timeout time.Duration) (*lspconn.Client, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		c, err := daemon.Dial(t, daemon.VerbLSP)
+		if err == nil {
+			cl := lspconn.NewClient(c, lspconn.ClientOptions{})
+			if err := cl.Initialize(ctx, t.Root, false); err != nil {
+				c.Close()
+				return nil, err
+			}
+			return cl, nil
+		}
+		if !errors.Is(err, daemon.ErrNotRunning) || time.Now().After(deadline) {
+			return nil, err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
