@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -36,9 +37,9 @@ type MemoryBatch struct {
 // NewMemoryBatch starts a batch of memory record writes.
 func (s *Store) NewMemoryBatch() *MemoryBatch { return &MemoryBatch{s: s, b: s.pdb().NewBatch()} }
 
-// MemoryGeneration returns the memory generation: the number of memory
-// batches committed to the store (0 for a store written before it was
-// counted). Derived indexes record the generation they reflect, so that
+// MemoryGeneration returns the memory generation: a counter advanced by
+// one per committed memory batch from a random start (nextGeneration); 0
+// for a store with no batch yet or written before it was counted. Derived indexes record the generation they reflect, so that
 // opening one compares two numbers instead of reading every memory.
 func (s *Store) MemoryGeneration() (gen uint64, err error) {
 	defer Recover(s.dir, "read memory generation", &err)
@@ -120,7 +121,7 @@ func (b *MemoryBatch) Commit() (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	gen++
+	gen = nextGeneration(gen)
 	if err := b.b.Set(Key(prefixMeta, "memgen"), []byte(strconv.FormatUint(gen, 10)), nil); err != nil {
 		return 0, err
 	}
@@ -234,4 +235,16 @@ func (s *Store) MemoryAnchorPaths(fn func(path, id string) error) error {
 		}
 		return nil
 	}, prefixAnchor)
+}
+
+// nextGeneration returns the memory generation after gen. A store's first
+// generation is random in [2^32, 2^48) rather than 1, so that a store
+// created again in the same directory (its pebble/ removed, its derived
+// indexes kept) does not reach a generation an old derived index
+// recorded, which would make that index look current.
+func nextGeneration(gen uint64) uint64 {
+	if gen == 0 {
+		return 1<<32 + rand.Uint64N(1<<48-1<<32)
+	}
+	return gen + 1
 }
