@@ -32,15 +32,10 @@ type PruneItem struct {
 // Restore undoes for RestoreWindow. Project memories are skipped unless
 // req.Project. It returns every candidate in id order.
 func (w *Workspace) Prune(req PruneRequest) ([]PruneItem, error) {
-	mems, err := w.List()
+	mems, err := w.listWithAccess()
 	if err != nil {
 		return nil, err
 	}
-	stats, err := w.Accesses()
-	if err != nil {
-		return nil, err
-	}
-	ApplyAccess(mems, stats)
 	now := w.now()
 	var out []PruneItem
 	for _, m := range mems {

@@ -61,15 +61,10 @@ type ReviewItem struct {
 // of their commit, so old ones start with a low confidence, and a
 // definition changed again since makes them stale by design (import-git).
 func (w *Workspace) Review(limit int) ([]ReviewItem, error) {
-	mems, err := w.List()
+	mems, err := w.listWithAccess()
 	if err != nil {
 		return nil, err
 	}
-	stats, err := w.Accesses()
-	if err != nil {
-		return nil, err
-	}
-	ApplyAccess(mems, stats)
 	now := w.now()
 	var out []ReviewItem
 	for _, m := range mems {
@@ -231,4 +226,19 @@ func dayUnit(s string) (n, unit float64, ok bool) {
 		return 0, 0, false
 	}
 	return n, unit, true
+}
+
+// listWithAccess returns every memory (List) with its access statistics
+// applied (Accesses, ApplyAccess): what Review and Prune judge.
+func (w *Workspace) listWithAccess() ([]*Memory, error) {
+	mems, err := w.List()
+	if err != nil {
+		return nil, err
+	}
+	stats, err := w.Accesses()
+	if err != nil {
+		return nil, err
+	}
+	ApplyAccess(mems, stats)
+	return mems, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/gloss-dev/gloss/daemon"
 	"github.com/gloss-dev/gloss/internal/lspconn"
 	"github.com/gloss-dev/gloss/memory"
+	"github.com/spf13/cobra"
 )
 
 // backend is where a verb's commands run: the engine over the workspace's
@@ -95,4 +97,23 @@ func only[T any](list []T, root string) (T, error) {
 		return zero, fmt.Errorf("the daemon has no workspace open for %s", root)
 	}
 	return list[0], nil
+}
+
+// callVerb connects to the backend (globals.connect), runs call on it and
+// prints the result: as indented JSON with --json, else through text.
+// Errors of the connection, the call and text are returned as they are.
+func callVerb[R any](cmd *cobra.Command, g *globals, call func(context.Context, api.Interface) (R, error), text func(io.Writer, R) error) error {
+	b, err := g.connect(cmd.Context())
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	res, err := call(cmd.Context(), b)
+	if err != nil {
+		return err
+	}
+	if g.json {
+		return printJSON(cmd.OutOrStdout(), res)
+	}
+	return text(cmd.OutOrStdout(), res)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -22,27 +23,18 @@ func reviewCmd(g *globals) *cobra.Command {
 		Short: "Memories that need a look (stale, low confidence, flagged, expired, unused), each with the action to take",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := g.connect(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer b.Close()
-			res, err := b.Review(cmd.Context(), api.ReviewArgs{Limit: limit})
-			if err != nil {
-				return err
-			}
-			if g.json {
-				return printJSON(cmd.OutOrStdout(), res)
-			}
-			out := cmd.OutOrStdout()
-			for _, it := range res.Items {
-				fmt.Fprintf(out, "%-7s gloss %s %s   # %s: %s\n", it.Action, it.Action, it.ID, it.Reason, termSafe(it.Detail, false))
-				fmt.Fprintf(out, "        [%s] %s · confidence %.2f\n", termSafe(it.Type, false), termSafe(it.Title, false), it.Confidence)
-			}
-			if len(res.Items) == 0 {
-				fmt.Fprintln(out, "nothing to review")
-			}
-			return nil
+			return callVerb(cmd, g, func(ctx context.Context, b api.Interface) (api.ReviewResult, error) {
+				return b.Review(ctx, api.ReviewArgs{Limit: limit})
+			}, func(out io.Writer, res api.ReviewResult) error {
+				for _, it := range res.Items {
+					fmt.Fprintf(out, "%-7s gloss %s %s   # %s: %s\n", it.Action, it.Action, it.ID, it.Reason, termSafe(it.Detail, false))
+					fmt.Fprintf(out, "        [%s] %s · confidence %.2f\n", termSafe(it.Type, false), termSafe(it.Title, false), it.Confidence)
+				}
+				if len(res.Items) == 0 {
+					fmt.Fprintln(out, "nothing to review")
+				}
+				return nil
+			})
 		},
 	}
 	cmd.Flags().IntVarP(&limit, "limit", "n", 0, "list at most this many (0: all)")
@@ -61,20 +53,12 @@ pruned with --yes. Each pruned memory can be restored with gloss restore ID for
 7 days.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := g.connect(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer b.Close()
-			res, err := b.Prune(cmd.Context(), api.PruneArgs{DryRun: dry, Yes: yes})
-			if err != nil {
-				return err
-			}
-			if g.json {
-				return printJSON(cmd.OutOrStdout(), res)
-			}
-			printPrune(cmd.OutOrStdout(), res)
-			return nil
+			return callVerb(cmd, g, func(ctx context.Context, b api.Interface) (api.PruneResult, error) {
+				return b.Prune(ctx, api.PruneArgs{DryRun: dry, Yes: yes})
+			}, func(out io.Writer, res api.PruneResult) error {
+				printPrune(out, res)
+				return nil
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&dry, "dry-run", false, "list what would be pruned; forget nothing")
@@ -108,30 +92,21 @@ func printPrune(out io.Writer, res api.PruneResult) {
 
 // verifyMany runs verify --all-fresh / --path.
 func verifyMany(cmd *cobra.Command, g *globals, path string, fresh bool) error {
-	b, err := g.connect(cmd.Context())
-	if err != nil {
-		return err
-	}
-	defer b.Close()
-	res, err := b.VerifyAll(cmd.Context(), api.VerifyAllArgs{Path: path, AllFresh: fresh})
-	if err != nil {
-		return err
-	}
-	if g.json {
-		return printJSON(cmd.OutOrStdout(), res)
-	}
-	out := cmd.OutOrStdout()
-	for _, m := range res.Verified {
-		fmt.Fprintf(out, "Verified %s %q\n", m.ID, termSafe(m.Title, false))
-	}
-	for _, f := range res.Failed {
-		fmt.Fprintf(out, "Not verified %s: %s\n", f.ID, termSafe(f.Error, false))
-	}
-	fmt.Fprintf(out, "%d verified, %d not\n", len(res.Verified), len(res.Failed))
-	if len(res.Failed) > 0 {
-		return exitError{code: 1}
-	}
-	return nil
+	return callVerb(cmd, g, func(ctx context.Context, b api.Interface) (api.VerifyAllResult, error) {
+		return b.VerifyAll(ctx, api.VerifyAllArgs{Path: path, AllFresh: fresh})
+	}, func(out io.Writer, res api.VerifyAllResult) error {
+		for _, m := range res.Verified {
+			fmt.Fprintf(out, "Verified %s %q\n", m.ID, termSafe(m.Title, false))
+		}
+		for _, f := range res.Failed {
+			fmt.Fprintf(out, "Not verified %s: %s\n", f.ID, termSafe(f.Error, false))
+		}
+		fmt.Fprintf(out, "%d verified, %d not\n", len(res.Verified), len(res.Failed))
+		if len(res.Failed) > 0 {
+			return exitError{code: 1}
+		}
+		return nil
+	})
 }
 
 // confidenceMark formats a view's confidence for lists.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -39,25 +40,17 @@ hover names it) and ranks it lower in search. --remove removes the relation.
 A memory cannot relate to itself, and supersedes cannot form a cycle.`,
 		Args: cobra.ExactArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := g.connect(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer b.Close()
-			res, err := b.Relate(cmd.Context(), api.RelateArgs{ID: args[0], Relation: args[1], Target: args[2], Remove: remove})
-			if err != nil {
-				return err
-			}
-			if g.json {
-				return printJSON(cmd.OutOrStdout(), res)
-			}
-			verb := "now"
-			if remove {
-				verb = "no longer"
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s %q %s %s %s %q\n", res.Memory.ID, termSafe(res.Memory.Title, false), verb,
-				strings.ReplaceAll(args[1], "_", " "), res.Target, termSafe(res.TargetTitle, false))
-			return nil
+			return callVerb(cmd, g, func(ctx context.Context, b api.Interface) (api.RelateResult, error) {
+				return b.Relate(ctx, api.RelateArgs{ID: args[0], Relation: args[1], Target: args[2], Remove: remove})
+			}, func(out io.Writer, res api.RelateResult) error {
+				verb := "now"
+				if remove {
+					verb = "no longer"
+				}
+				fmt.Fprintf(out, "%s %q %s %s %s %q\n", res.Memory.ID, termSafe(res.Memory.Title, false), verb,
+					strings.ReplaceAll(args[1], "_", " "), res.Target, termSafe(res.TargetTitle, false))
+				return nil
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&remove, "remove", false, "remove the relation instead of adding it")
@@ -76,24 +69,16 @@ memories related to them, oldest first, as Markdown; --mermaid prints the same
 as a Mermaid flowchart; --json prints both with the memories.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := g.connect(cmd.Context())
-			if err != nil {
+			return callVerb(cmd, g, func(ctx context.Context, b api.Interface) (api.WhyResult, error) {
+				return b.Why(ctx, api.WhyArgs{Symbol: args[0]})
+			}, func(out io.Writer, res api.WhyResult) error {
+				text := res.Markdown
+				if mermaid {
+					text = res.Mermaid
+				}
+				_, err := fmt.Fprint(out, termSafe(text, true))
 				return err
-			}
-			defer b.Close()
-			res, err := b.Why(cmd.Context(), api.WhyArgs{Symbol: args[0]})
-			if err != nil {
-				return err
-			}
-			switch {
-			case g.json:
-				return printJSON(cmd.OutOrStdout(), res)
-			case mermaid:
-				_, err = fmt.Fprint(cmd.OutOrStdout(), termSafe(res.Mermaid, true))
-			default:
-				_, err = fmt.Fprint(cmd.OutOrStdout(), termSafe(res.Markdown, true))
-			}
-			return err
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&mermaid, "mermaid", false, "print a Mermaid flowchart instead of Markdown")
