@@ -58,28 +58,15 @@ func (ix *Indexer) reparse(parsers map[*Language]*ts.Parser, old *File, newSrc [
 	if p == len(old.Src) && p == len(newSrc) {
 		return old, nil
 	}
-	r, ok := touched(old, p, oldEnd)
+	r, sub, plen, ok := ix.parseRegion(parsers, old, newSrc, p, oldEnd)
 	if !ok {
-		return full()
-	}
-	r.delta = len(newSrc) - len(old.Src)
-	prefix, ok := regionPrefix(old, newSrc, r.rs, r.re+r.delta)
-	if !ok {
-		return full()
-	}
-	regionSrc := make([]byte, 0, len(prefix)+r.re+r.delta-r.rs)
-	regionSrc = append(regionSrc, prefix...)
-	regionSrc = append(regionSrc, newSrc[r.rs:r.re+r.delta]...)
-	sub, err := ix.ParseSource(parsers, old.Lang, old.Path, regionSrc)
-	if err != nil {
 		return full()
 	}
 	clean := !sub.HasError && covered(sub)
 	if !clean && !tolerant {
 		return full()
 	}
-	r.shift = r.rs - len(prefix)
-	f := splice(old, sub, newSrc, r, len(prefix))
+	f := splice(old, sub, newSrc, r, plen)
 	if !clean {
 		f.HasError, f.base = true, old
 	}
@@ -269,4 +256,32 @@ func covered(f *File) bool {
 		pos = max(pos, t.end)
 	}
 	return true
+}
+
+// parseRegion parses the top-level declarations of newSrc that the edit
+// of old.Src between byte offsets p and oldEnd touches (touched), behind
+// the prefix that keeps them in their file's context (regionPrefix), as
+// one source; plen is the prefix's length in bytes, r.shift the offset
+// that maps sub's bytes after it onto newSrc's. ok is false when the edit
+// cannot be confined to such a region or the region does not parse: the
+// caller parses newSrc whole.
+func (ix *Indexer) parseRegion(parsers map[*Language]*ts.Parser, old *File, newSrc []byte, p, oldEnd int) (r region, sub *File, plen int, ok bool) {
+	r, ok = touched(old, p, oldEnd)
+	if !ok {
+		return r, nil, 0, false
+	}
+	r.delta = len(newSrc) - len(old.Src)
+	prefix, ok := regionPrefix(old, newSrc, r.rs, r.re+r.delta)
+	if !ok {
+		return r, nil, 0, false
+	}
+	regionSrc := make([]byte, 0, plen+r.re+r.delta-r.rs)
+	regionSrc = append(regionSrc, prefix...)
+	regionSrc = append(regionSrc, newSrc[r.rs:r.re+r.delta]...)
+	sub, err := ix.ParseSource(parsers, old.Lang, old.Path, regionSrc)
+	if err != nil {
+		return r, nil, 0, false
+	}
+	r.shift = r.rs - len(prefix)
+	return r, sub, len(prefix), true
 }

@@ -41,32 +41,19 @@ func (ix *Indexer) ReparseLean(parsers map[*Language]*ts.Parser, old *File, newS
 	if p == len(old.Src) && p == len(newSrc) {
 		return old.leanCopy(newSrc), nil
 	}
-	r, ok := touched(old, p, oldEnd)
+	r, sub, plen, ok := ix.parseRegion(parsers, old, newSrc, p, oldEnd)
 	if !ok {
-		return full()
-	}
-	r.delta = len(newSrc) - len(old.Src)
-	prefix, ok := regionPrefix(old, newSrc, r.rs, r.re+r.delta)
-	if !ok {
-		return full()
-	}
-	regionSrc := make([]byte, 0, len(prefix)+r.re+r.delta-r.rs)
-	regionSrc = append(regionSrc, prefix...)
-	regionSrc = append(regionSrc, newSrc[r.rs:r.re+r.delta]...)
-	sub, err := ix.ParseSource(parsers, old.Lang, old.Path, regionSrc)
-	if err != nil {
 		return full()
 	}
 	defer sub.Release()
 	if sub.HasError || !covered(sub) {
 		return full()
 	}
-	r.shift = r.rs - len(prefix)
 	f := &File{Path: old.Path, Lang: old.Lang, Src: newSrc, Lines: NewLines(newSrc), lang: old.lang, goPkg: old.goPkg}
 	spliceDefs(f, old, sub, r)
 	f.tops = append(f.tops, old.tops[:r.i]...)
 	for _, t := range sub.tops {
-		if t.start >= len(prefix) { // not the synthetic package clause
+		if t.start >= plen { // not the synthetic package clause
 			f.tops = append(f.tops, topNode{start: t.start + r.shift, end: t.end + r.shift, comment: t.comment})
 		}
 	}
@@ -74,7 +61,7 @@ func (ix *Indexer) ReparseLean(parsers map[*Language]*ts.Parser, old *File, newS
 		f.tops = append(f.tops, topNode{start: t.start + r.delta, end: t.end + r.delta, comment: t.comment})
 	}
 	f.spans = old.spanRange(0, r.rs, 0)
-	f.spans = append(f.spans, sub.spanRange(len(prefix), len(sub.Src), r.shift)...)
+	f.spans = append(f.spans, sub.spanRange(plen, len(sub.Src), r.shift)...)
 	f.spans = append(f.spans, old.spanRange(r.re, len(old.Src), r.delta)...)
 	f.srcHash = HashBytes(newSrc)
 	return f, nil
