@@ -225,7 +225,7 @@ check("code lens counts it stale", lenses and lenses[1] and lenses[1].command.ti
 
 ---------------------------------------------------------------------------
 -- 5. textDocument/codeAction at the diagnostic offers the quick fixes.
-local want = { "Still valid — re-verify", "Edit memory", "Show what changed", "Forget memory", "Re-anchor to selection" }
+local want = { "Still valid — re-verify", "Edit memory", "Show what changed", "Forget memory", "Re-anchor to selection", "This memory is wrong" }
 if diag then
   -- Back to an LSP diagnostic (Neovim 0.7 keeps only code/data/tags in user_data.lsp).
   -- The func line is ASCII, so byte columns equal UTF-16 columns here.

@@ -415,7 +415,7 @@ process.on('unhandledRejection', abort);
     const actions = await calls.providers.codeAction.provider.provideCodeActions(doc, diag.range, { diagnostics: [diag], triggerKind: 1, only: undefined }, token) || [];
     const quick = actions.filter((a) => a.kind && a.kind.value === 'quickfix');
     const titles = quick.map((a) => a.title);
-    const want = ['Still valid — re-verify', 'Edit memory', 'Show what changed', 'Forget memory', 'Re-anchor to selection'];
+    const want = ['Still valid — re-verify', 'Edit memory', 'Show what changed', 'Forget memory', 'Re-anchor to selection', 'This memory is wrong'];
     check('code actions offer the quick fixes', JSON.stringify(titles) === JSON.stringify(want), titles);
 
     // 6. Save, then run "Still valid — re-verify" as VS Code would (executeCommand with the
