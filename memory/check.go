@@ -366,6 +366,10 @@ func (r CheckResult) AnchorsChanged() bool {
 func (w *Workspace) Check(ctx context.Context) (CheckResult, error) {
 	start := time.Now()
 	var res CheckResult
+	pre, err := w.syncBeforeFirstIndex(ctx)
+	if err != nil {
+		return res, err
+	}
 	st, err := w.Index(ctx)
 	res.Index = st
 	if err != nil {
@@ -380,6 +384,9 @@ func (w *Workspace) Check(ctx context.Context) (CheckResult, error) {
 	if res.Files, err = w.syncFilesListed(ctx, "", mems); err != nil {
 		return res, err
 	}
+	res.Files.Loaded = append(pre.Loaded, res.Files.Loaded...)
+	res.Files.Hidden = append(pre.Hidden, res.Files.Hidden...)
+	res.Files.Written = append(pre.Written, res.Files.Written...)
 	if res.Files.Changed() || len(res.Files.Written) > 0 {
 		if mems, err = w.List(); err != nil { // the files changed the store
 			return res, err
@@ -415,4 +422,20 @@ func (w *Workspace) Check(ctx context.Context) (CheckResult, error) {
 	}
 	res.Memories, res.Updated, res.Elapsed = mems, len(updated), time.Since(start)
 	return res, nil
+}
+
+// syncBeforeFirstIndex loads the memory files (SyncMemoryFiles) of a
+// store that was never indexed (a fresh clone's first start), before the
+// index run: their memories then answer hovers while the rest of the
+// repository is parsed, and their files are parsed first (Index). Other
+// stores are synchronized after the run, as before; the result is empty.
+func (w *Workspace) syncBeforeFirstIndex(ctx context.Context) (SyncResult, error) {
+	gen, err := w.Store.Generation()
+	if err != nil || gen != 0 {
+		return SyncResult{}, err
+	}
+	if w.checkProject() != nil || w.writable() != nil {
+		return SyncResult{}, nil // Index reports it
+	}
+	return w.SyncMemoryFiles(ctx)
 }

@@ -7,10 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/internal/testutil"
 	"github.com/gloss-dev/gloss/memory"
 )
@@ -436,5 +438,32 @@ func TestMemoryAboutConflictMarkers(t *testing.T) {
 	m.Body = "<<<<<<< HEAD\na\n=======\nb\n>>>>>>> x"
 	if _, _, err := memory.ParseMemoryFile(memory.FormatMemoryFile(m)); err == nil || !strings.Contains(err.Error(), "unresolved merge conflict") {
 		t.Fatalf("conflict block: %v", err)
+	}
+}
+
+// TestCloneLoadsMemoryFilesBeforeIndexing: in a fresh clone (a store
+// never indexed) the first Check loads the committed memory files before
+// the index run parses anything, so their memories answer hovers while
+// the repository is being indexed (issue #12, background indexing).
+func TestCloneLoadsMemoryFilesBeforeIndexing(t *testing.T) {
+	tr := newTeamRepo(t)
+	clone := filepath.Join(t.TempDir(), "clone")
+	testutil.Git(t, tr.repo, "clone", "-q", tr.repo, clone)
+	w := openWS(t, clone)
+	var once sync.Once
+	atFirstParse := -1
+	restore := index.SetParseHook(func(string) {
+		once.Do(func() { atFirstParse, _ = w.Store.MemoryCount() })
+	})
+	defer restore()
+	res := check(t, w)
+	if atFirstParse != 1 {
+		t.Fatalf("memories stored when the first file was parsed: %d, want the committed one (sync %+v)", atFirstParse, res.Files)
+	}
+	if got := ids(t, w); len(got) != 1 || got[tr.project.ID] != "fresh" {
+		t.Fatalf("after the first check: %v", got)
+	}
+	if len(res.Files.Loaded) != 1 || !res.AnchorsChanged() {
+		t.Fatalf("the first check reports %+v, want the memory loaded", res.Files)
 	}
 }
