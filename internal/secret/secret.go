@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -39,84 +40,89 @@ type secretRule struct {
 
 // tokenRules detect credentials by their issuer's format. They need no
 // context (no "key=" before them), so they also run over the line-joined
-// text.
-var tokenRules = []secretRule{
-	{name: "private key", re: regexp.MustCompile(`-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----`)},
-	{name: "AWS access key id", re: regexp.MustCompile(`\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b`)},
-	{name: "GitHub token", re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{60,255})`)},
-	{name: "GitLab token", re: regexp.MustCompile(`\b(?:glpat|glptt|gldt|glrt|glcbt|glimt|glsoat|glffct|gloas)-[A-Za-z0-9_-]{20,}`)},
-	{name: "GitLab runner token", re: regexp.MustCompile(`\bGR1348941[A-Za-z0-9_-]{20,}`)},
-	{name: "Slack token", re: regexp.MustCompile(`\bxox[abposre]-(?:\d+-)?[A-Za-z0-9-]{10,}`)},
-	{name: "Slack app token", re: regexp.MustCompile(`\bxapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+`)},
-	{name: "Slack webhook", re: regexp.MustCompile(`hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/]{20,}`)},
-	{name: "Discord webhook", re: regexp.MustCompile(`discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{30,}`)},
-	{name: "npm token", re: regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`)},
-	{name: "PyPI token", re: regexp.MustCompile(`\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}`)},
-	{name: "SendGrid API key", re: regexp.MustCompile(`\bSG\.[A-Za-z0-9_-]{20,24}\.[A-Za-z0-9_-]{39,50}\b`)},
-	{name: "Azure storage account key", re: regexp.MustCompile(`(?i)AccountKey\s*=\s*[A-Za-z0-9+/]{40,}={0,2}`)},
-	{name: "Azure SAS token", re: regexp.MustCompile(`[?&]sig=[A-Za-z0-9%+/]{30,}={0,2}`)},
-	{name: "Azure AD client secret", re: regexp.MustCompile(`(?:^|[^A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?:$|[^A-Za-z0-9_~.-])`)},
-	{name: "Google API key", re: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)},
-	{name: "Google OAuth client secret", re: regexp.MustCompile(`\bGOCSPX-[A-Za-z0-9_-]{28}`)},
-	{name: "Google OAuth access token", re: regexp.MustCompile(`\bya29\.[0-9A-Za-z_-]{30,}`)},
-	{name: "GCP service account key", re: regexp.MustCompile(`"private_key_id"\s*:\s*"[a-f0-9]{40}"`)},
-	{name: "Stripe key", re: regexp.MustCompile(`\b(?:sk|rk)_(?:live|test|prod)_[0-9A-Za-z]{20,}`)},
-	{name: "Stripe webhook secret", re: regexp.MustCompile(`\bwhsec_[0-9A-Za-z]{24,}`)},
-	{name: "Anthropic API key", re: regexp.MustCompile(`\bsk-ant-(?:api|admin)\d\d-[A-Za-z0-9_-]{80,}`)},
-	{name: "OpenAI API key", re: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}|\bsk-(?:proj-|svcacct-|admin-|ant-)?[A-Za-z0-9_-]{32,}`)},
-	{name: "Hugging Face token", re: regexp.MustCompile(`\bhf_[A-Za-z]{34}\b`)},
-	{name: "DigitalOcean token", re: regexp.MustCompile(`\bdo[opr]_v1_[a-f0-9]{64}\b`)},
-	{name: "Shopify token", re: regexp.MustCompile(`\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b`)},
-	{name: "Twilio API key", re: regexp.MustCompile(`\bSK[0-9a-fA-F]{32}\b`)},
-	{name: "Mailgun API key", re: regexp.MustCompile(`\bkey-[0-9a-z]{32}\b`)},
-	{name: "Mailchimp API key", re: regexp.MustCompile(`\b[0-9a-f]{32}-us\d{1,2}\b`)},
-	{name: "Square token", re: regexp.MustCompile(`\b(?:sq0atp|sq0csp|EAAA)[0-9A-Za-z_-]{22,60}`)},
-	{name: "Docker Hub token", re: regexp.MustCompile(`\bdckr_pat_[A-Za-z0-9_-]{27,}`)},
-	{name: "HashiCorp Vault token", re: regexp.MustCompile(`\bhv[sb]\.[A-Za-z0-9_-]{24,}`)},
-	{name: "Terraform Cloud token", re: regexp.MustCompile(`\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}`)},
-	{name: "Atlassian API token", re: regexp.MustCompile(`\bATATT3[A-Za-z0-9_=-]{150,}`)},
-	{name: "Databricks token", re: regexp.MustCompile(`\bdapi[a-f0-9]{32}(?:-\d)?\b`)},
-	{name: "Doppler token", re: regexp.MustCompile(`\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}`)},
-	{name: "Grafana token", re: regexp.MustCompile(`\b(?:glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,}={0,2})`)},
-	{name: "Linear API key", re: regexp.MustCompile(`\blin_api_[A-Za-z0-9]{40}\b`)},
-	{name: "Postman API key", re: regexp.MustCompile(`\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b`)},
-	{name: "Pulumi token", re: regexp.MustCompile(`\bpul-[a-f0-9]{40}\b`)},
-	{name: "Sentry token", re: regexp.MustCompile(`\bsntry[su]_[A-Za-z0-9+/=_-]{40,}`)},
-	{name: "Telegram bot token", re: regexp.MustCompile(`\b\d{8,10}:AA[A-Za-z0-9_-]{32,33}\b`)},
-	{name: "age secret key", re: regexp.MustCompile(`\bAGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}\b`)},
-	{name: "JSON web token", re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`)},
-}
+// text. Both rule lists are compiled at first use, not at the start of
+// every gloss process.
+var tokenRules = sync.OnceValue(func() []secretRule {
+	return []secretRule{
+		{name: "private key", re: regexp.MustCompile(`-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----`)},
+		{name: "AWS access key id", re: regexp.MustCompile(`\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b`)},
+		{name: "GitHub token", re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{60,255})`)},
+		{name: "GitLab token", re: regexp.MustCompile(`\b(?:glpat|glptt|gldt|glrt|glcbt|glimt|glsoat|glffct|gloas)-[A-Za-z0-9_-]{20,}`)},
+		{name: "GitLab runner token", re: regexp.MustCompile(`\bGR1348941[A-Za-z0-9_-]{20,}`)},
+		{name: "Slack token", re: regexp.MustCompile(`\bxox[abposre]-(?:\d+-)?[A-Za-z0-9-]{10,}`)},
+		{name: "Slack app token", re: regexp.MustCompile(`\bxapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+`)},
+		{name: "Slack webhook", re: regexp.MustCompile(`hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/]{20,}`)},
+		{name: "Discord webhook", re: regexp.MustCompile(`discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{30,}`)},
+		{name: "npm token", re: regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`)},
+		{name: "PyPI token", re: regexp.MustCompile(`\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}`)},
+		{name: "SendGrid API key", re: regexp.MustCompile(`\bSG\.[A-Za-z0-9_-]{20,24}\.[A-Za-z0-9_-]{39,50}\b`)},
+		{name: "Azure storage account key", re: regexp.MustCompile(`(?i)AccountKey\s*=\s*[A-Za-z0-9+/]{40,}={0,2}`)},
+		{name: "Azure SAS token", re: regexp.MustCompile(`[?&]sig=[A-Za-z0-9%+/]{30,}={0,2}`)},
+		{name: "Azure AD client secret", re: regexp.MustCompile(`(?:^|[^A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?:$|[^A-Za-z0-9_~.-])`)},
+		{name: "Google API key", re: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)},
+		{name: "Google OAuth client secret", re: regexp.MustCompile(`\bGOCSPX-[A-Za-z0-9_-]{28}`)},
+		{name: "Google OAuth access token", re: regexp.MustCompile(`\bya29\.[0-9A-Za-z_-]{30,}`)},
+		{name: "GCP service account key", re: regexp.MustCompile(`"private_key_id"\s*:\s*"[a-f0-9]{40}"`)},
+		{name: "Stripe key", re: regexp.MustCompile(`\b(?:sk|rk)_(?:live|test|prod)_[0-9A-Za-z]{20,}`)},
+		{name: "Stripe webhook secret", re: regexp.MustCompile(`\bwhsec_[0-9A-Za-z]{24,}`)},
+		{name: "Anthropic API key", re: regexp.MustCompile(`\bsk-ant-(?:api|admin)\d\d-[A-Za-z0-9_-]{80,}`)},
+		{name: "OpenAI API key", re: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}|\bsk-(?:proj-|svcacct-|admin-|ant-)?[A-Za-z0-9_-]{32,}`)},
+		{name: "Hugging Face token", re: regexp.MustCompile(`\bhf_[A-Za-z]{34}\b`)},
+		{name: "DigitalOcean token", re: regexp.MustCompile(`\bdo[opr]_v1_[a-f0-9]{64}\b`)},
+		{name: "Shopify token", re: regexp.MustCompile(`\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b`)},
+		{name: "Twilio API key", re: regexp.MustCompile(`\bSK[0-9a-fA-F]{32}\b`)},
+		{name: "Mailgun API key", re: regexp.MustCompile(`\bkey-[0-9a-z]{32}\b`)},
+		{name: "Mailchimp API key", re: regexp.MustCompile(`\b[0-9a-f]{32}-us\d{1,2}\b`)},
+		{name: "Square token", re: regexp.MustCompile(`\b(?:sq0atp|sq0csp|EAAA)[0-9A-Za-z_-]{22,60}`)},
+		{name: "Docker Hub token", re: regexp.MustCompile(`\bdckr_pat_[A-Za-z0-9_-]{27,}`)},
+		{name: "HashiCorp Vault token", re: regexp.MustCompile(`\bhv[sb]\.[A-Za-z0-9_-]{24,}`)},
+		{name: "Terraform Cloud token", re: regexp.MustCompile(`\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}`)},
+		{name: "Atlassian API token", re: regexp.MustCompile(`\bATATT3[A-Za-z0-9_=-]{150,}`)},
+		{name: "Databricks token", re: regexp.MustCompile(`\bdapi[a-f0-9]{32}(?:-\d)?\b`)},
+		{name: "Doppler token", re: regexp.MustCompile(`\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}`)},
+		{name: "Grafana token", re: regexp.MustCompile(`\b(?:glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,}={0,2})`)},
+		{name: "Linear API key", re: regexp.MustCompile(`\blin_api_[A-Za-z0-9]{40}\b`)},
+		{name: "Postman API key", re: regexp.MustCompile(`\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b`)},
+		{name: "Pulumi token", re: regexp.MustCompile(`\bpul-[a-f0-9]{40}\b`)},
+		{name: "Sentry token", re: regexp.MustCompile(`\bsntry[su]_[A-Za-z0-9+/=_-]{40,}`)},
+		{name: "Telegram bot token", re: regexp.MustCompile(`\b\d{8,10}:AA[A-Za-z0-9_-]{32,33}\b`)},
+		{name: "age secret key", re: regexp.MustCompile(`\bAGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}\b`)},
+		{name: "JSON web token", re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`)},
+	}
+})
 
 // contextRules need the surrounding text (a key name, a URL) and run over
 // the normalized text only.
-var contextRules = []secretRule{
-	// scheme://user:password@host, for any scheme (postgres, mysql,
-	// mongodb+srv, redis, amqp, ftp, https, …).
-	{name: "password in a connection string", check: func(m []string) bool { return looksSecret(m[1], 3, false) },
-		re: regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/@"'<>]*:([^\s@/"'<>]{3,})@[A-Za-z0-9\[]`)},
-	// Password=...; in ADO.NET / JDBC style connection strings.
-	// The key must be next to a ";" (before it or after the value).
-	{name: "password in a connection string", check: func(m []string) bool { return looksSecret(m[1]+m[2], 4, false) && !strings.Contains(m[1]+m[2], "(") },
-		re: regexp.MustCompile(`(?i);\s*(?:password|pwd)\s*=\s*([^;\s"']{4,})|(?:^|[\s"'])(?:password|pwd)\s*=\s*([^;\s"']{4,})\s*;`)},
-	// key = value, key: value, key := value, key => value, "key": "value",
-	// where the key names a credential. The key may be prefixed
-	// (DB_PASSWORD, aws_secret_access_key); \b cannot be used before the
-	// word because "_" is a word character.
-	{name: "password or secret assignment", check: assignmentIsSecret, re: regexp.MustCompile(`(?i)([A-Za-z0-9_.-]*(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|private[_-]?key|access[_-]?key|auth[_-]?key|license[_-]?key|credentials?)[A-Za-z0-9_.-]*)(["']?\s*(?::=|=>|==|=|:)\s*)((?:"[^"\n]*"|'[^'\n]*'|` + "`[^`\\n]*`" + `|[^\s,;]+))`)},
-	// Authorization: Bearer / Basic credentials.
-	{name: "authorization header credential", check: func(m []string) bool {
-		return looksSecret(m[1], 20, true) && (hasDigitAndLetter(m[1]) || mixedCaseLong(m[1]))
-	}, re: regexp.MustCompile(`(?i)\b(?:bearer|token)\s+([A-Za-z0-9._~+/-]{20,}={0,2})`)},
-	// Basic credentials: base64 of "user:password".
-	{name: "authorization header credential", check: basicIsSecret,
-		re: regexp.MustCompile(`(?i)\bbasic\s+([A-Za-z0-9+/]{8,}={0,2})`)},
-	// <password>value</password> in XML configuration.
-	{name: "password or secret in XML", check: func(m []string) bool { return looksSecret(m[2], 6, false) },
-		re: regexp.MustCompile(`(?i)<([A-Za-z0-9_.:-]*(?:password|passwd|secret|token|api[_-]?key|apikey)[A-Za-z0-9_.-]*)>([^<\s]{6,})</`)},
-	// .netrc: machine HOST login USER password PASSWORD.
-	{name: "password in a .netrc entry", check: func(m []string) bool { return looksSecret(m[1], 4, false) },
-		re: regexp.MustCompile(`(?i)\bmachine\s+\S+\s+login\s+\S+\s+password\s+(\S+)`)},
-}
+var contextRules = sync.OnceValue(func() []secretRule {
+	return []secretRule{
+		// scheme://user:password@host, for any scheme (postgres, mysql,
+		// mongodb+srv, redis, amqp, ftp, https, …).
+		{name: "password in a connection string", check: func(m []string) bool { return looksSecret(m[1], 3, false) },
+			re: regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/@"'<>]*:([^\s@/"'<>]{3,})@[A-Za-z0-9\[]`)},
+		// Password=...; in ADO.NET / JDBC style connection strings.
+		// The key must be next to a ";" (before it or after the value).
+		{name: "password in a connection string", check: func(m []string) bool { return looksSecret(m[1]+m[2], 4, false) && !strings.Contains(m[1]+m[2], "(") },
+			re: regexp.MustCompile(`(?i);\s*(?:password|pwd)\s*=\s*([^;\s"']{4,})|(?:^|[\s"'])(?:password|pwd)\s*=\s*([^;\s"']{4,})\s*;`)},
+		// key = value, key: value, key := value, key => value, "key": "value",
+		// where the key names a credential. The key may be prefixed
+		// (DB_PASSWORD, aws_secret_access_key); \b cannot be used before the
+		// word because "_" is a word character.
+		{name: "password or secret assignment", check: assignmentIsSecret, re: regexp.MustCompile(`(?i)([A-Za-z0-9_.-]*(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|private[_-]?key|access[_-]?key|auth[_-]?key|license[_-]?key|credentials?)[A-Za-z0-9_.-]*)(["']?\s*(?::=|=>|==|=|:)\s*)((?:"[^"\n]*"|'[^'\n]*'|` + "`[^`\\n]*`" + `|[^\s,;]+))`)},
+		// Authorization: Bearer / Basic credentials.
+		{name: "authorization header credential", check: func(m []string) bool {
+			return looksSecret(m[1], 20, true) && (hasDigitAndLetter(m[1]) || mixedCaseLong(m[1]))
+		}, re: regexp.MustCompile(`(?i)\b(?:bearer|token)\s+([A-Za-z0-9._~+/-]{20,}={0,2})`)},
+		// Basic credentials: base64 of "user:password".
+		{name: "authorization header credential", check: basicIsSecret,
+			re: regexp.MustCompile(`(?i)\bbasic\s+([A-Za-z0-9+/]{8,}={0,2})`)},
+		// <password>value</password> in XML configuration.
+		{name: "password or secret in XML", check: func(m []string) bool { return looksSecret(m[2], 6, false) },
+			re: regexp.MustCompile(`(?i)<([A-Za-z0-9_.:-]*(?:password|passwd|secret|token|api[_-]?key|apikey)[A-Za-z0-9_.-]*)>([^<\s]{6,})</`)},
+		// .netrc: machine HOST login USER password PASSWORD.
+		{name: "password in a .netrc entry", check: func(m []string) bool { return looksSecret(m[1], 4, false) },
+			re: regexp.MustCompile(`(?i)\bmachine\s+\S+\s+login\s+\S+\s+password\s+(\S+)`)},
+	}
+})
 
 // basicIsSecret decodes a Basic authorization credential: base64 of
 // "user:password" with a password that is not a placeholder.
@@ -165,12 +171,12 @@ func joinTokenLines(text string) string {
 // as "GitHub token" or "password assignment".
 func Find(text string) string {
 	n := normalize(text)
-	for _, r := range tokenRules {
+	for _, r := range tokenRules() {
 		if r.re.MatchString(n) {
 			return r.name
 		}
 	}
-	for _, r := range contextRules {
+	for _, r := range contextRules() {
 		for _, m := range r.re.FindAllStringSubmatch(n, -1) {
 			if r.check == nil || r.check(m) {
 				return r.name
@@ -178,7 +184,7 @@ func Find(text string) string {
 		}
 	}
 	if j := joinTokenLines(n); j != n {
-		for _, r := range tokenRules {
+		for _, r := range tokenRules() {
 			if r.re.MatchString(j) {
 				return r.name + " (split over lines)"
 			}
