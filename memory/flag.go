@@ -27,20 +27,11 @@ func (w *Workspace) Flag(id, reason string) (*Memory, error) {
 	if err := secret.Check(reason); err != nil {
 		return nil, err
 	}
-	w.writeMu.Lock()
-	defer w.writeMu.Unlock()
-	m, err := w.Get(id)
-	if err != nil {
-		return nil, err
-	}
-	old := m.clone()
-	m.NeedsReview = true
-	if reason != "" {
-		m.ReviewReason = reason
-	}
-	m.UpdatedAt = w.now().UTC()
-	if err := w.save(old, m); err != nil {
-		return nil, err
-	}
-	return m, nil
+	return w.edit(id, func(m *Memory) (bool, error) {
+		m.NeedsReview = true
+		if reason != "" {
+			m.ReviewReason = reason
+		}
+		return true, nil
+	})
 }

@@ -181,46 +181,37 @@ func (w *Workspace) Relate(id, kind, target string, remove bool) (*Memory, error
 	if err := ValidateRelationKind(kind); err != nil {
 		return nil, err
 	}
-	w.writeMu.Lock()
-	defer w.writeMu.Unlock()
-	m, err := w.Get(id)
-	if err != nil {
-		return nil, err
-	}
-	tid, err := w.relationTarget(target, remove)
-	if err != nil {
-		return nil, err
-	}
-	if tid == m.ID {
-		return nil, fmt.Errorf("memory %s cannot relate to itself (%s)", m.ID, kind)
-	}
-	rel := Relation{Kind: kind, ID: tid}
-	has := slices.Contains(m.Relations, rel)
-	switch {
-	case remove && !has:
-		return nil, fmt.Errorf("memory %s has no relation %s %s", m.ID, kind, tid)
-	case !remove && has:
-		return m, nil
-	case !remove && kind == RelSupersedes:
-		if path := w.supersedesPath(tid, m.ID); path != nil {
-			return nil, fmt.Errorf("%s cannot supersede %s: %s already supersedes it (%s), and supersedes cannot form a cycle",
-				m.ID, tid, tid, strings.Join(path, " → "))
+	return w.edit(id, func(m *Memory) (bool, error) {
+		tid, err := w.relationTarget(target, remove)
+		if err != nil {
+			return false, err
 		}
-	}
-	old := m.clone()
-	if remove {
-		m.Relations = slices.DeleteFunc(slices.Clone(m.Relations), func(r Relation) bool { return r == rel })
-	} else {
-		m.Relations = append(slices.Clone(m.Relations), rel)
-	}
-	if len(m.Relations) == 0 {
-		m.Relations = nil
-	}
-	m.UpdatedAt = w.now().UTC()
-	if err := w.save(old, m); err != nil {
-		return nil, err
-	}
-	return m, nil
+		if tid == m.ID {
+			return false, fmt.Errorf("memory %s cannot relate to itself (%s)", m.ID, kind)
+		}
+		rel := Relation{Kind: kind, ID: tid}
+		has := slices.Contains(m.Relations, rel)
+		switch {
+		case remove && !has:
+			return false, fmt.Errorf("memory %s has no relation %s %s", m.ID, kind, tid)
+		case !remove && has:
+			return false, nil
+		case !remove && kind == RelSupersedes:
+			if path := w.supersedesPath(tid, m.ID); path != nil {
+				return false, fmt.Errorf("%s cannot supersede %s: %s already supersedes it (%s), and supersedes cannot form a cycle",
+					m.ID, tid, tid, strings.Join(path, " → "))
+			}
+		}
+		if remove {
+			m.Relations = slices.DeleteFunc(slices.Clone(m.Relations), func(r Relation) bool { return r == rel })
+		} else {
+			m.Relations = append(slices.Clone(m.Relations), rel)
+		}
+		if len(m.Relations) == 0 {
+			m.Relations = nil
+		}
+		return true, nil
+	})
 }
 
 // relationTarget returns the full id of the target memory named by id (a

@@ -31,6 +31,26 @@ func (w *Workspace) Update(ctx context.Context, id string, req UpdateRequest) (*
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	return w.edit(id, func(m *Memory) (bool, error) {
+		if err := applyUpdateFields(m, req); err != nil {
+			return false, err
+		}
+		if req.Path != "" {
+			if err := w.reanchorUpdate(m, req); err != nil {
+				return false, err
+			}
+		}
+		return true, nil
+	})
+}
+
+// edit is the read-change-write of one memory that Update, Flag and
+// Relate share: under w.writeMu it reads memory id (Get: an id or a
+// unique prefix), lets change modify it, and, when change reports a
+// change, sets UpdatedAt to now and stores it durably (save). It returns
+// the memory. The store is unchanged when Get, change or the save fails
+// (change must then return its error; what it set on m is dropped).
+func (w *Workspace) edit(id string, change func(m *Memory) (changed bool, err error)) (*Memory, error) {
 	w.writeMu.Lock()
 	defer w.writeMu.Unlock()
 	m, err := w.Get(id)
@@ -38,13 +58,12 @@ func (w *Workspace) Update(ctx context.Context, id string, req UpdateRequest) (*
 		return nil, err
 	}
 	old := m.clone()
-	if err := applyUpdateFields(m, req); err != nil {
+	changed, err := change(m)
+	if err != nil {
 		return nil, err
 	}
-	if req.Path != "" {
-		if err := w.reanchorUpdate(m, req); err != nil {
-			return nil, err
-		}
+	if !changed {
+		return m, nil
 	}
 	m.UpdatedAt = w.now().UTC()
 	if err := w.save(old, m); err != nil {
