@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gloss-dev/gloss/internal/gitcat"
 )
 
 // gitCommit is one first-parent commit as `git log --raw` reports it.
@@ -179,78 +181,31 @@ func regularMode(m string) bool { return m == "100644" || m == "100755" }
 func zeroID(id string) bool { return strings.Trim(id, "0") == "" }
 
 // catFile reads blobs through one `git cat-file --batch` process
-// (git-cat-file(1), "BATCH OUTPUT").
-type catFile struct {
-	cmd *exec.Cmd
-	in  *bufio.Writer
-	inc io.Closer
-	out *bufio.Reader
-}
+// (gitcat.Reader).
+type catFile struct{ r *gitcat.Reader }
 
 func startCatFile(ctx context.Context, dir string) (*catFile, error) {
-	cmd := gitCmd(ctx, dir, "cat-file", "--batch")
-	in, err := cmd.StdinPipe()
+	r, err := gitcat.Start(gitCmd(ctx, dir, "cat-file", "--batch"))
 	if err != nil {
 		return nil, err
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("git cat-file: %w", err)
-	}
-	return &catFile{cmd: cmd, in: bufio.NewWriter(in), inc: in, out: bufio.NewReaderSize(out, 1<<16)}, nil
+	return &catFile{r: r}, nil
 }
 
 // errMissing reports a blob that is not in the repository (a partial
 // clone).
-var errMissing = errors.New("blob missing")
-
-// Blob returns the content of a blob; errMissing when git does not have
-// it, and an error when the blob is larger than max bytes (its content is
-// skipped).
-func (c *catFile) Blob(id string, max int64) ([]byte, error) {
-	if _, err := c.in.WriteString(id + "\n"); err != nil {
-		return nil, err
-	}
-	if err := c.in.Flush(); err != nil {
-		return nil, err
-	}
-	head, err := c.out.ReadString('\n')
-	if err != nil {
-		return nil, fmt.Errorf("git cat-file: %w", err)
-	}
-	f := strings.Fields(head)
-	if len(f) == 2 && f[1] == "missing" {
-		return nil, errMissing
-	}
-	if len(f) != 3 {
-		return nil, fmt.Errorf("git cat-file: unexpected %q", strings.TrimSpace(head))
-	}
-	size, err := strconv.ParseInt(f[2], 10, 64)
-	if err != nil {
-		return nil, fmt.Errorf("git cat-file: unexpected %q", strings.TrimSpace(head))
-	}
-	if size > max {
-		_, err := c.out.Discard(int(size) + 1)
-		if err != nil {
-			return nil, err
-		}
-		return nil, errTooLarge
-	}
-	buf := make([]byte, size+1)
-	if _, err := io.ReadFull(c.out, buf); err != nil {
-		return nil, fmt.Errorf("git cat-file: %w", err)
-	}
-	return buf[:size], nil
-}
+var errMissing = gitcat.ErrMissing
 
 // errTooLarge reports a blob over the indexed file size limit.
-var errTooLarge = errors.New("file too large")
+var errTooLarge = gitcat.ErrTooLarge
+
+// Blob returns the content of a blob; errMissing when git does not have
+// it, and errTooLarge when the blob is larger than max bytes (its content
+// is skipped).
+func (c *catFile) Blob(id string, max int64) ([]byte, error) {
+	_, data, err := c.r.Read(id, max)
+	return data, err
+}
 
 // Close ends the process.
-func (c *catFile) Close() {
-	_ = c.inc.Close()
-	_ = c.cmd.Wait()
-}
+func (c *catFile) Close() { _ = c.r.Close() }

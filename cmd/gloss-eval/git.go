@@ -1,18 +1,19 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/gloss-dev/gloss/internal/gitcat"
 )
 
 // Git runs git commands in one repository with an isolated configuration:
@@ -235,30 +236,20 @@ func parseRange(s string) (start, count int, err error) {
 }
 
 // BlobReader reads file contents at a revision through one long-running
-// `git cat-file --batch` process.
+// `git cat-file --batch` process (gitcat.Reader), caching them.
 type BlobReader struct {
 	mu    sync.Mutex
-	cmd   *exec.Cmd
-	in    io.WriteCloser
-	out   *bufio.Reader
+	r     *gitcat.Reader
 	cache map[string][]byte
 }
 
 // NewBlobReader starts `git cat-file --batch` in g's repository.
 func NewBlobReader(ctx context.Context, g *Git) (*BlobReader, error) {
-	cmd := g.command(ctx, "cat-file", "--batch")
-	in, err := cmd.StdinPipe()
+	r, err := gitcat.Start(g.command(ctx, "cat-file", "--batch"))
 	if err != nil {
 		return nil, err
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	return &BlobReader{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<16), cache: map[string][]byte{}}, nil
+	return &BlobReader{r: r, cache: map[string][]byte{}}, nil
 }
 
 // Get returns the content of path at rev; ok is false when it does not
@@ -273,31 +264,13 @@ func (b *BlobReader) Get(rev, p string) (data []byte, ok bool, err error) {
 	if d, hit := b.cache[key]; hit {
 		return d, d != nil, nil
 	}
-	if _, err := io.WriteString(b.in, key+"\n"); err != nil {
-		return nil, false, err
-	}
-	header, err := b.out.ReadString('\n')
-	if err != nil {
-		return nil, false, err
-	}
-	f := strings.Fields(header)
-	if len(f) != 3 {
-		// "<object> missing" or "<object> ambiguous".
+	typ, data, err := b.r.Read(key, math.MaxInt64)
+	if errors.Is(err, gitcat.ErrMissing) || err == nil && typ != "blob" {
 		b.cache[key] = nil
 		return nil, false, nil
 	}
-	size, err := strconv.Atoi(f[2])
 	if err != nil {
-		return nil, false, fmt.Errorf("cat-file: bad header %q", header)
-	}
-	data = make([]byte, size+1)
-	if _, err := io.ReadFull(b.out, data); err != nil {
 		return nil, false, err
-	}
-	data = data[:size]
-	if f[1] != "blob" {
-		b.cache[key] = nil
-		return nil, false, nil
 	}
 	b.cache[key] = data
 	return data, true, nil
@@ -311,7 +284,4 @@ func (b *BlobReader) Forget() {
 }
 
 // Close stops the cat-file process.
-func (b *BlobReader) Close() error {
-	b.in.Close()
-	return b.cmd.Wait()
-}
+func (b *BlobReader) Close() error { return b.r.Close() }
