@@ -1,9 +1,6 @@
 package index
 
-import (
-	"bytes"
-	"sync"
-)
+import "github.com/gloss-dev/gloss/internal/decodecache"
 
 // Bounds of a store's decoded file-record cache: when adding a record
 // would pass either, the cache starts over.
@@ -12,47 +9,14 @@ const (
 	maxCachedRecordBytes = 64 << 20 // stored (JSON) bytes
 )
 
-// recordCache keeps decoded file records by path with the stored bytes
-// they were decoded from: a read whose stored bytes are the same
-// (bytes.Equal, far cheaper than JSON decoding) returns a copy of the
-// decoded record. Searches read the same records again and again (the
-// graph ranker's seeds and import neighbors, code hits' definitions);
-// decoding them was a third of a daemon's CPU per search (pprof, cobra).
-type recordCache struct {
-	mu    sync.Mutex
-	m     map[string]cachedRecord
-	bytes int
-}
-
-type cachedRecord struct {
-	raw []byte
-	rec *FileRecord
-}
-
-// get returns a copy of the record decoded from raw, or nil.
-func (c *recordCache) get(path string, raw []byte) *FileRecord {
-	c.mu.Lock()
-	e, ok := c.m[path]
-	c.mu.Unlock()
-	if !ok || !bytes.Equal(e.raw, raw) {
-		return nil
-	}
-	return e.rec.shared()
-}
-
-// put remembers rec as the decoding of raw (a copy of raw is kept; rec
-// is owned by the cache from now on: the caller uses rec.shared()).
-func (c *recordCache) put(path string, raw []byte, rec *FileRecord) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) >= maxCachedRecords || c.bytes+len(raw) > maxCachedRecordBytes {
-		c.m, c.bytes = map[string]cachedRecord{}, 0
-	}
-	if old, ok := c.m[path]; ok {
-		c.bytes -= len(old.raw)
-	}
-	c.m[path] = cachedRecord{raw: bytes.Clone(raw), rec: rec}
-	c.bytes += len(raw)
+// newRecordCache returns the store's cache of decoded file records by
+// path: a read whose stored bytes are unchanged returns a shared copy of
+// the decoded record (FileRecord.shared). Searches read the same records
+// again and again (the graph ranker's seeds and import neighbors, code
+// hits' definitions); decoding them was a third of a daemon's CPU per
+// search (pprof, cobra).
+func newRecordCache() *decodecache.Cache[*FileRecord] {
+	return &decodecache.Cache[*FileRecord]{MaxEntries: maxCachedRecords, MaxBytes: maxCachedRecordBytes, Copy: (*FileRecord).shared}
 }
 
 // shared returns a copy of r whose slices are capped at their length, so

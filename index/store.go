@@ -12,6 +12,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/gloss-dev/gloss/internal/decodecache"
 )
 
 // SchemaVersion is the version of every record gloss writes to Pebble. A
@@ -46,7 +47,7 @@ type Store struct {
 	dir string
 	fs  vfs.FS
 	// records caches decoded file records (File).
-	records recordCache
+	records *decodecache.Cache[*FileRecord] // newRecordCache
 }
 
 // pdb returns the current Pebble database.
@@ -97,7 +98,7 @@ func OpenStore(dir string, fs vfs.FS) (st *Store, err error) {
 		}
 		return nil, fmt.Errorf("open store %s: %w", dir, err)
 	}
-	s := &Store{dir: dir, fs: fs}
+	s := &Store{dir: dir, fs: fs, records: newRecordCache()}
 	s.db.Store(db)
 	// Close through s.Close from here on: closing a damaged database can
 	// panic too.
@@ -246,14 +247,14 @@ func (s *Store) File(path string) (rec *FileRecord, err error) {
 		return nil, fmt.Errorf("read file record %s: %w", path, err)
 	}
 	defer closer.Close()
-	if r := s.records.get(path, val); r != nil {
+	if r, ok := s.records.Get(path, val); ok {
 		return r, nil
 	}
 	var r FileRecord
 	if err := json.Unmarshal(val, &r); err != nil {
 		return nil, fmt.Errorf("corrupt file record %s: %w", path, err)
 	}
-	s.records.put(path, val, &r)
+	s.records.Put(path, bytes.Clone(val), &r)
 	return r.shared(), nil
 }
 

@@ -1,48 +1,17 @@
 package memory
 
-import (
-	"bytes"
-	"sync"
-)
+import "github.com/gloss-dev/gloss/internal/decodecache"
 
 // maxDecoded bounds the decoded-record cache of a workspace.
 const maxDecoded = 50_000
 
-// decodedCache keeps the decoded form of memory records by id with the
-// record bytes it was decoded from: a get whose stored bytes are the same
-// (bytes.Equal, far cheaper than JSON decoding) returns a copy of the
-// decoded memory. Every open document's resolution reads all memories
-// anchored in it on every keystroke; decoding them dominated that cost.
-type decodedCache struct {
-	mu sync.Mutex
-	m  map[string]decoded
-}
-
-type decoded struct {
-	raw []byte
-	m   *Memory
-}
-
-// get returns a private copy of the memory decoded from raw, or nil.
-func (c *decodedCache) get(id string, raw []byte) *Memory {
-	c.mu.Lock()
-	d, ok := c.m[id]
-	c.mu.Unlock()
-	if !ok || !bytes.Equal(d.raw, raw) {
-		return nil
-	}
-	return d.m.private()
-}
-
-// put remembers m as the decoding of raw (both owned by the cache from
-// now on: callers keep using a private copy).
-func (c *decodedCache) put(id string, raw []byte, m *Memory) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) >= maxDecoded {
-		c.m = map[string]decoded{}
-	}
-	c.m[id] = decoded{raw: raw, m: m.private()}
+// newDecodedCache returns a workspace's cache of decoded memory records
+// by id: a read whose stored bytes are unchanged returns a private copy
+// of the decoded memory (Memory.private). Every open document's
+// resolution reads all memories anchored in it on every keystroke;
+// decoding them dominated that cost.
+func newDecodedCache() *decodecache.Cache[*Memory] {
+	return &decodecache.Cache[*Memory]{MaxEntries: maxDecoded, Copy: (*Memory).private}
 }
 
 // private returns a copy of m that shares no writable storage with it:

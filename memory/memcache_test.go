@@ -11,10 +11,11 @@ import (
 func TestDecodedCache(t *testing.T) {
 	m := &Memory{ID: "A", Title: "t", Tags: make([]string, 1, 8), Anchors: []Anchor{{Path: "a.go", Tokens: make([]string, 2, 8)}}}
 	raw, _ := json.Marshal(m)
-	var c decodedCache
-	c.put("A", raw, m)
-	a, b := c.get("A", raw), c.get("A", raw)
-	if a == nil || b == nil || a == b {
+	c := newDecodedCache()
+	c.Put("A", raw, m.private())
+	a, aok := c.Get("A", raw)
+	b, bok := c.Get("A", raw)
+	if !aok || !bok || a == b {
 		t.Fatalf("get = %p %p", a, b)
 	}
 	a.Anchors[0].Path = "changed.go"
@@ -25,13 +26,13 @@ func TestDecodedCache(t *testing.T) {
 	if a.Tags[1] != "x" || b.Tags[1] != "y" {
 		t.Fatalf("appends alias: %v %v", a.Tags, b.Tags)
 	}
-	again := c.get("A", raw)
+	again, _ := c.Get("A", raw)
 	if again.Title != "t" || again.Anchors[0].Path != "a.go" || len(again.Tags) != 1 || len(again.Anchors[0].Tokens) != 2 {
 		t.Fatalf("the cache was changed through a copy: %+v", again)
 	}
 	m.Title = "new"
 	raw2, _ := json.Marshal(m)
-	if c.get("A", raw2) != nil {
+	if _, ok := c.Get("A", raw2); ok {
 		t.Fatal("changed bytes were served from the cache")
 	}
 }

@@ -71,14 +71,14 @@ func (w *Workspace) getRecord(id string) (*Memory, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m := w.decoded.get(id, val); m != nil {
+	if m, ok := w.decoded.Get(id, val); ok {
 		return m, nil
 	}
 	m, err := decodeMemory(id, val)
 	if err != nil {
 		return nil, err
 	}
-	w.decoded.put(id, val, m)
+	w.decoded.Put(id, val, m.private())
 	return m, nil
 }
 

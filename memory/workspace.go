@@ -21,6 +21,7 @@ import (
 	ts "github.com/odvcencio/gotreesitter"
 
 	"github.com/gloss-dev/gloss/index"
+	"github.com/gloss-dev/gloss/internal/decodecache"
 )
 
 // Options configure Open.
@@ -94,8 +95,8 @@ type Workspace struct {
 	docMu sync.Mutex
 	docs  map[string]*index.File
 
-	docCache docCache     // resolutions of open documents (ResolveDocumentCached)
-	decoded  decodedCache // decoded memory records (get)
+	docCache docCache                    // resolutions of open documents (ResolveDocumentCached)
+	decoded  *decodecache.Cache[*Memory] // decoded memory records (getRecord; newDecodedCache)
 
 	// docStops are the cancellation flags of the document parses running
 	// now, by workspace-relative path (CancelDocument); guarded by stopMu,
@@ -269,7 +270,7 @@ func Open(dir string, opts Options) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Workspace{Root: root, ID: id, Dir: pdir, Store: st, author: opts.Author, now: opts.Now, warn: opts.Warn, force: opts.Force}
+	w := &Workspace{Root: root, ID: id, Dir: pdir, Store: st, author: opts.Author, now: opts.Now, warn: opts.Warn, force: opts.Force, decoded: newDecodedCache()}
 	w.vecs.spec = opts.Embedder
 	if w.warn == nil {
 		w.warn = func(error) {}
