@@ -75,8 +75,7 @@ func (w *Workspace) ensureSummaries() error {
 func (w *Workspace) CheckViews(ctx context.Context) (CheckResult, error) {
 	start := time.Now()
 	var res CheckResult
-	st, err := w.Index(ctx)
-	res.Index = st
+	pre, err := w.indexForCheck(ctx, &res)
 	if err != nil {
 		return res, err
 	}
@@ -93,6 +92,7 @@ func (w *Workspace) CheckViews(ctx context.Context) (CheckResult, error) {
 	if res.Files, err = w.syncFilesStored(ctx, "", stored); err != nil {
 		return res, err
 	}
+	res.Files.addEarlier(pre)
 	if err := w.resolveChanged(ctx, &res); err != nil {
 		return res, err
 	}
@@ -366,12 +366,7 @@ func (r CheckResult) AnchorsChanged() bool {
 func (w *Workspace) Check(ctx context.Context) (CheckResult, error) {
 	start := time.Now()
 	var res CheckResult
-	pre, err := w.syncBeforeFirstIndex(ctx)
-	if err != nil {
-		return res, err
-	}
-	st, err := w.Index(ctx)
-	res.Index = st
+	pre, err := w.indexForCheck(ctx, &res)
 	if err != nil {
 		return res, err
 	}
@@ -384,9 +379,7 @@ func (w *Workspace) Check(ctx context.Context) (CheckResult, error) {
 	if res.Files, err = w.syncFilesListed(ctx, "", mems); err != nil {
 		return res, err
 	}
-	res.Files.Loaded = append(pre.Loaded, res.Files.Loaded...)
-	res.Files.Hidden = append(pre.Hidden, res.Files.Hidden...)
-	res.Files.Written = append(pre.Written, res.Files.Written...)
+	res.Files.addEarlier(pre)
 	if res.Files.Changed() || len(res.Files.Written) > 0 {
 		if mems, err = w.List(); err != nil { // the files changed the store
 			return res, err
@@ -438,4 +431,18 @@ func (w *Workspace) syncBeforeFirstIndex(ctx context.Context) (SyncResult, error
 		return SyncResult{}, nil // Index reports it
 	}
 	return w.SyncMemoryFiles(ctx)
+}
+
+// indexForCheck is the start Check and CheckViews share: the memory files
+// of a never-indexed store are loaded first (syncBeforeFirstIndex), then
+// the working tree is indexed (Index, recorded in res.Index). It returns
+// what that early synchronization did, for SyncResult.addEarlier once the
+// check's own synchronization has run.
+func (w *Workspace) indexForCheck(ctx context.Context, res *CheckResult) (SyncResult, error) {
+	pre, err := w.syncBeforeFirstIndex(ctx)
+	if err != nil {
+		return pre, err
+	}
+	res.Index, err = w.Index(ctx)
+	return pre, err
 }

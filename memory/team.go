@@ -80,6 +80,15 @@ type SyncResult struct {
 // Changed reports whether the store's memories changed.
 func (r SyncResult) Changed() bool { return len(r.Loaded)+len(r.Hidden) > 0 }
 
+// addEarlier puts the memories an earlier synchronization of the same
+// check loaded, hid or wrote before r's own (its problems were reported
+// again by r's run, so they are not repeated).
+func (r *SyncResult) addEarlier(e SyncResult) {
+	r.Loaded = append(e.Loaded, r.Loaded...)
+	r.Hidden = append(e.Hidden, r.Hidden...)
+	r.Written = append(e.Written, r.Written...)
+}
+
 // memFile is one memory file as read by a sync.
 type memFile struct {
 	rel  string
