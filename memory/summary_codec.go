@@ -46,12 +46,9 @@ func encodeSummary(v View) ([]byte, error) {
 	for _, s := range []string{v.Scope, v.Source, v.Author} {
 		b = appendString(b, s)
 	}
-	for _, t := range []time.Time{v.CreatedAt, v.UpdatedAt, v.VerifiedAt} {
-		tb, err := t.MarshalBinary()
-		if err != nil {
-			return nil, fmt.Errorf("encode summary of memory %s: %w", v.ID, err)
-		}
-		b = appendString(b, string(tb))
+	b, err := appendTimes(b, v.ID, v.CreatedAt, v.UpdatedAt, v.VerifiedAt)
+	if err != nil {
+		return nil, err
 	}
 	b = binary.AppendUvarint(b, uint64(len(v.Anchors)))
 	for _, a := range v.Anchors {
@@ -85,14 +82,7 @@ func encodeSummaryTail(b []byte, v View) ([]byte, error) {
 	b = binary.AppendUvarint(b, math.Float64bits(l.Confidence))
 	b = appendBool(appendBool(b, l.Pinned), l.NeedsReview)
 	b = binary.AppendVarint(b, int64(l.AccessCount))
-	for _, t := range []time.Time{l.StaleSince, l.ExpiresAt, l.LastAccessedAt} {
-		tb, err := t.MarshalBinary()
-		if err != nil {
-			return nil, fmt.Errorf("encode summary of memory %s: %w", v.ID, err)
-		}
-		b = appendString(b, string(tb))
-	}
-	return b, nil
+	return appendTimes(b, v.ID, l.StaleSince, l.ExpiresAt, l.LastAccessedAt)
 }
 
 // decodeSummaryTail reads what encodeSummaryTail wrote into v.
@@ -114,11 +104,7 @@ func decodeSummaryTail(d *summaryDecoder, v *View) {
 	l.Confidence = math.Float64frombits(d.uvarint())
 	l.Pinned, l.NeedsReview = d.bool(), d.bool()
 	l.AccessCount = d.int()
-	for _, p := range []*time.Time{&l.StaleSince, &l.ExpiresAt, &l.LastAccessedAt} {
-		if raw := d.bytes(); d.err == nil {
-			d.setErr(p.UnmarshalBinary(raw))
-		}
-	}
+	d.times(&l.StaleSince, &l.ExpiresAt, &l.LastAccessedAt)
 }
 
 // decodeSummary decodes a stored summary, binary (encodeSummary) or JSON
@@ -146,11 +132,7 @@ func decodeSummary(data []byte) (View, error) {
 	for _, p := range []*string{&v.Scope, &v.Source, &v.Author} {
 		*p = d.string()
 	}
-	for _, p := range []*time.Time{&v.CreatedAt, &v.UpdatedAt, &v.VerifiedAt} {
-		if raw := d.bytes(); d.err == nil {
-			d.setErr(p.UnmarshalBinary(raw))
-		}
-	}
+	d.times(&v.CreatedAt, &v.UpdatedAt, &v.VerifiedAt)
 	v.Anchors = make([]AnchorView, d.count())
 	for i := range v.Anchors {
 		a := &v.Anchors[i]
@@ -248,4 +230,27 @@ func (d *summaryDecoder) bool() bool {
 	v := d.buf[0]
 	d.buf = d.buf[1:]
 	return v == 1
+}
+
+// appendTimes appends each time as time.Time.MarshalBinary's bytes with a
+// uvarint length; it fails (naming memory id) on a time MarshalBinary
+// refuses.
+func appendTimes(b []byte, id string, ts ...time.Time) ([]byte, error) {
+	for _, t := range ts {
+		tb, err := t.MarshalBinary()
+		if err != nil {
+			return nil, fmt.Errorf("encode summary of memory %s: %w", id, err)
+		}
+		b = appendString(b, string(tb))
+	}
+	return b, nil
+}
+
+// times reads what appendTimes wrote into ps.
+func (d *summaryDecoder) times(ps ...*time.Time) {
+	for _, p := range ps {
+		if raw := d.bytes(); d.err == nil {
+			d.setErr(p.UnmarshalBinary(raw))
+		}
+	}
 }
