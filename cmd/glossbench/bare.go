@@ -43,40 +43,50 @@ func bareParseMain(args []string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	jobs := make(chan index.Candidate)
 	var files, bytes atomic.Int64
+	eachSource(*repo, walk.Files, func(parsers map[*index.Language]*ts.Parser, c index.Candidate, src []byte) {
+		p := parsers[c.Lang]
+		if p == nil {
+			p = ts.NewParser(c.Lang.TS())
+			parsers[c.Lang] = p
+		}
+		tree, err := p.Parse(src)
+		if err != nil {
+			return
+		}
+		tree.Release()
+		files.Add(1)
+		bytes.Add(int64(len(src)))
+	})
+	out, _ := json.Marshal(bareResult{Files: int(files.Load()), Bytes: bytes.Load(), Seconds: time.Since(start).Seconds()})
+	fmt.Println(string(out))
+	return 0
+}
+
+// eachSource calls fn on GOMAXPROCS workers for every candidate file of
+// repo that reads and is source text (index.CheckContent), with the
+// worker's own parsers (one per language, created by fn as needed), and
+// returns when all are done. Unreadable and binary files are skipped.
+func eachSource(repo string, cands []index.Candidate, fn func(parsers map[*index.Language]*ts.Parser, c index.Candidate, src []byte)) {
+	jobs := make(chan index.Candidate)
 	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			parsers := map[*index.Language]*ts.Parser{}
 			for c := range jobs {
-				src, err := os.ReadFile(filepath.Join(*repo, filepath.FromSlash(c.Path)))
+				src, err := os.ReadFile(filepath.Join(repo, filepath.FromSlash(c.Path)))
 				if err != nil || index.CheckContent(src) != "" {
 					continue
 				}
-				p := parsers[c.Lang]
-				if p == nil {
-					p = ts.NewParser(c.Lang.TS())
-					parsers[c.Lang] = p
-				}
-				tree, err := p.Parse(src)
-				if err != nil {
-					continue
-				}
-				tree.Release()
-				files.Add(1)
-				bytes.Add(int64(len(src)))
+				fn(parsers, c, src)
 			}
 		}()
 	}
-	for _, c := range walk.Files {
+	for _, c := range cands {
 		jobs <- c
 	}
 	close(jobs)
 	wg.Wait()
-	out, _ := json.Marshal(bareResult{Files: int(files.Load()), Bytes: bytes.Load(), Seconds: time.Since(start).Seconds()})
-	fmt.Println(string(out))
-	return 0
 }

@@ -7,8 +7,6 @@ import (
 	"math/rand"
 	"os"
 	"path"
-	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -39,39 +37,21 @@ func sites(repo string) ([]site, error) {
 	ix := &index.Indexer{Root: repo, Project: index.NewProject(repo)}
 	var mu sync.Mutex
 	var out []site
-	jobs := make(chan index.Candidate)
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			parsers := map[*index.Language]*ts.Parser{}
-			for c := range jobs {
-				src, err := os.ReadFile(filepath.Join(repo, filepath.FromSlash(c.Path)))
-				if err != nil || index.CheckContent(src) != "" {
-					continue
-				}
-				f, err := ix.ParseSource(parsers, c.Lang, c.Path, src)
-				if err != nil {
-					continue
-				}
-				var local []site
-				for _, d := range f.Defs {
-					local = append(local, site{path: c.Path, name: d.Name, kind: d.Kind, doc: d.Doc,
-						first: d.DocLine + 1, last: d.Range.LastLine() + 1, declLine: d.NameRange.StartLine + 1})
-				}
-				f.Release()
-				mu.Lock()
-				out = append(out, local...)
-				mu.Unlock()
-			}
-		}()
-	}
-	for _, c := range walk.Files {
-		jobs <- c
-	}
-	close(jobs)
-	wg.Wait()
+	eachSource(repo, walk.Files, func(parsers map[*index.Language]*ts.Parser, c index.Candidate, src []byte) {
+		f, err := ix.ParseSource(parsers, c.Lang, c.Path, src)
+		if err != nil {
+			return
+		}
+		var local []site
+		for _, d := range f.Defs {
+			local = append(local, site{path: c.Path, name: d.Name, kind: d.Kind, doc: d.Doc,
+				first: d.DocLine + 1, last: d.Range.LastLine() + 1, declLine: d.NameRange.StartLine + 1})
+		}
+		f.Release()
+		mu.Lock()
+		out = append(out, local...)
+		mu.Unlock()
+	})
 	ts.DrainArenaPools()
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].path != out[j].path {
