@@ -147,3 +147,19 @@ func (s *Store) BodyHashIndex() (out map[string][]Site, err error) {
 	}, prefixBody)
 	return out, err
 }
+
+// Summary returns a copy of the summary of memory id, or an error
+// wrapping ErrNotFound when it has none (check SummariesCurrent before
+// relying on every memory having one).
+func (s *Store) Summary(id string) (data []byte, err error) {
+	defer Recover(s.dir, "read summary of memory "+id, &err)
+	val, closer, err := s.pdb().Get(Key(prefixSummary, id))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, fmt.Errorf("summary of memory %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read summary of memory %s: %w", id, err)
+	}
+	defer closer.Close()
+	return append([]byte(nil), val...), nil
+}

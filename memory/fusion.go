@@ -3,7 +3,6 @@ package memory
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/gloss-dev/gloss/index"
@@ -135,11 +134,19 @@ type Result struct {
 	// Score is the fused score (Explain.Score).
 	Score   float64
 	Explain Explanation
+
+	// id is the id of a memory result whose Memory is not read yet
+	// (FusedSearch reads only the memories that may rank within its
+	// limit: fuser.results).
+	id string
 }
 
 // Key identifies the result: "memory:ID" or "symbol:PATH\x00SYMBOL".
 func (r Result) Key() string {
 	if r.Kind == ResultMemory {
+		if r.Memory == nil {
+			return "memory:" + r.id
+		}
 		return "memory:" + r.Memory.ID
 	}
 	return "symbol:" + codeDocID(r.Symbol.Path, r.Symbol.Symbol)
@@ -196,9 +203,9 @@ func (w *Workspace) FusedSearch(ctx context.Context, req SearchRequest) ([]Resul
 			f.add(Result{Kind: ResultSymbol, Symbol: &d}, RankerPart{Ranker: RankerCode, Rank: i + 1, Score: h.Score})
 		}
 	}
-	out := f.results()
-	if len(out) > limit {
-		out = out[:limit]
+	out, err := w.fusedResults(f, limit)
+	if err != nil {
+		return nil, err
 	}
 	return out, w.resolveSymbols(out)
 }
@@ -250,7 +257,11 @@ func (w *Workspace) memoryRankers(ctx context.Context, req SearchRequest, depth,
 	if err != nil {
 		return err
 	}
+	filtered := !req.Filter.Empty()
 	keep := func(sc index.Scored) bool {
+		if !filtered {
+			return true // read later, if it ranks (fuser.results)
+		}
 		if allowed != nil && !allowed[sc.ID] {
 			return false // not decoded
 		}
@@ -269,7 +280,7 @@ func (w *Workspace) memoryRankers(ctx context.Context, req SearchRequest, depth,
 			return err
 		}
 		for i, sc := range list[:min(len(list), depth)] {
-			f.add(Result{Kind: ResultMemory, Memory: mems[sc.ID]}, RankerPart{Ranker: r.name, Rank: i + 1, Score: sc.Score})
+			f.add(Result{Kind: ResultMemory, Memory: mems[sc.ID], id: sc.ID}, RankerPart{Ranker: r.name, Rank: i + 1, Score: sc.Score})
 		}
 	}
 	return nil
@@ -319,7 +330,7 @@ func (w *Workspace) graphRanker(req SearchRequest, f *fuser) error {
 	if req.Kind == ResultSymbol {
 		return nil
 	}
-	hits, err := w.GraphRank(seeds, files)
+	hits, err := w.graphRank(seeds, files)
 	if err != nil {
 		return err
 	}
@@ -328,10 +339,17 @@ func (w *Workspace) graphRanker(req SearchRequest, f *fuser) error {
 		return err
 	}
 	for _, h := range hits {
-		if annotateWith(to, h.Memory); req.Filter.Keep(h.Memory) {
-			rank++
-			f.add(Result{Kind: ResultMemory, Memory: h.Memory}, RankerPart{Ranker: RankerGraph, Rank: rank, Score: h.Proximity, Why: h.Why})
+		var m *Memory // read later, if it ranks, unless a filter needs it now
+		if !req.Filter.Empty() {
+			if m, err = w.get(h.id); err != nil {
+				continue // forgotten since its anchors were read
+			}
+			if annotateWith(to, m); !req.Filter.Keep(m) {
+				continue
+			}
 		}
+		rank++
+		f.add(Result{Kind: ResultMemory, Memory: m, id: h.id}, RankerPart{Ranker: RankerGraph, Rank: rank, Score: h.proximity, Why: h.why})
 	}
 	return nil
 }
@@ -383,37 +401,13 @@ func (f *fuser) add(r Result, p RankerPart) {
 		f.byKey[k] = cur
 		f.order = append(f.order, k)
 	}
+	if cur.Memory == nil {
+		cur.Memory = r.Memory
+	}
 	p.Weight = RankerWeights[p.Ranker]
 	p.Contribution = p.Weight / float64(RRFK+p.Rank)
 	cur.Explain.Rankers = append(cur.Explain.Rankers, p)
 	cur.Explain.RRF += p.Contribution
-}
-
-// results applies confidence and freshness and sorts (Less).
-func (f *fuser) results() []Result {
-	out := make([]Result, 0, len(f.order))
-	for _, k := range f.order {
-		r := *f.byKey[k]
-		e := &r.Explain
-		e.Confidence, e.Trust, e.Freshness = 1, 1, 1
-		if r.Kind == ResultMemory {
-			if c := r.Memory.rankConfidence(); c < 1 {
-				e.Confidence = ConfidenceFloor + (1-ConfidenceFloor)*c
-			}
-			e.Trust = SourceTrust(r.Memory.Source)
-			if r.Memory.Stale() {
-				e.Freshness = StaleFactor
-			}
-			if r.Memory.Superseded() {
-				e.Freshness *= SupersededFactor
-			}
-		}
-		e.Score = e.RRF * e.Confidence * e.Trust * e.Freshness
-		r.Score = e.Score
-		out = append(out, r)
-	}
-	sort.Slice(out, func(i, j int) bool { return Less(out[i], out[j]) })
-	return out
 }
 
 // keepsSymbols reports whether code symbols can pass f: filters on memory

@@ -1,6 +1,8 @@
 package memory
 
 import (
+	"fmt"
+	"math/rand"
 	"strings"
 	"testing"
 
@@ -51,7 +53,7 @@ func TestFuserOrder(t *testing.T) {
 			f.add(e.r, RankerPart{Ranker: e.ranker, Rank: e.rank})
 		}
 		var got []string
-		for _, r := range f.results() {
+		for _, r := range f.results(MaxSearchLimit, nil) {
 			if r.Kind == ResultMemory {
 				got = append(got, r.Memory.ID)
 			} else {
@@ -60,6 +62,47 @@ func TestFuserOrder(t *testing.T) {
 		}
 		if strings.Join(got, " ") != tc.want {
 			t.Errorf("%s: order %v, want %s", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestFuserResultsReadLazily checks that results, given a limit, returns
+// what scoring every candidate and cutting at the limit returns, while
+// reading only some of the memories it was given as ids (random lists
+// of memories of random confidence, staleness and source).
+func TestFuserResultsReadLazily(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	sources := []string{"user", "agent", "imported_git", "inferred"}
+	for trial := 0; trial < 50; trial++ {
+		mems := map[string]*Memory{}
+		lazy, eager := &fuser{byKey: map[string]*Result{}}, &fuser{byKey: map[string]*Result{}}
+		for _, ranker := range []string{RankerText, RankerVector, RankerGraph} {
+			for rank := 1; rank <= 40; rank++ {
+				id := fmt.Sprintf("M%03d", rng.Intn(120))
+				m := mems[id]
+				if m == nil {
+					m = &Memory{ID: id, Confidence: 0.2 + 0.8*rng.Float64(), Source: sources[rng.Intn(len(sources))], Anchors: []Anchor{{Status: StatusFresh}}}
+					if rng.Intn(5) == 0 {
+						m.Anchors[0].Status = StatusChanged
+					}
+					mems[id] = m
+				}
+				p := RankerPart{Ranker: ranker, Rank: rank}
+				lazy.add(Result{Kind: ResultMemory, id: id}, p)
+				eager.add(Result{Kind: ResultMemory, Memory: m}, p)
+			}
+		}
+		reads := 0
+		limit := 1 + rng.Intn(30)
+		got := lazy.results(limit, func(id string) *Memory { reads++; return mems[id] })
+		want := eager.results(MaxSearchLimit, nil)[:limit]
+		for i := range want {
+			if got[i].Memory.ID != want[i].Memory.ID || got[i].Score != want[i].Score {
+				t.Fatalf("trial %d, limit %d: result %d is %s (%g), want %s (%g)", trial, limit, i, got[i].Memory.ID, got[i].Score, want[i].Memory.ID, want[i].Score)
+			}
+		}
+		if len(got) != limit || reads >= len(mems) {
+			t.Fatalf("trial %d: %d results for limit %d, %d of %d memories read", trial, len(got), limit, reads, len(mems))
 		}
 	}
 }

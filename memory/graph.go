@@ -39,6 +39,14 @@ type GraphHit struct {
 	Why string
 }
 
+// graphHit is a GraphHit before its memory is read: the ranker scores
+// memories by their anchors' places alone (graphMemories).
+type graphHit struct {
+	id        string
+	proximity float64
+	why       string
+}
+
 // identLike matches identifiers and qualified names a query may mention:
 // camelCase, snake_case, Type.Method, or a capitalized word.
 var identLike = regexp.MustCompile("`[^`]+`|[A-Za-z_][A-Za-z0-9_]*(?:[.#][A-Za-z_][A-Za-z0-9_]*)*")
@@ -117,6 +125,24 @@ func (g *graphScores) set(m map[string]float64, key string, v float64, why strin
 // edge with them (index.Store.Importers, ImportTargets) score by the
 // Proximity* constants; the result is ordered by proximity, then id.
 func (w *Workspace) GraphRank(seeds []index.Definition, files []string) ([]GraphHit, error) {
+	hits, err := w.graphRank(seeds, files)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]GraphHit, 0, len(hits))
+	for _, h := range hits {
+		m, err := w.get(h.id)
+		if err != nil {
+			continue // forgotten since its summary was read
+		}
+		out = append(out, GraphHit{Memory: m, Proximity: h.proximity, Why: h.why})
+	}
+	return out, nil
+}
+
+// graphRank is GraphRank without reading the memories: ids, proximities
+// and reasons.
+func (w *Workspace) graphRank(seeds []index.Definition, files []string) ([]graphHit, error) {
 	g := &graphScores{syms: map[string]float64{}, files: map[string]float64{}, why: map[string]string{}, dirs: map[string]float64{}}
 	for _, f := range files {
 		g.set(g.files, f, ProximityFile, "file "+f)
@@ -210,7 +236,7 @@ const maxGraphMemories = 256
 // symbols, in the scored files and in the scored directories (in that
 // order, each by score, then name, until maxGraphMemories are found), and
 // scores each by its best anchor.
-func (w *Workspace) graphMemories(g *graphScores) ([]GraphHit, error) {
+func (w *Workspace) graphMemories(g *graphScores) ([]graphHit, error) {
 	ids := map[string]bool{}
 	addIDs := func(list []string, err error) error {
 		for _, id := range list {
@@ -257,36 +283,72 @@ func (w *Workspace) graphMemories(g *graphScores) ([]GraphHit, error) {
 			return nil, err
 		}
 	}
-	var out []GraphHit
+	return w.scoreGraphMemories(g, ids)
+}
+
+// scoreGraphMemories scores each memory of ids by its best anchor
+// (GraphRank), reading the anchors' paths and symbols from the memory's
+// summary (index keyspace v, a binary record of a few hundred bytes)
+// when every memory has a current one, else from its record; a memory
+// with neither (forgotten meanwhile) is left out. The result is ordered
+// by proximity, then id.
+func (w *Workspace) scoreGraphMemories(g *graphScores, ids map[string]bool) ([]graphHit, error) {
+	current, err := w.Store.SummariesCurrent()
+	if err != nil {
+		return nil, err
+	}
+	var out []graphHit
 	for id := range ids {
-		m, err := w.get(id)
-		if err != nil {
+		anchors, ok := w.anchorPlaces(id, current)
+		if !ok {
 			continue
 		}
-		h := GraphHit{Memory: m, Proximity: graphNoSeed}
-		for _, a := range m.Anchors {
+		h := graphHit{id: id, proximity: graphNoSeed}
+		for _, a := range anchors {
 			for _, c := range []struct {
 				v   float64
 				why string
 			}{
 				{g.syms[a.Symbol], g.why[a.Symbol]}, {g.files[a.Path], g.why[a.Path]}, {g.dirs[path.Dir(a.Path)], g.why[path.Dir(a.Path)]},
 			} {
-				if c.v > h.Proximity {
-					h.Proximity, h.Why = c.v, c.why
+				if c.v > h.proximity {
+					h.proximity, h.why = c.v, c.why
 				}
 			}
 		}
-		if h.Proximity > 0 {
+		if h.proximity > 0 {
 			out = append(out, h)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
-		if out[i].Proximity != out[j].Proximity {
-			return out[i].Proximity > out[j].Proximity
+		if out[i].proximity != out[j].proximity {
+			return out[i].proximity > out[j].proximity
 		}
-		return out[i].Memory.ID < out[j].Memory.ID
+		return out[i].id < out[j].id
 	})
 	return out, nil
+}
+
+// anchorPlaces returns the path and symbol of each anchor of memory id,
+// from its summary when fromSummary (decodeSummary), else from its
+// record; ok is false when neither can be read.
+func (w *Workspace) anchorPlaces(id string, fromSummary bool) (anchors []AnchorView, ok bool) {
+	if fromSummary {
+		data, err := w.Store.Summary(id)
+		if err == nil {
+			v, err := decodeSummary(data)
+			return v.Anchors, err == nil
+		}
+	}
+	m, err := w.getRecord(id)
+	if err != nil {
+		return nil, false
+	}
+	anchors = make([]AnchorView, len(m.Anchors))
+	for i, a := range m.Anchors {
+		anchors[i] = AnchorView{Path: a.Path, Symbol: a.Symbol}
+	}
+	return anchors, true
 }
 
 // byScore returns the keys of m by value descending, then key.
