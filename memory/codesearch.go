@@ -316,7 +316,7 @@ func (w *Workspace) codeRanking(ctx context.Context, query string, n int) (score
 		ft.Invalidate()
 		return nil, err
 	}
-	q := index.Query{Texts: []index.Text{{Text: query, Weight: 1}, {Text: ident.Split(query), Weight: 0.5}}, Fields: codeFields, Limit: n}
+	q := index.Query{Texts: queryTexts(query), Fields: codeFields, Limit: n}
 	return ft.Search(ctx, q)
 }
 

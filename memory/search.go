@@ -172,8 +172,24 @@ func (w *Workspace) textRanking(ctx context.Context, query string, n int) ([]ind
 	if err != nil {
 		return nil, err
 	}
-	q := index.Query{Texts: []index.Text{{Text: query, Weight: 1}, {Text: ident.Split(query), Weight: 0.5}}, Fields: searchFields, Limit: n}
+	q := index.Query{Texts: queryTexts(query), Fields: searchFields, Limit: n}
 	return ft.Search(ctx, q)
+}
+
+// queryTexts returns the texts of a full-text query for query: the query
+// itself at weight 1 and its identifiers split into words
+// (ident.Split: "ShortString" → "short string") at weight 0.5. When the
+// split text differs from the query only in case, as prose does, the
+// analyzer (which lowercases) makes the same terms of both, and one text
+// of weight 1.5 scores what the two did (BM25 is linear in the boost),
+// in half the postings traversed (a query word common to 10,000
+// memories is read once per field, not twice).
+func queryTexts(query string) []index.Text {
+	split := ident.Split(query)
+	if strings.EqualFold(split, query) {
+		return []index.Text{{Text: query, Weight: 1.5}}
+	}
+	return []index.Text{{Text: query, Weight: 1}, {Text: split, Weight: 0.5}}
 }
 
 // OpenSearch opens the derived full-text index now, rebuilding it from the
