@@ -57,6 +57,14 @@ func (s *Store) pdb() *pebble.DB { return s.db.Load() }
 // store's lock.
 var LockWait = 15 * time.Second
 
+// StoreCacheBytes is the size of a store's Pebble block cache (bytes of
+// uncompressed blocks; memory is taken as blocks are read, not at open).
+// Pebble's default, 8 MiB, held a small part of a store of 100,000
+// memories (177 MiB): the daemon's random reads of memory records and
+// summaries decompressed a block for most reads (pprof on prometheus,
+// issue #15).
+const StoreCacheBytes = 64 << 20
+
 // OpenStore opens the Pebble store in dir, creating it only when dir is
 // missing or empty: a directory with any Pebble file in it is opened with
 // Pebble's must-exist option, so a damaged store (a lost manifest marker)
@@ -66,7 +74,9 @@ var LockWait = 15 * time.Second
 // opened (the error names dir and says to run `gloss doctor`; the
 // directory is left untouched) or the store was written by a newer schema.
 func OpenStore(dir string, fs vfs.FS) (st *Store, err error) {
-	opts := &pebble.Options{Logger: quietLogger{}, EventListener: corruptionListener()}
+	cache := pebble.NewCache(StoreCacheBytes)
+	defer cache.Unref() // the database holds its own reference
+	opts := &pebble.Options{Logger: quietLogger{}, EventListener: corruptionListener(), Cache: cache}
 	if fs != nil {
 		opts.FS = fs
 	} else {

@@ -73,6 +73,13 @@ func (w *Workspace) ensureSummaries() error {
 // (which also tells the memory-file sync which memories are project
 // scope), the check states and the anchor paths.
 func (w *Workspace) CheckViews(ctx context.Context) (CheckResult, error) {
+	return w.checkStates(ctx, true)
+}
+
+// checkStates is CheckViews; without views it returns no Views and reads
+// no summary beyond its scope (storedProject), as the daemon's warm-up
+// check (Pool.Check) does.
+func (w *Workspace) checkStates(ctx context.Context, withViews bool) (CheckResult, error) {
 	start := time.Now()
 	var res CheckResult
 	pre, err := w.indexForCheck(ctx, &res)
@@ -82,6 +89,14 @@ func (w *Workspace) CheckViews(ctx context.Context) (CheckResult, error) {
 	w.writeMu.Lock()
 	defer w.writeMu.Unlock()
 	if err := w.ensureSummaries(); err != nil {
+		return res, err
+	}
+	if !withViews {
+		if res.Files, err = w.syncFilesStored(ctx, "", w.storedProject); err == nil {
+			res.Files.addEarlier(pre)
+			err = w.resolveChanged(ctx, &res)
+		}
+		res.Elapsed = time.Since(start)
 		return res, err
 	}
 	views, err := w.Summaries()
@@ -308,6 +323,35 @@ func (w *Workspace) storedByViews(views []View) (map[string]*Memory, error) {
 			return nil, err
 		}
 		stored[m.ID] = m
+	}
+	return stored, nil
+}
+
+// storedProject is storedByViews over the stored summaries, reading
+// only each summary's scope (summaryScope) and decoding the project
+// memories alone. w.writeMu is held.
+func (w *Workspace) storedProject() (map[string]*Memory, error) {
+	var ids []string
+	err := w.Store.Summaries(func(id string, data []byte) error {
+		scope, err := summaryScope(data)
+		if err != nil {
+			return fmt.Errorf("corrupt summary of memory %s: %w", id, err)
+		}
+		if scope == ScopeProject {
+			ids = append(ids, id)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	stored := make(map[string]*Memory, len(ids))
+	for _, id := range ids {
+		m, err := w.get(id)
+		if err != nil {
+			return nil, err
+		}
+		stored[id] = m
 	}
 	return stored, nil
 }

@@ -248,13 +248,14 @@ func (p *Pool) Open(root string) error {
 	return nil
 }
 
-// Check runs Workspace.CheckViews on root's open workspace (indexing the
-// working tree and re-resolving the anchors of files changed since the
-// last check) and tells the sessions that have it open when anchors
-// changed. It fails when root is not open. CheckViews, not Check: Check
+// Check runs Workspace.CheckViews, without its views, on root's open
+// workspace (indexing the working tree and re-resolving the anchors of
+// files changed since the last check) and tells the sessions that have it
+// open when anchors changed. It fails when root is not open. CheckViews,
+// not Check: Check
 // decodes every memory record (at 100,000 memories 5 of the 15 CPU-s
-// of a daemon's start and first 300 queries, issue #15), CheckViews reads
-// the binary summaries.
+// of a daemon's start and first 300 queries, issue #15); this reads the
+// scope of each binary summary only.
 func (p *Pool) Check(ctx context.Context, root string) error {
 	p.mu.Lock()
 	sw := p.open[root]
@@ -262,7 +263,7 @@ func (p *Pool) Check(ctx context.Context, root string) error {
 	if sw == nil {
 		return fmt.Errorf("workspace %s is not open", root)
 	}
-	res, err := sw.w.CheckViews(ctx)
+	res, err := sw.w.checkStates(ctx, false)
 	if err != nil {
 		return err
 	}

@@ -107,6 +107,25 @@ func decodeSummaryTail(d *summaryDecoder, v *View) {
 	d.times(&l.StaleSince, &l.ExpiresAt, &l.LastAccessedAt)
 }
 
+// summaryScope returns the Scope of a stored summary, skipping the
+// fields before it without copying them (a JSON summary is decoded).
+func summaryScope(data []byte) (string, error) {
+	if len(data) == 0 || data[0] != summaryMagic {
+		v, err := decodeSummary(data)
+		return v.Scope, err
+	}
+	d := summaryDecoder{buf: data[1:]}
+	for range 4 { // ID, Type, Title, Body
+		d.bytes()
+	}
+	for n := d.count(); n > 0; n-- { // Tags
+		d.bytes()
+	}
+	d.bool() // Stale
+	scope := d.string()
+	return scope, d.err
+}
+
 // decodeSummary decodes a stored summary, binary (encodeSummary) or JSON
 // (older stores). It fails with errSummary on a damaged binary record.
 func decodeSummary(data []byte) (View, error) {

@@ -121,3 +121,25 @@ func TestAppendViewJSONMatchesMarshalIndent(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryScope checks that summaryScope reads the scope of binary and
+// JSON summaries and reports a truncated one.
+func TestSummaryScope(t *testing.T) {
+	v := View{ID: "01X", Type: "gotcha", Title: "t", Body: "b", Tags: []string{"x", "y"}, Stale: true, Scope: ScopeProject, Source: "user"}
+	bin, err := encodeSummary(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, data := range [][]byte{bin, js} {
+		if got, err := summaryScope(data); err != nil || got != ScopeProject {
+			t.Errorf("summaryScope(%.20q) = %q, %v; want %q", data, got, err, ScopeProject)
+		}
+	}
+	if _, err := summaryScope(bin[:8]); err == nil {
+		t.Error("summaryScope of a truncated summary: no error")
+	}
+}

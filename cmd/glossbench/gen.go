@@ -102,7 +102,14 @@ func generate(repo string, n int, seed int64) ([][]byte, error) {
 
 // generateFrom is generate over the definitions ss of a checkout.
 func generateFrom(ss []site, n int, seed int64) [][]byte {
+	return generateWith(ss, n, seed, uniformWords)
+}
+
+// generateWith is generateFrom drawing the vocabulary words of texts and
+// tags from words (uniformWords, or zipfWords of the checkout).
+func generateWith(ss []site, n int, seed int64, words wordSource) [][]byte {
 	rng := rand.New(rand.NewSource(seed))
+	w := words(rng)
 	out := make([][]byte, 0, n)
 	for i := 0; i < n; i++ {
 		s := ss[rng.Intn(len(ss))]
@@ -115,11 +122,11 @@ func generateFrom(ss []site, n int, seed int64) [][]byte {
 			}
 			at = fmt.Sprintf("%s:%d-%d", s.path, a, b)
 		}
-		line := map[string]any{"text": text(rng, s, i), "at": at, "type": memory.Types[rng.Intn(len(memory.Types))]}
+		line := map[string]any{"text": text(rng, w, s, i), "at": at, "type": memory.Types[rng.Intn(len(memory.Types))]}
 		if k := rng.Intn(3); k > 0 {
 			tags := []string{path.Base(path.Dir(s.path))}
 			if k == 2 {
-				tags = append(tags, vocabulary[rng.Intn(len(vocabulary))])
+				tags = append(tags, w())
 			}
 			line["tags"] = tags
 		}
@@ -129,8 +136,7 @@ func generateFrom(ss []site, n int, seed int64) [][]byte {
 	return out
 }
 
-func text(rng *rand.Rand, s site, i int) string {
-	w := func() string { return vocabulary[rng.Intn(len(vocabulary))] }
+func text(rng *rand.Rand, w func() string, s site, i int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s %s %s", s.name, w(), w(), reasons[rng.Intn(len(reasons))])
 	if doc := strings.Fields(s.doc); len(doc) > 3 {
@@ -148,15 +154,17 @@ func genMain(args []string) int {
 	repo := fs.String("repo", "", "checkout")
 	n := fs.Int("n", 1000, "number of memories")
 	seed := fs.Int64("seed", 1, "seed")
-	if err := fs.Parse(args); err != nil || *repo == "" {
-		fmt.Fprintln(os.Stderr, "usage: glossbench gen --repo DIR --n N")
+	words := fs.String("words", "uniform", "vocabulary words: uniform (the ~100 words of gen.go, uniformly) or zipf (the checkout's comment words, Zipf-distributed)")
+	if err := fs.Parse(args); err != nil || *repo == "" || (*words != "uniform" && *words != "zipf") {
+		fmt.Fprintln(os.Stderr, "usage: glossbench gen --repo DIR --n N [--words uniform|zipf]")
 		return 2
 	}
-	lines, err := generate(*repo, *n, *seed)
+	ss, err := sites(*repo)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	lines := generateWith(ss, *n, *seed, wordsNamed(*words, ss))
 	for _, l := range lines {
 		fmt.Println(string(l))
 	}

@@ -27,8 +27,14 @@ type benchQuery struct {
 // Tasks carry the definition's file as the file at hand (gloss context
 // --files).
 func queries(ss []site, n int, seed int64) []benchQuery {
+	return queriesWith(ss, n, seed, uniformWords)
+}
+
+// queriesWith is queries drawing vocabulary words from words (the
+// source the memories were generated with).
+func queriesWith(ss []site, n int, seed int64, words wordSource) []benchQuery {
 	rng := rand.New(rand.NewSource(seed))
-	w := func() string { return vocabulary[rng.Intn(len(vocabulary))] }
+	w := words(rng)
 	verbs := []string{"fix", "change", "add", "remove", "speed up", "document"}
 	out := make([]benchQuery, 0, n)
 	for i := 0; i < n; i++ {
