@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/scip"
@@ -183,31 +184,42 @@ func (w *Workspace) FusedSearch(ctx context.Context, req SearchRequest) ([]Resul
 	}
 	limit := clampSearchLimit(req.Limit)
 	depth := min(max(2*limit, 40), MaxSearchLimit)
-	f := &fuser{byKey: map[string]*Result{}}
+	var rankers []func(*rankList) error
 	if req.Kind != ResultSymbol {
-		if err := w.memoryRankers(ctx, req, depth, limit, f); err != nil {
-			return nil, err
-		}
-	}
-	if err := w.graphRanker(req, f); err != nil {
-		return nil, err
-	}
-	if req.Kind != ResultMemory && req.Filter.keepsSymbols() {
-		hits, err := deepen(depth, limit, func(n int) ([]index.Scored, error) { return w.codeRanking(ctx, req.Query, n) },
-			func(sc index.Scored) bool { return req.Filter.KeepSymbol(stubDef(sc.ID)) })
+		text, vector, err := w.memoryRankers(ctx, req, depth, limit)
 		if err != nil {
 			return nil, err
 		}
-		for i, h := range hits {
-			d := stubDef(h.ID)
-			f.add(Result{Kind: ResultSymbol, Symbol: &d}, RankerPart{Ranker: RankerCode, Rank: i + 1, Score: h.Score})
-		}
+		rankers = append(rankers, text, vector)
+	}
+	rankers = append(rankers, func(l *rankList) error { return w.graphRanker(req, l) })
+	if req.Kind != ResultMemory && req.Filter.keepsSymbols() {
+		rankers = append(rankers, func(l *rankList) error { return w.codeRanker(ctx, req, depth, limit, l) })
+	}
+	f, err := runRankers(rankers)
+	if err != nil {
+		return nil, err
 	}
 	out, err := w.fusedResults(f, limit)
 	if err != nil {
 		return nil, err
 	}
 	return out, w.resolveSymbols(out)
+}
+
+// codeRanker adds the BM25 ranking of code definitions that pass the
+// filter (deepen).
+func (w *Workspace) codeRanker(ctx context.Context, req SearchRequest, depth, want int, l *rankList) error {
+	hits, err := deepen(depth, want, func(n int) ([]index.Scored, error) { return w.codeRanking(ctx, req.Query, n) },
+		func(sc index.Scored) bool { return req.Filter.KeepSymbol(stubDef(sc.ID)) })
+	if err != nil {
+		return err
+	}
+	for i, h := range hits {
+		d := stubDef(h.ID)
+		l.add(Result{Kind: ResultSymbol, Symbol: &d}, RankerPart{Ranker: RankerCode, Rank: i + 1, Score: h.Score})
+	}
+	return nil
 }
 
 // deepen returns the items of a ranking that keep accepts, asking fetch
@@ -232,15 +244,19 @@ func deepen[T any](depth, want int, fetch func(n int) ([]T, error), keep func(T)
 	}
 }
 
-// memoryRankers adds the text and vector rankings of memories, each
-// filtered (deepen) and cut to depth.
-func (w *Workspace) memoryRankers(ctx context.Context, req SearchRequest, depth, want int, f *fuser) error {
+// memoryRankers returns the text and vector rankers of memories, each
+// adding its list filtered (deepen) and cut to depth; they may run
+// concurrently.
+func (w *Workspace) memoryRankers(ctx context.Context, req SearchRequest, depth, want int) (text, vector func(*rankList) error, err error) {
+	var mu sync.Mutex // guards mems
 	mems := map[string]*Memory{}
 	to, err := w.Incoming()
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	load := func(id string) *Memory {
+		mu.Lock()
+		defer mu.Unlock()
 		if m, ok := mems[id]; ok {
 			return m
 		}
@@ -255,7 +271,7 @@ func (w *Workspace) memoryRankers(ctx context.Context, req SearchRequest, depth,
 	}
 	allowed, err := w.pathCandidates(req.Filter.Path)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	filtered := !req.Filter.Empty()
 	keep := func(sc index.Scored) bool {
@@ -268,22 +284,25 @@ func (w *Workspace) memoryRankers(ctx context.Context, req SearchRequest, depth,
 		m := load(sc.ID)
 		return m != nil && req.Filter.Keep(m)
 	}
-	for _, r := range []struct {
-		name  string
-		fetch func(n int) ([]index.Scored, error)
-	}{
-		{RankerText, func(n int) ([]index.Scored, error) { return w.textRanking(ctx, req.Query, n) }},
-		{RankerVector, func(n int) ([]index.Scored, error) { return w.VectorSearch(ctx, req.Query, n) }},
-	} {
-		list, err := deepen(depth, want, r.fetch, keep)
-		if err != nil {
-			return err
-		}
-		for i, sc := range list[:min(len(list), depth)] {
-			f.add(Result{Kind: ResultMemory, Memory: mems[sc.ID], id: sc.ID}, RankerPart{Ranker: r.name, Rank: i + 1, Score: sc.Score})
+	ranker := func(name string, fetch func(n int) ([]index.Scored, error)) func(*rankList) error {
+		return func(l *rankList) error {
+			list, err := deepen(depth, want, fetch, keep)
+			if err != nil {
+				return err
+			}
+			for i, sc := range list[:min(len(list), depth)] {
+				var m *Memory
+				if filtered {
+					m = load(sc.ID) // cached: kept, so read
+				}
+				l.add(Result{Kind: ResultMemory, Memory: m, id: sc.ID}, RankerPart{Ranker: name, Rank: i + 1, Score: sc.Score})
+			}
+			return nil
 		}
 	}
-	return nil
+	text = ranker(RankerText, func(n int) ([]index.Scored, error) { return w.textRanking(ctx, req.Query, n) })
+	vector = ranker(RankerVector, func(n int) ([]index.Scored, error) { return w.VectorSearch(ctx, req.Query, n) })
+	return text, vector, nil
 }
 
 // pathCandidates returns the ids of the memories with an anchor whose
@@ -312,7 +331,7 @@ func (w *Workspace) pathCandidates(pattern string) (map[string]bool, error) {
 // (GraphRank) and, unless only memories are asked for, the seed
 // definitions themselves at ProximitySymbol, ahead of memories of equal
 // proximity.
-func (w *Workspace) graphRanker(req SearchRequest, f *fuser) error {
+func (w *Workspace) graphRanker(req SearchRequest, f *rankList) error {
 	seeds, files, err := w.graphSeeds(req)
 	if err != nil || (len(seeds) == 0 && len(files) == 0) {
 		return err

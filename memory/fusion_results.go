@@ -1,6 +1,10 @@
 package memory
 
-import "sort"
+import (
+	"fmt"
+	"sort"
+	"sync"
+)
 
 // fusedResults returns the best limit results of f (fuser.results),
 // reading each memory that may rank (Workspace.get, annotated with the
@@ -85,4 +89,52 @@ func score(r *Result) {
 	}
 	e.Score = e.RRF * e.Confidence * e.Trust * e.Freshness
 	r.Score = e.Score
+}
+
+// rankList is one ranker's list: results with their parts, in rank
+// order.
+type rankList []rankEntry
+
+type rankEntry struct {
+	r Result
+	p RankerPart
+}
+
+func (l *rankList) add(r Result, p RankerPart) { *l = append(*l, rankEntry{r, p}) }
+
+// runRankers runs the rankers concurrently (the first on the calling
+// goroutine), each filling its own list, and fuses the lists in the
+// rankers' order, so results and their explanations do not depend on
+// which finished first. It returns the first ranker's error in that order;
+// a ranker's panic is returned as an error.
+func runRankers(rankers []func(*rankList) error) (*fuser, error) {
+	lists := make([]rankList, len(rankers))
+	errs := make([]error, len(rankers))
+	var wg sync.WaitGroup
+	for i := 1; i < len(rankers); i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if p := recover(); p != nil {
+					errs[i] = fmt.Errorf("search ranker: %v", p)
+				}
+			}()
+			errs[i] = rankers[i](&lists[i])
+		}()
+	}
+	if len(rankers) > 0 {
+		errs[0] = rankers[0](&lists[0])
+	}
+	wg.Wait()
+	f := &fuser{byKey: map[string]*Result{}}
+	for i, l := range lists {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		for _, e := range l {
+			f.add(e.r, e.p)
+		}
+	}
+	return f, nil
 }

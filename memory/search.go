@@ -172,9 +172,20 @@ func (w *Workspace) textRanking(ctx context.Context, query string, n int) ([]ind
 	if err != nil {
 		return nil, err
 	}
-	q := index.Query{Texts: queryTexts(query), Fields: searchFields, Limit: n}
-	return ft.Search(ctx, q)
+	return ft.Search(ctx, TextQuery(query, n))
 }
+
+// TextQuery is the full-text query the text ranker runs for query over
+// SearchDocument's fields (their boosts: searchFields; the query's texts:
+// queryTexts), at most n hits. Benchmarks build their own index with it
+// (glossbench bm25).
+func TextQuery(query string, n int) index.Query {
+	return index.Query{Texts: queryTexts(query), Fields: searchFields, Limit: n}
+}
+
+// SearchDocument is the full-text document of m in the memory index
+// (searchDoc).
+func SearchDocument(m *Memory) index.Doc { return searchDoc(m) }
 
 // queryTexts returns the texts of a full-text query for query: the query
 // itself at weight 1 and its identifiers split into words

@@ -10,7 +10,8 @@
 //	first_hover     first hover answered after `gloss lsp` starts on an unindexed repository
 //
 // `glossbench retrieval` measures search and context latency instead
-// (retrieval.go).
+// (retrieval.go); `glossbench bm25` the full-text ranker alone, in
+// process, over memories of two word distributions (bm25.go).
 //
 // Every row carries the wall time in seconds, the peak resident set size
 // of the measured process in MiB (getrusage RUSAGE_CHILDREN's ru_maxrss of
@@ -52,6 +53,9 @@ func main() {
 	}
 	if len(os.Args) > 1 && os.Args[1] == "retrieval" {
 		os.Exit(retrievalMain(os.Args[2:]))
+	}
+	if len(os.Args) > 1 && os.Args[1] == "bm25" {
+		os.Exit(bm25Main(os.Args[2:]))
 	}
 	if len(os.Args) > 1 && os.Args[1] == "vector-build" {
 		os.Exit(vectorBuildMain(os.Args[2:]))

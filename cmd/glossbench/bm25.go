@@ -1,0 +1,145 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gloss-dev/gloss/index"
+	"github.com/gloss-dev/gloss/memory"
+)
+
+// bm25Depth is the number of hits the fused search asks the text ranker
+// for at its default limit of 20 (max(2·limit, 40)).
+const bm25Depth = 40
+
+// bm25Main is `glossbench bm25 --repo DIR [--n N] [--queries Q]
+// [--words uniform,zipf]`: the cost of the full-text ranker alone, in
+// process, for memories generated with each word source. For each, it
+// generates N memories as gen does (seed 1), makes each the document
+// gloss indexes (memory.SearchDocument: the title remember derives, the
+// body, tags, type, the anchor's path and the anchored lines read from
+// the checkout as its code; no SCIP symbol, as nothing is indexed),
+// builds a Bluge index of them in a temporary directory, and runs Q
+// retrieval queries drawn with the same word source (queriesWith, seed
+// 7) through memory.TextQuery at the fused search's depth (40 hits). It
+// prints one row per word source: build seconds, CPU milliseconds per
+// query (this process's getrusage, after a GC) and wall p50/p95.
+func bm25Main(args []string) int {
+	fs := flag.NewFlagSet("bm25", flag.ContinueOnError)
+	repo := fs.String("repo", "", "checkout (required)")
+	n := fs.Int("n", 100000, "memories")
+	nq := fs.Int("queries", 150, "queries")
+	words := fs.String("words", "uniform,zipf", "word sources, comma-separated")
+	if err := fs.Parse(args); err != nil || *repo == "" {
+		fmt.Fprintln(os.Stderr, "usage: glossbench bm25 --repo DIR [--n N] [--queries Q] [--words uniform,zipf]")
+		return 2
+	}
+	if err := runBM25(context.Background(), *repo, *n, *nq, strings.Split(*words, ",")); err != nil {
+		fmt.Fprintln(os.Stderr, "glossbench bm25:", err)
+		return 1
+	}
+	return 0
+}
+
+func runBM25(ctx context.Context, repo string, n, nq int, sources []string) error {
+	ss, err := sites(repo)
+	if err != nil {
+		return err
+	}
+	for _, name := range sources {
+		words := wordsNamed(name, ss)
+		docs, err := bm25Docs(repo, generateWith(ss, n, 1, words))
+		if err != nil {
+			return err
+		}
+		dir, err := os.MkdirTemp("", "glossbench-bm25-")
+		if err != nil {
+			return err
+		}
+		err = bm25Run(ctx, dir, name, docs, queriesWith(ss, nq, 7, words))
+		os.RemoveAll(dir)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// bm25Run indexes docs in dir and times qs; it emits one row.
+func bm25Run(ctx context.Context, dir, words string, docs []index.Doc, qs []benchQuery) error {
+	load := loadAvg()
+	start := time.Now()
+	ft, _, err := index.OpenFullText(dir, "bench")
+	if err != nil {
+		return err
+	}
+	defer ft.Close()
+	if err := ft.Rebuild(docs, 1); err != nil {
+		return err
+	}
+	build := time.Since(start).Seconds()
+	runtime.GC()
+	var wall []float64
+	hits := 0
+	cpu0 := selfCPU()
+	for _, q := range qs {
+		t := time.Now()
+		res, err := ft.Search(ctx, memory.TextQuery(q.Text, bm25Depth))
+		if err != nil {
+			return err
+		}
+		hits += len(res)
+		wall = append(wall, float64(time.Since(t).Microseconds())/1000)
+	}
+	r := latencyRow("bm25_"+words, wall, nil)
+	r["cpu_ms_per_query"] = round((selfCPU()-cpu0)*1000/float64(len(qs)), 2)
+	r["memories"], r["build_seconds"], r["mean_hits"], r["load"] = len(docs), round(build, 1), round(float64(hits)/float64(len(qs)), 1), load
+	emit(r)
+	return nil
+}
+
+// bm25Docs turns generated `remember --batch` lines into the full-text
+// documents of the memories they would make.
+func bm25Docs(repo string, lines [][]byte) ([]index.Doc, error) {
+	files := map[string][][]byte{}
+	docs := make([]index.Doc, 0, len(lines))
+	for i, l := range lines {
+		var in struct {
+			Text, At, Type string
+			Tags           []string
+		}
+		if err := json.Unmarshal(l, &in); err != nil {
+			return nil, err
+		}
+		p, span, _ := strings.Cut(in.At, ":")
+		a, b, _ := strings.Cut(span, "-")
+		first, _ := strconv.Atoi(a)
+		last, _ := strconv.Atoi(b)
+		src, ok := files[p]
+		if !ok {
+			data, err := os.ReadFile(filepath.Join(repo, filepath.FromSlash(p)))
+			if err != nil {
+				return nil, err
+			}
+			src = bytes.Split(data, []byte("\n"))
+			files[p] = src
+		}
+		code := ""
+		if first >= 1 && first <= last && last <= len(src) {
+			code = string(bytes.Join(src[first-1:last], []byte("\n")))
+		}
+		m := &memory.Memory{ID: fmt.Sprintf("%08d", i), Type: in.Type, Title: memory.DeriveTitle(in.Text), Body: in.Text, Tags: in.Tags,
+			Anchors: []memory.Anchor{{Path: p, Snapshot: code}}}
+		docs = append(docs, memory.SearchDocument(m))
+	}
+	return docs, nil
+}
