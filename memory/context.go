@@ -65,36 +65,30 @@ func (w *Workspace) Context(ctx context.Context, req ContextRequest) ([]ContextI
 		it.Reasons = append(it.Reasons, reason)
 		it.Score += score
 	}
-	for _, f := range req.Files {
-		ms, err := w.At(f, 0, 0)
-		if err != nil {
-			return nil, err
+	var hits []Result
+	var searchErr error
+	done := make(chan struct{})
+	go func() { // the task's search runs while the files' and symbols' memories are read
+		defer close(done)
+		defer func() {
+			if p := recover(); p != nil {
+				searchErr = fmt.Errorf("context search: %v", p)
+			}
+		}()
+		if strings.TrimSpace(req.Task) != "" {
+			hits, searchErr = w.FusedSearch(ctx, SearchRequest{Query: req.Task, Limit: 50, Kind: ResultMemory, Files: req.Files, Symbols: req.Symbols})
 		}
-		for _, m := range ms {
-			add(m, "file", 1)
-		}
+	}()
+	err := w.contextAnchored(req, add)
+	<-done
+	if err != nil {
+		return nil, err
 	}
-	for _, s := range req.Symbols {
-		sym, err := w.resolveSymbol(s)
-		if err != nil {
-			return nil, err
-		}
-		ms, err := w.ForSymbol(sym)
-		if err != nil {
-			return nil, err
-		}
-		for _, m := range ms {
-			add(m, "symbol", 1)
-		}
+	if searchErr != nil {
+		return nil, searchErr
 	}
-	if strings.TrimSpace(req.Task) != "" {
-		hits, err := w.FusedSearch(ctx, SearchRequest{Query: req.Task, Limit: 50, Kind: ResultMemory, Files: req.Files, Symbols: req.Symbols})
-		if err != nil {
-			return nil, err
-		}
-		for rank, h := range hits {
-			add(h.Memory, "search", RRFK/float64(RRFK+rank+1))
-		}
+	for rank, h := range hits {
+		add(h.Memory, "search", RRFK/float64(RRFK+rank+1))
 	}
 	out := make([]ContextItem, 0, len(order))
 	for _, id := range order {
@@ -114,6 +108,33 @@ func (w *Workspace) Context(ctx context.Context, req ContextRequest) ([]ContextI
 		return out[i].Memory.ID < out[j].Memory.ID
 	})
 	return out, nil
+}
+
+// contextAnchored adds the memories of req's files and symbols.
+func (w *Workspace) contextAnchored(req ContextRequest, add func(m *Memory, reason string, score float64)) error {
+	for _, f := range req.Files {
+		ms, err := w.At(f, 0, 0)
+		if err != nil {
+			return err
+		}
+		for _, m := range ms {
+			add(m, "file", 1)
+		}
+	}
+	for _, s := range req.Symbols {
+		sym, err := w.resolveSymbol(s)
+		if err != nil {
+			return err
+		}
+		ms, err := w.ForSymbol(sym)
+		if err != nil {
+			return err
+		}
+		for _, m := range ms {
+			add(m, "symbol", 1)
+		}
+	}
+	return nil
 }
 
 // staleDiff is the diff of m's stale anchors against the files now.
