@@ -287,7 +287,8 @@ func (w *Workspace) graphMemories(g *graphScores) ([]graphHit, error) {
 }
 
 // scoreGraphMemories scores each memory of ids by its best anchor
-// (GraphRank), reading the anchors' paths and symbols from the memory's
+// (GraphRank), reading the anchors' paths and symbols from the place
+// table when it is warm and in step (placeTable), else from the memory's
 // summary (index keyspace v, a binary record of a few hundred bytes)
 // when every memory has a current one, else from its record; a memory
 // with neither (forgotten meanwhile) is left out. The result is ordered
@@ -297,9 +298,16 @@ func (w *Workspace) scoreGraphMemories(g *graphScores, ids map[string]bool) ([]g
 	if err != nil {
 		return nil, err
 	}
+	gen, err := w.Store.MemoryGeneration()
+	if err != nil {
+		return nil, err
+	}
 	var out []graphHit
 	for id := range ids {
-		anchors, ok := w.anchorPlaces(id, current)
+		anchors, ok, answered := w.places.lookup(id, gen)
+		if !answered {
+			anchors, ok = w.anchorPlaces(id, current)
+		}
 		if !ok {
 			continue
 		}

@@ -255,7 +255,8 @@ func (p *Pool) Open(root string) error {
 // not Check: Check
 // decodes every memory record (at 100,000 memories 5 of the 15 CPU-s
 // of a daemon's start and first 300 queries, issue #15); this reads the
-// scope of each binary summary only.
+// scope of each binary summary only. Then it warms the workspace's place
+// table for the graph ranker (WarmPlaces).
 func (p *Pool) Check(ctx context.Context, root string) error {
 	p.mu.Lock()
 	sw := p.open[root]
@@ -265,6 +266,9 @@ func (p *Pool) Check(ctx context.Context, root string) error {
 	}
 	res, err := sw.w.checkStates(ctx, false)
 	if err != nil {
+		return err
+	}
+	if err := sw.w.WarmPlaces(); err != nil {
 		return err
 	}
 	if res.AnchorsChanged() {

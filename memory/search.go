@@ -103,6 +103,7 @@ func (w *Workspace) openSearch() (index.Derived, error) {
 // caller (Pebble already holds the truth); the index is marked for
 // rebuild instead.
 func (w *Workspace) indexSearch(mems []*Memory, deleted []string, gen uint64) {
+	w.places.update(mems, deleted, gen)
 	defer w.indexVectors(mems, deleted, gen) // after searchMu is released
 	w.searchMu.Lock()
 	defer w.searchMu.Unlock()

@@ -113,6 +113,8 @@ type Workspace struct {
 	batchSites map[string][]index.Site
 
 	rels relCache // the relation index by target (relations.go)
+
+	places placeTable // every memory's anchor places, once warmed (places.go)
 }
 
 // DataHome returns $GLOSS_HOME, else $XDG_DATA_HOME/gloss, else
