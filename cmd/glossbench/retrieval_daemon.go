@@ -61,6 +61,9 @@ func daemonLatency(ctx context.Context, c retrievalConfig, qs []benchQuery) erro
 	}
 	pid := cmd.Process.Pid
 	emit(row{"work": "daemon_start", "seconds": round(time.Since(start).Seconds(), 3), "cpu_seconds": round(procCPU(pid), 3), "load": load})
+	if c.settle {
+		settleDaemon(ctx, pid, start)
+	}
 	run := func(work string, one func(q benchQuery) error) error {
 		load := loadAvg()
 		cpu0 := procCPU(pid)
@@ -113,4 +116,21 @@ func dialDaemon(ctx context.Context, t daemon.Target, timeout time.Duration) (*l
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// settleDaemon waits until the daemon pid has used under 2% of a core
+// for 2 s (its warm-up check and caches done), at most 5 minutes, and
+// emits the time and CPU it took (daemon_settled).
+func settleDaemon(ctx context.Context, pid int, start time.Time) {
+	const window = 2 * time.Second
+	deadline := time.Now().Add(5 * time.Minute)
+	for prev := procCPU(pid); time.Now().Before(deadline) && ctx.Err() == nil; {
+		time.Sleep(window)
+		cur := procCPU(pid)
+		if cur-prev < 0.02*window.Seconds() {
+			break
+		}
+		prev = cur
+	}
+	emit(row{"work": "daemon_settled", "seconds": round(time.Since(start).Seconds(), 3), "cpu_seconds": round(procCPU(pid), 3), "load": loadAvg()})
 }
