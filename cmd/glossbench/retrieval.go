@@ -14,11 +14,11 @@ import (
 // retrievalConfig is the command line of `glossbench retrieval`.
 type retrievalConfig struct {
 	repo, gloss, home string
-	ingest            int // memories to generate and ingest first (0: use the home as it is)
-	cliQueries        int // queries run as one CLI process each, without a daemon
-	daemonQueries     int // queries run through one daemon connection
+	ingest            int  // memories to generate and ingest first (0: use the home as it is)
+	cliQueries        int  // queries run as one CLI process each, without a daemon
+	daemonQueries     int  // queries run through one daemon connection
 	settle            bool // wait for the daemon's warm-up work to end before timing queries
-	indexRuns         int // cold index runs per embedder (0: skip)
+	indexRuns         int  // cold index runs per embedder (0: skip)
 	seed              int64
 	only              map[string]bool
 }
