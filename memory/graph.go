@@ -317,7 +317,7 @@ func (w *Workspace) scoreGraphMemories(g *graphScores, ids map[string]bool) ([]g
 				v   float64
 				why string
 			}{
-				{g.syms[a.Symbol], g.why[a.Symbol]}, {g.files[a.Path], g.why[a.Path]}, {g.dirs[path.Dir(a.Path)], g.why[path.Dir(a.Path)]},
+				{g.syms[a.symbol], g.why[a.symbol]}, {g.files[a.path], g.why[a.path]}, {g.dirs[path.Dir(a.path)], g.why[path.Dir(a.path)]},
 			} {
 				if c.v > h.proximity {
 					h.proximity, h.why = c.v, c.why
@@ -340,23 +340,23 @@ func (w *Workspace) scoreGraphMemories(g *graphScores, ids map[string]bool) ([]g
 // anchorPlaces returns the path and symbol of each anchor of memory id,
 // from its summary when fromSummary (decodeSummary), else from its
 // record; ok is false when neither can be read.
-func (w *Workspace) anchorPlaces(id string, fromSummary bool) (anchors []AnchorView, ok bool) {
+func (w *Workspace) anchorPlaces(id string, fromSummary bool) (anchors []place, ok bool) {
 	if fromSummary {
 		data, err := w.Store.Summary(id)
 		if err == nil {
 			v, err := decodeSummary(data)
-			return v.Anchors, err == nil
+			anchors = make([]place, len(v.Anchors))
+			for i, a := range v.Anchors {
+				anchors[i] = place{a.Path, a.Symbol}
+			}
+			return anchors, err == nil
 		}
 	}
 	m, err := w.getRecord(id)
 	if err != nil {
 		return nil, false
 	}
-	anchors = make([]AnchorView, len(m.Anchors))
-	for i, a := range m.Anchors {
-		anchors[i] = AnchorView{Path: a.Path, Symbol: a.Symbol}
-	}
-	return anchors, true
+	return placesOf(m), true
 }
 
 // byScore returns the keys of m by value descending, then key.

@@ -30,11 +30,11 @@ func TestPlaceTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	ps, found, answers := w.places.lookup(id1, gen())
-	if !answers || !found || len(ps) != 1 || !strings.Contains(ps[0].Symbol, "retryCap") || ps[0].Path != "a.go" {
+	if !answers || !found || len(ps) != 1 || !strings.Contains(ps[0].symbol, "retryCap") || ps[0].path != "a.go" {
 		t.Fatalf("after warming: %v found %v answers %v", ps, found, answers)
 	}
 	id2 := remember(t, w, "openPool", "the pool is opened lazily")
-	if ps, found, answers := w.places.lookup(id2, gen()); !answers || !found || !strings.Contains(ps[0].Symbol, "openPool") {
+	if ps, found, answers := w.places.lookup(id2, gen()); !answers || !found || !strings.Contains(ps[0].symbol, "openPool") {
 		t.Fatalf("after remember: %v found %v answers %v", ps, found, answers)
 	}
 	seeds, err := w.QuerySymbols("openPool")
