@@ -4,10 +4,8 @@ import (
 	"context"
 	"iter"
 	"math"
-	"os"
 	"slices"
 	"sort"
-	"strconv"
 )
 
 // Unit is one training context of the built-in model: a Head (an
@@ -56,9 +54,6 @@ func (o *TrainOptions) defaults() {
 	}
 	if !(o.PriorWeight > 0 && o.PriorWeight < 1) {
 		o.PriorWeight = DefaultPriorWeight
-		if s := os.Getenv("GLOSS_PRIOR_WEIGHT"); s != "" { // EXPERIMENT, remove
-			o.PriorWeight, _ = strconv.ParseFloat(s, 64)
-		}
 	}
 }
 

@@ -190,8 +190,16 @@ func TestRankingReport(t *testing.T) {
 		t.Skip("prints a report; run with -v")
 	}
 	f := loadFixture(t)
-	names, _, metrics := f.evaluate(t)
+	names, results, metrics := f.evaluate(t)
 	fmt.Printf("\n%d memories, %d queries (%s)\n\n%s\n", len(f.byKey), len(f.queries), kindCounts(f.queries), Table(names, metrics))
+	// Paraphrase halves: hyper-parameters of the vector ranker are chosen
+	// on "tune" only; "held-out" shows whether the choice generalises.
+	split := map[string]map[string]Metrics{}
+	for _, n := range names {
+		tune, held := SplitHalves(results[n], "paraphrase")
+		split[n] = map[string]Metrics{"paraphrase-tune": Summarize(tune)["paraphrase"], "paraphrase-heldout": Summarize(held)["paraphrase"]}
+	}
+	fmt.Printf("%s\n", Table(names, split))
 }
 
 func kindCounts(qs []Query) string {

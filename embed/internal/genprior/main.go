@@ -42,13 +42,15 @@ func main() {
 	out := flag.String("o", "prior.bin", "output file")
 	dim := flag.Int("dim", 128, "vector length")
 	vocab := flag.Int("vocab", 28000, "most frequent words kept")
+	minCount := flag.Int("mincount", 5, "fewest occurrences of a vocabulary word")
+	window := flag.Int("window", 5, "co-occurrence window, in words on each side")
 	flag.Parse()
-	if err := run(*goroot, *out, *dim, *vocab); err != nil {
+	if err := run(*goroot, *out, *dim, *vocab, *minCount, *window); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(goroot, out string, dim, vocab int) error {
+func run(goroot, out string, dim, vocab, minCount, window int) error {
 	version, err := os.ReadFile(filepath.Join(goroot, "VERSION"))
 	if err != nil {
 		return fmt.Errorf("read the Go release of %s: %w", goroot, err)
@@ -58,7 +60,7 @@ func run(goroot, out string, dim, vocab int) error {
 	if err != nil {
 		return err
 	}
-	b, err := embed.TrainBuiltin(context.Background(), seq(units), embed.TrainOptions{Dim: dim, MaxVocab: vocab, MinCount: 5, NoPrior: true})
+	b, err := embed.TrainBuiltin(context.Background(), seq(units), embed.TrainOptions{Dim: dim, MaxVocab: vocab, MinCount: minCount, Window: window, NoPrior: true})
 	if err != nil {
 		return err
 	}
