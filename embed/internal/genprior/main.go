@@ -6,7 +6,7 @@
 //
 // Usage (from package embed, via go generate):
 //
-//	go run ./internal/genprior [-goroot DIR] [-o prior.bin] [-dim 128] [-vocab 28000]
+//	go run ./internal/genprior [-goroot DIR] [-o prior.bin] [-dim 64] [-vocab 28000]
 //
 // Corpus: every .go file under GOROOT/src except testdata directories,
 // in lexical path order, parsed with go/parser. Units (embed.Unit):
@@ -40,7 +40,7 @@ import (
 func main() {
 	goroot := flag.String("goroot", build.Default.GOROOT, "Go distribution whose src is the corpus")
 	out := flag.String("o", "prior.bin", "output file")
-	dim := flag.Int("dim", 128, "vector length")
+	dim := flag.Int("dim", 64, "vector length")
 	vocab := flag.Int("vocab", 28000, "most frequent words kept")
 	minCount := flag.Int("mincount", 5, "fewest occurrences of a vocabulary word")
 	window := flag.Int("window", 5, "co-occurrence window, in words on each side")
