@@ -153,3 +153,18 @@ func TestTrainBuiltinAttachesPrior(t *testing.T) {
 		t.Errorf("a word only the prior knows: norm %.4f, want 1", n)
 	}
 }
+
+// BenchmarkPriorDecode measures decoding the embedded prior (what the
+// first embedding of a process pays once):
+//
+//	go test ./embed -run XXX -bench PriorDecode -benchtime 20x
+func BenchmarkPriorDecode(b *testing.B) {
+	if len(priorBin) == 0 {
+		b.Skip("no embedded prior")
+	}
+	for b.Loop() {
+		if _, err := UnmarshalPrior(priorBin); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
