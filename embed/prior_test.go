@@ -97,7 +97,7 @@ func TestBuiltinWithPrior(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := *ws
+	b := &Builtin{dim: ws.dim, words: ws.words, vocab: ws.vocab, counts: ws.counts, total: ws.total, vecs: ws.vecs, common: ws.common}
 	b.prior, b.priorWeight = pr, 0.3
 	if err := b.setID(); err != nil {
 		t.Fatal(err)
