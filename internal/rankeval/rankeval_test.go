@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/blugelabs/bluge/analysis/lang/en"
 
@@ -40,8 +41,8 @@ var floors = map[string]map[string]Metrics{
 	// Issue #15 asks fused recall@5 >= 0.9 on every kind; identifiers
 	// meet it, paraphrases and tasks do not yet (docs/eval.md).
 	"fused": {
-		KindIdentifier: {RecallAt5: 0.98, MRRAt10: 0.94},
-		KindParaphrase: {RecallAt5: 0.07, MRRAt10: 0.02},
+		KindIdentifier: {RecallAt5: 0.98, MRRAt10: 0.96},
+		KindParaphrase: {RecallAt5: 0.07, MRRAt10: 0.03},
 		KindTask:       {RecallAt5: 0.80, MRRAt10: 0.78},
 	},
 }
@@ -63,7 +64,11 @@ func loadFixture(t *testing.T) *fixture {
 	repo := testutil.InitRepo(t)
 	testutil.WriteFiles(t, repo, readTree(t, filepath.Join("testdata", "repo")))
 	testutil.Commit(t, repo, "fixture")
-	w, err := memory.Open(repo, memory.Options{Home: home})
+	// A pinned clock: confidence decays with the time since a memory was
+	// written, at a rate per type, so on a loaded machine (seconds between
+	// RememberBatch and the queries) near-equal fused scores could swap.
+	now := func() time.Time { return time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC) }
+	w, err := memory.Open(repo, memory.Options{Home: home, Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
