@@ -21,6 +21,12 @@ import (
 // corpus frequency, minus its projection on the corpus's first principal
 // component (Arora, Liang & Ma 2017), L2-normalised.
 //
+// With a prior (Prior, attached by TrainBuiltin unless
+// TrainOptions.NoPrior), the vector of a text is the concatenation
+// [√(1−w)·v_workspace, √w·v_prior] of its workspace vector and its vector
+// under the prior (each computed as above, unit length or zero),
+// L2-normalised, with w the prior weight (DefaultPriorWeight).
+//
 // A Builtin is immutable once trained or loaded and safe for concurrent
 // use.
 type Builtin struct {
@@ -32,6 +38,9 @@ type Builtin struct {
 	vecs   []float32        // len(vocab)*dim, rows L2-normalised
 	common []float32        // first principal component of text vectors (unit, or zeros)
 	id     string           // model id, with a hash of the weights
+
+	prior       *Builtin // general-domain prior, or nil
+	priorWeight float32  // w in (0, 1) when prior != nil
 
 	subOnce sync.Once
 	sub     []float32 // subwordBuckets*dim, rows L2-normalised (or zero)
@@ -46,11 +55,27 @@ const sifA = 1e-3
 var _ Embedder = (*Builtin)(nil)
 
 // Model implements Embedder: "builtin:ppmi-svd-<dim>@<first 12 hex digits
-// of the SHA-256 of builtinVersion and the saved weights>".
+// of the SHA-256 of builtinVersion and the saved weights>", with
+// "+prior-<prior dim>" after the dimension when the model has a prior
+// (whose id is part of the saved weights).
 func (b *Builtin) Model() string { return b.id }
 
-// Dim implements Embedder.
-func (b *Builtin) Dim() int { return b.dim }
+// Dim implements Embedder: the workspace dimension plus the prior's.
+func (b *Builtin) Dim() int {
+	if b.prior != nil {
+		return b.dim + b.prior.dim
+	}
+	return b.dim
+}
+
+// PriorModel returns the model id of the prior combined with the
+// workspace vectors, or "" for none.
+func (b *Builtin) PriorModel() string {
+	if b.prior == nil {
+		return ""
+	}
+	return b.prior.id
+}
 
 // VocabSize returns the number of words with a learned vector.
 func (b *Builtin) VocabSize() int { return len(b.vocab) }
@@ -72,7 +97,24 @@ func (b *Builtin) Embed(ctx context.Context, texts []string) ([][]float32, error
 
 // EmbedText returns the vector of one text (see Builtin).
 func (b *Builtin) EmbedText(text string) []float32 {
-	return b.embedWords(Words(text))
+	words := Words(text)
+	v := b.embedWords(words)
+	if b.prior == nil {
+		return v
+	}
+	out := make([]float32, 0, b.Dim())
+	out = append(out, v...)
+	out = append(out, b.prior.embedWords(words)...)
+	ws, ps := float32(math.Sqrt(float64(1-b.priorWeight))), float32(math.Sqrt(float64(b.priorWeight)))
+	for i := range out {
+		if i < b.dim {
+			out[i] *= ws
+		} else {
+			out[i] *= ps
+		}
+	}
+	Normalize(out)
+	return out
 }
 
 func (b *Builtin) embedWords(words []string) []float32 {

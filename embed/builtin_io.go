@@ -13,17 +13,25 @@ import (
 	"path/filepath"
 )
 
-// builtinMagic starts a saved built-in model (version 1 of the layout).
-const builtinMagic = "GLOSSBI1"
+// builtinMagic starts a saved built-in model (version 2 of the layout;
+// version 1, without the prior fields, is read as corrupt and retrained).
+const builtinMagic = "GLOSSBI2"
 
-// The saved layout, little-endian: magic, uint32 dim, uint32 vocabulary
-// size, uint64 total word count; per word uint16 length, the word's
-// bytes, uint32 count; the word vectors (vocabulary size × dim float32);
-// the common component (dim float32); a CRC-32 (IEEE) of all that.
+// The saved layout, little-endian: magic, uint16 length and bytes of the
+// prior's model id ("" for none), float32 prior weight, uint32 dim,
+// uint32 vocabulary size, uint64 total word count; per word uint16
+// length, the word's bytes, uint32 count; the word vectors (vocabulary
+// size × dim float32); the common component (dim float32); a CRC-32
+// (IEEE) of all that. The prior itself is not saved: it is gloss's
+// embedded one (Prior), which must have the recorded id.
 func (b *Builtin) marshal() []byte {
 	var buf bytes.Buffer
 	buf.WriteString(builtinMagic)
 	le := binary.LittleEndian
+	pid := b.PriorModel()
+	buf.Write(le.AppendUint16(nil, uint16(len(pid))))
+	buf.WriteString(pid)
+	buf.Write(le.AppendUint32(nil, math.Float32bits(b.priorWeight)))
 	buf.Write(le.AppendUint32(nil, uint32(b.dim)))
 	buf.Write(le.AppendUint32(nil, uint32(len(b.vocab))))
 	buf.Write(le.AppendUint64(nil, b.total))
@@ -47,14 +55,26 @@ func (b *Builtin) marshal() []byte {
 // weights (Words, n-gram hashing, SIF, common component). It is hashed
 // into the model id with the weights: change it with that code, so that
 // vectors embedded by older code are never compared with new ones.
-const builtinVersion = "1"
+const builtinVersion = "2"
 
 // builtinID returns the model id of saved weights.
-func builtinID(dim int, saved []byte) string {
+func builtinID(dim, priorDim int, saved []byte) string {
 	h := sha256.New()
 	h.Write([]byte(builtinVersion + "\x00"))
 	h.Write(saved)
-	return fmt.Sprintf("builtin:ppmi-svd-%d@%s", dim, hex.EncodeToString(h.Sum(nil))[:12])
+	name := fmt.Sprintf("builtin:ppmi-svd-%d", dim)
+	if priorDim > 0 {
+		name += fmt.Sprintf("+prior-%d", priorDim)
+	}
+	return name + "@" + hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+// priorDim returns the dimension of b's prior, 0 for none.
+func (b *Builtin) priorDim() int {
+	if b.prior == nil {
+		return 0
+	}
+	return b.prior.dim
 }
 
 // setID sets the model id from the hash of the saved weights.
@@ -62,7 +82,7 @@ func (b *Builtin) setID() error {
 	if b.dim <= 0 || b.dim > 1<<16 {
 		return fmt.Errorf("built-in model dimension %d out of range 1..65536", b.dim)
 	}
-	b.id = builtinID(b.dim, b.marshal())
+	b.id = builtinID(b.dim, b.priorDim(), b.marshal())
 	return nil
 }
 
@@ -113,6 +133,10 @@ func unmarshalBuiltin(data []byte) (*Builtin, error) {
 		return nil, errors.New("checksum mismatch")
 	}
 	r := body[len(builtinMagic):]
+	pid, weight, r, err := readPriorRef(r)
+	if err != nil {
+		return nil, err
+	}
 	dim, n, total := int(le.Uint32(r)), int(le.Uint32(r[4:])), le.Uint64(r[8:])
 	r = r[16:]
 	if dim <= 0 || dim > 1<<16 || n < 0 || n > len(r) {
@@ -143,6 +167,31 @@ func unmarshalBuiltin(data []byte) (*Builtin, error) {
 	if norm(b.common) == 0 {
 		b.common = nil
 	}
-	b.id = builtinID(dim, data)
+	if pid != "" {
+		p, err := Prior()
+		if err != nil {
+			return nil, err
+		}
+		if p == nil || p.id != pid {
+			return nil, fmt.Errorf("trained with prior %s, which this gloss does not have", pid)
+		}
+		b.prior, b.priorWeight = p, weight
+	}
+	b.id = builtinID(dim, b.priorDim(), data)
 	return b, nil
+}
+
+// readPriorRef reads the prior id and weight of a saved model and
+// returns the rest of r.
+func readPriorRef(r []byte) (string, float32, []byte, error) {
+	le := binary.LittleEndian
+	if len(r) < 2 || len(r) < 2+int(le.Uint16(r))+4+16 {
+		return "", 0, nil, errors.New("truncated header")
+	}
+	l := int(le.Uint16(r))
+	pid, w := string(r[2:2+l]), math.Float32frombits(le.Uint32(r[2+l:]))
+	if pid != "" && !(w > 0 && w < 1) {
+		return "", 0, nil, fmt.Errorf("prior weight %v out of range (0, 1)", w)
+	}
+	return pid, w, r[2+l+4:], nil
 }

@@ -42,7 +42,7 @@ func topicUnits() iter.Seq[Unit] {
 
 func trainTopics(t *testing.T) *Builtin {
 	t.Helper()
-	b, err := TrainBuiltin(context.Background(), topicUnits(), TrainOptions{Dim: 16})
+	b, err := TrainBuiltin(context.Background(), topicUnits(), TrainOptions{Dim: 16, NoPrior: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestBuiltinDeterministicSaveLoad(t *testing.T) {
 }
 
 func TestBuiltinEmptyCorpus(t *testing.T) {
-	b, err := TrainBuiltin(context.Background(), slices.Values([]Unit{}), TrainOptions{})
+	b, err := TrainBuiltin(context.Background(), slices.Values([]Unit{}), TrainOptions{NoPrior: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,6 +31,12 @@ type TrainOptions struct {
 	// PowerIters is the number of power iterations of the randomized SVD
 	// [2].
 	PowerIters int
+	// NoPrior leaves the general-domain prior (Prior) out: the model then
+	// knows only the units' words.
+	NoPrior bool
+	// PriorWeight is the prior's share w of the cosine, in (0, 1)
+	// [DefaultPriorWeight].
+	PriorWeight float64
 }
 
 func (o *TrainOptions) defaults() {
@@ -45,6 +51,9 @@ func (o *TrainOptions) defaults() {
 	}
 	if o.PowerIters <= 0 {
 		o.PowerIters = 2
+	}
+	if !(o.PriorWeight > 0 && o.PriorWeight < 1) {
+		o.PriorWeight = DefaultPriorWeight
 	}
 }
 
@@ -76,10 +85,13 @@ const minCommonUnits = 200
 //     et al. 2015), rows L2-normalised;
 //  5. the first principal component of the text vectors of (up to 4,096)
 //     units, removed from every text vector (Arora et al. 2017), for
-//     corpora of at least 200 units.
+//     corpora of at least 200 units;
+//  6. unless opts.NoPrior, the general-domain prior (Prior) is attached
+//     with weight opts.PriorWeight (see Builtin).
 //
 // Training is deterministic: the same units give the same weights and the
-// same Model id. It fails only when ctx ends.
+// same Model id. It fails when ctx ends or the embedded prior does not
+// decode.
 func TrainBuiltin(ctx context.Context, units iter.Seq[Unit], opts TrainOptions) (*Builtin, error) {
 	opts.defaults()
 	var seqs [][]string
@@ -127,6 +139,15 @@ func TrainBuiltin(ctx context.Context, units iter.Seq[Unit], opts TrainOptions) 
 	}
 	b.vecs = wordVectors(a, opts.Dim, opts.PowerIters)
 	b.common = commonComponent(b, seqs)
+	if !opts.NoPrior {
+		p, err := Prior()
+		if err != nil {
+			return nil, err
+		}
+		if p != nil {
+			b.prior, b.priorWeight = p, float32(opts.PriorWeight)
+		}
+	}
 	if err := b.setID(); err != nil {
 		return nil, err
 	}

@@ -233,12 +233,17 @@ func TestToolsEndToEnd(t *testing.T) {
 	// search, with and without a type filter.
 	var sr glossmcp.SearchOutput
 	f.mustOK("search", map[string]any{"query": "attempts"}, &sr)
-	if sr.Count != 1 || sr.Hits[0].ID != m.ID || sr.Hits[0].Score <= 0 {
+	// The note that says "attempts" ranks first; the other may follow on
+	// the vector list alone (the built-in embedder's general-domain prior
+	// gives most pairs of texts a small positive cosine), always lower.
+	if sr.Count < 1 || sr.Count > 2 || sr.Hits[0].ID != m.ID || sr.Hits[0].Score <= 0 || (sr.Count == 2 && sr.Hits[1].Score >= sr.Hits[0].Score) {
 		t.Fatalf("search = %+v", sr)
 	}
 	f.mustOK("search", map[string]any{"query": "attempts", "type": "decision"}, &sr)
-	if sr.Count != 0 {
-		t.Fatalf("search type=decision = %+v", sr)
+	for _, h := range sr.Hits { // the gotcha that says "attempts" is filtered out
+		if h.View == nil || h.Type != "decision" || h.ID == m.ID {
+			t.Fatalf("search type=decision = %+v", sr)
+		}
 	}
 
 	// impact of retry: Fetch calls it; Handle calls Fetch at depth 2.
@@ -351,8 +356,10 @@ func TestToolsEndToEnd(t *testing.T) {
 		t.Fatalf("forget = %+v", fg)
 	}
 	f.mustOK("search", map[string]any{"query": "attempts"}, &sr)
-	if sr.Count != 0 {
-		t.Fatalf("search after forget = %+v", sr)
+	for _, h := range sr.Hits { // the other memory may come on the vector list alone
+		if h.View == nil || h.ID == m.ID {
+			t.Fatalf("search after forget = %+v", sr)
+		}
 	}
 	f.mu.Lock()
 	f.listed = 0

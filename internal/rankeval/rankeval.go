@@ -216,7 +216,12 @@ func Table(names []string, metrics map[string]map[string]Metrics) string {
 		for k := range metrics[n] {
 			kinds = append(kinds, k)
 		}
-		sort.Slice(kinds, func(i, j int) bool { return kindOrder(kinds[i]) < kindOrder(kinds[j]) })
+		sort.Slice(kinds, func(i, j int) bool {
+			if oi, oj := kindOrder(kinds[i]), kindOrder(kinds[j]); oi != oj {
+				return oi < oj
+			}
+			return kinds[i] > kinds[j] // "paraphrase-tune" before "paraphrase-heldout"
+		})
 		for _, k := range kinds {
 			m := metrics[n][k]
 			fmt.Fprintf(&b, "| %s | %s | %d | %.3f | %.3f |\n", n, k, m.Queries, m.RecallAt5, m.MRRAt10)
@@ -232,4 +237,24 @@ func kindOrder(kind string) int {
 		}
 	}
 	return len(Kinds)
+}
+
+// SplitHalves splits the results of one query kind into a tuning half
+// (the 1st, 3rd, 5th… query of that kind in file order) and a held-out
+// half (the 2nd, 4th…), so that a hyper-parameter chosen on the tuning
+// half can be reported on queries it never saw.
+func SplitHalves(results []Result, kind string) (tune, heldOut []Result) {
+	n := 0
+	for _, r := range results {
+		if r.Query.Kind != kind {
+			continue
+		}
+		if n%2 == 0 {
+			tune = append(tune, r)
+		} else {
+			heldOut = append(heldOut, r)
+		}
+		n++
+	}
+	return tune, heldOut
 }
