@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"unsafe"
 )
 
@@ -56,14 +57,29 @@ type vecState struct {
 	epoch uint64
 	ids   []string
 	hash  []uint64
-	data  []float32      // len(ids)*dim
+	// The rows are two blocks: data holds rows 0..len(data)/dim-1 (the
+	// base file's rows, mapped, or the heap rows of a rebuild), extra the
+	// rows added after it. A row added by an update or by replaying the
+	// log goes to extra, so that replaying a log never copies the base
+	// block (growing a 50 MiB mapped block by one row copied all of it:
+	// most of a CLI search's CPU at 100,000 memories, pprof).
+	data  []float32
+	extra []float32
 	pos   map[string]int // id → row; built on first use (index)
 	// file is the base file data points into (nil when data is the
 	// heap's); Vectors releases it only when no state uses it (dropBase).
 	file *baseFile
 }
 
-func (s *vecState) row(i int) []float32 { return s.data[i*s.dim : (i+1)*s.dim] }
+// row returns row i of the two blocks (data, then extra).
+func (s *vecState) row(i int) []float32 {
+	o := i * s.dim
+	if o < len(s.data) {
+		return s.data[o : o+s.dim]
+	}
+	o -= len(s.data)
+	return s.extra[o : o+s.dim]
+}
 
 // index returns the row of id, building the id map on first use (opening
 // an index for search alone never builds it).
@@ -88,7 +104,11 @@ func (s *vecState) put(id string, h uint64, v []float32) {
 	s.pos[id] = len(s.ids)
 	s.ids = append(s.ids, id)
 	s.hash = append(s.hash, h)
-	s.data = append(s.data, v...)
+	if len(s.extra) == 0 && len(s.data)+len(v) <= cap(s.data) {
+		s.data = append(s.data, v...) // room in the block (a rebuild's)
+	} else {
+		s.extra = append(s.extra, v...)
+	}
 }
 
 // remove deletes the row of id (the last row takes its place).
@@ -104,7 +124,12 @@ func (s *vecState) remove(id string) {
 		s.pos[s.ids[i]] = i
 	}
 	delete(s.pos, id)
-	s.ids, s.hash, s.data = s.ids[:last], s.hash[:last], s.data[:last*s.dim]
+	s.ids, s.hash = s.ids[:last], s.hash[:last]
+	if len(s.extra) > 0 {
+		s.extra = s.extra[:len(s.extra)-s.dim]
+	} else {
+		s.data = s.data[:last*s.dim]
+	}
 }
 
 // encodeBase returns the base file of s.
@@ -127,6 +152,7 @@ func encodeBase(s *vecState) []byte {
 	}
 	b.Write(make([]byte, pad4(b.Len())))
 	b.Write(float32Bytes(s.data))
+	b.Write(float32Bytes(s.extra))
 	b.Write(le.AppendUint32(nil, crc32.ChecksumIEEE(b.Bytes())))
 	return b.Bytes()
 }
@@ -233,26 +259,15 @@ func replayLog(path string, s *vecState) (int, error) {
 	if le.Uint64(data[len(vecLogMagic):]) != s.epoch {
 		return 0, nil
 	}
-	r := data[len(vecLogMagic)+8:]
-	var pending [][]byte
-	n := 0
-	for len(r) > 0 {
-		if len(r) < 4 {
-			return 0, errors.New("torn log record")
-		}
-		l := int(le.Uint32(r))
-		if len(r) < 8+l {
-			return 0, errors.New("torn log record")
-		}
-		p := r[4 : 4+l]
-		if crc32.ChecksumIEEE(p) != le.Uint32(r[4+l:]) || l == 0 {
-			return 0, errors.New("corrupt log record")
-		}
-		r = r[8+l:]
-		n++
+	recs, err := logRecords(data[len(vecLogMagic)+8:])
+	if err != nil {
+		return 0, err
+	}
+	s.reserve(recs)
+	start := 0 // the first record of the open batch
+	for i, p := range recs {
 		switch p[0] {
 		case recUpsert, recDelete:
-			pending = append(pending, p)
 			continue
 		case recInvalid:
 			s.known = false
@@ -260,7 +275,7 @@ func replayLog(path string, s *vecState) (int, error) {
 			if len(p) != 9 {
 				return 0, errors.New("bad generation record")
 			}
-			for _, q := range pending {
+			for _, q := range recs[start:i] {
 				if err := applyRecord(s, q); err != nil {
 					return 0, err
 				}
@@ -269,9 +284,47 @@ func replayLog(path string, s *vecState) (int, error) {
 		default:
 			return 0, fmt.Errorf("unknown log record %q", p[0])
 		}
-		pending = pending[:0]
+		start = i + 1
 	}
-	return n, nil
+	return len(recs), nil
+}
+
+// logRecords returns the payloads of the records in r (the log after its
+// header), each checked against its CRC-32; a torn or corrupt record is
+// an error.
+func logRecords(r []byte) ([][]byte, error) {
+	var recs [][]byte
+	for len(r) > 0 {
+		if len(r) < 4 {
+			return nil, errors.New("torn log record")
+		}
+		l := int(le.Uint32(r))
+		if len(r) < 8+l {
+			return nil, errors.New("torn log record")
+		}
+		p := r[4 : 4+l]
+		if crc32.ChecksumIEEE(p) != le.Uint32(r[4+l:]) || l == 0 {
+			return nil, errors.New("corrupt log record")
+		}
+		recs = append(recs, p)
+		r = r[8+l:]
+	}
+	return recs, nil
+}
+
+// reserve grows the row slices of s once for the upserts among recs (a
+// whole log), so that applying them copies the id and hash slices (as
+// long as the rows) and the added rows once, not at every growth.
+func (s *vecState) reserve(recs [][]byte) {
+	k := 0
+	for _, p := range recs {
+		if p[0] == recUpsert {
+			k++
+		}
+	}
+	s.ids = slices.Grow(s.ids, k)
+	s.hash = slices.Grow(s.hash, k)
+	s.extra = slices.Grow(s.extra, k*s.dim)
 }
 
 func applyRecord(s *vecState, p []byte) error {

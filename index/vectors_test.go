@@ -221,3 +221,58 @@ func TestVectorsFailedUpdateAndCompaction(t *testing.T) {
 		t.Fatalf("unchanged text: err %v, embedded %d", err, e.embedded)
 	}
 }
+
+// TestVectorsLogRowsSecondBlock checks the two row blocks of a replayed
+// index: rows added by the log sit after the mapped base rows, and
+// deletions of base rows and of added rows, and rewrites of base rows,
+// give the same rows and searches as the index that wrote the log, after
+// reopening and after compaction.
+func TestVectorsLogRowsSecondBlock(t *testing.T) {
+	dir := t.TempDir()
+	e := &letterEmbedder{model: "letters@1"}
+	v, _ := openVec(t, dir, e)
+	if err := v.Rebuild([]Doc{vdoc("b1", "aaa"), vdoc("b2", "bbb"), vdoc("b3", "ccc"), vdoc("b4", "ddd")}, 1); err != nil {
+		t.Fatal(err)
+	}
+	v, _ = openVec(t, dir, e) // rows now in the mapped base
+	steps := []struct {
+		docs    []Doc
+		deleted []string
+	}{
+		{[]Doc{vdoc("n1", "eee"), vdoc("n2", "fff"), vdoc("n3", "ggg")}, nil},
+		{[]Doc{vdoc("b2", "hhh")}, []string{"b1"}}, // rewrite a base row; delete one (an added row moves into the base block)
+		{nil, []string{"n2", "b4"}},
+		{[]Doc{vdoc("n4", "aab")}, nil},
+	}
+	for i, s := range steps {
+		if err := v.Update(s.docs, s.deleted, uint64(i+2)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := map[string]string{"a": "n4", "b": "n4", "c": "b3", "e": "n1", "f": "", "g": "n3", "h": "b2", "d": ""}
+	check := func(name string, v *Vectors) {
+		t.Helper()
+		if n, _ := v.Count(); n != 5 {
+			t.Fatalf("%s: %d rows, want 5 (b2 b3 n1 n3 n4)", name, n)
+		}
+		for q, w := range want {
+			if got := search(t, v, q, 5); got != w {
+				t.Errorf("%s: search %s = %q, want %q", name, q, got, w)
+			}
+		}
+	}
+	check("writer", v)
+	v2, ok := openVec(t, dir, e)
+	if !ok || v2.logRecs == 0 {
+		t.Fatalf("reopen: ok %v, %d log records (want a replayed log)", ok, v2.logRecs)
+	}
+	check("replayed", v2)
+	v2.mu.Lock()
+	err := v2.writeBase(v2.st)
+	v2.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v3, _ := openVec(t, dir, e)
+	check("compacted", v3)
+}
