@@ -276,3 +276,46 @@ func TestVectorsLogRowsSecondBlock(t *testing.T) {
 	v3, _ := openVec(t, dir, e)
 	check("compacted", v3)
 }
+
+// TestVectorsOpenCompactsLongLog checks that opening an index whose log
+// is longer than longLog allows (written by a gloss that compacted
+// later) compacts it: the log is gone, the rows and generation are the
+// log's, and the next opening reads the base alone.
+func TestVectorsOpenCompactsLongLog(t *testing.T) {
+	dir := t.TempDir()
+	e := &letterEmbedder{model: "letters@1"}
+	v, _ := openVec(t, dir, e)
+	if err := v.Rebuild([]Doc{vdoc("b1", "aaa")}, 1); err != nil {
+		t.Fatal(err)
+	}
+	vec, _ := e.Embed(context.Background(), []string{"bbb"})
+	var recs [][]byte
+	for i := 0; i < 1100; i++ {
+		recs = append(recs, appendRow([]byte{recUpsert}, fmt.Sprintf("n%04d", i), 7, vec[0]))
+	}
+	recs = append(recs, append([]byte{recDelete}, "b1"...), le.AppendUint64([]byte{recGeneration}, 9))
+	if err := appendLog(filepath.Join(dir, vecLogFile), v.st.epoch, recs); err != nil {
+		t.Fatal(err)
+	}
+	v2, ok := openVec(t, dir, e)
+	if !ok || v2.logRecs != 0 {
+		t.Fatalf("open: ok %v, %d log records left (want the log compacted)", ok, v2.logRecs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, vecLogFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the log is still there: %v", err)
+	}
+	for _, x := range []*Vectors{v2, func() *Vectors { v3, _ := openVec(t, dir, e); return v3 }()} {
+		if n, _ := x.Count(); n != 1100 {
+			t.Fatalf("%d rows, want 1100", n)
+		}
+		if g, _ := x.Generation(); g != 9 {
+			t.Fatalf("generation %d, want 9", g)
+		}
+		if got := search(t, x, "a", 3); got != "" {
+			t.Fatalf("search a = %q, want nothing (b1 deleted)", got)
+		}
+		if got := search(t, x, "b", 2); got != "n0000,n0001" {
+			t.Fatalf("search b = %q, want n0000,n0001", got)
+		}
+	}
+}
