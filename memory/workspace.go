@@ -160,6 +160,10 @@ func FindRoot(dir string) (string, error) {
 	if top, ok := gitTops.Load(abs); ok {
 		return top.(string), nil
 	}
+	if top, ok := gitTopFast(abs); ok {
+		gitTops.Store(abs, top)
+		return top, nil
+	}
 	if out, err := git(abs, "rev-parse", "--show-toplevel"); err == nil && out != "" {
 		if top, err := filepath.EvalSymlinks(out); err == nil {
 			gitTops.Store(abs, top)
