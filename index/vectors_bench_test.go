@@ -100,8 +100,9 @@ func BenchmarkDot(b *testing.B) {
 
 // BenchmarkVectorsOpen measures opening (reading and checking) a saved
 // index of n rows of 128, which a CLI process without a daemon pays per
-// search; it reports the files' size. The "+log" cases add 10,000 rows
-// through the log (100 updates of 100 rows), which opening replays.
+// search; it reports the files' size. The "+log" case adds 10,000 rows
+// by 100 updates of 100 rows, as a daemon would: they are in the log
+// that opening replays, as far as Update has not compacted it.
 func BenchmarkVectorsOpen(b *testing.B) {
 	for _, c := range []struct {
 		n, logged int
