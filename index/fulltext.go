@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/blugelabs/bluge"
 	"github.com/blugelabs/bluge/analysis"
@@ -24,11 +25,17 @@ var english = en.NewAnalyzer()
 // analyzer returns the analyzer of text fields and queries.
 func analyzer() *analysis.Analyzer { return english }
 
-// FullText is the Bluge (BM25) derived index of one directory.
+// FullText is the Bluge (BM25) derived index of one directory. It reads
+// an existing index without a writer until the first write
+// (fulltext_open.go). Methods are safe for concurrent use.
 type FullText struct {
 	dir    string
 	schema string
-	writer *bluge.Writer
+
+	mu      sync.Mutex
+	writer  *bluge.Writer // nil until the first write
+	reader  *bluge.Reader // the index as opened, while there is no writer
+	readers int           // searches using reader
 }
 
 var _ Derived = (*FullText)(nil)
@@ -46,6 +53,9 @@ const (
 func OpenFullText(dir, schema string) (ft *FullText, ok bool, err error) {
 	old, _ := os.ReadFile(filepath.Join(dir, schemaFile))
 	if strings.TrimSpace(string(old)) == schema {
+		if ft, err := openFullTextReader(dir, schema); err == nil {
+			return ft, true, nil
+		}
 		if wr, err := bluge.OpenWriter(bluge.DefaultConfig(dir)); err == nil {
 			return &FullText{dir: dir, schema: schema, writer: wr}, true, nil
 		}
@@ -110,18 +120,24 @@ func (f *FullText) update(docs []Doc, deleted []string) (err error) {
 	for _, id := range deleted {
 		b.Delete(bluge.Identifier(id))
 	}
-	return f.writer.Batch(b)
+	wr, err := f.openWriter()
+	if err != nil {
+		return err
+	}
+	return wr.Batch(b)
 }
 
 // Rebuild implements Derived: the directory is emptied, docs indexed, and
 // the schema recorded last, so an interrupted rebuild is redone.
 func (f *FullText) Rebuild(docs []Doc, gen uint64) error {
-	_ = f.writer.Close()
+	_ = f.closeAll()
 	nf, err := newFullText(f.dir, f.schema)
 	if err != nil {
 		return err
 	}
+	f.mu.Lock()
 	f.writer = nf.writer
+	f.mu.Unlock()
 	for len(docs) > 0 { // in batches of 1,000, for bounded memory
 		n := min(len(docs), 1000)
 		if err := f.update(docs[:n], nil); err != nil {
@@ -144,11 +160,11 @@ func (f *FullText) Invalidate() {
 
 // Count implements Derived.
 func (f *FullText) Count() (uint64, error) {
-	r, err := f.writer.Reader()
+	r, release, err := f.snapshot()
 	if err != nil {
 		return 0, err
 	}
-	defer r.Close()
+	defer release()
 	return r.Count()
 }
 
@@ -157,11 +173,11 @@ func (f *FullText) Count() (uint64, error) {
 // scores.
 func (f *FullText) Search(ctx context.Context, q Query) (out []Scored, err error) {
 	defer Recover(f.dir, "search", &err)
-	r, err := f.writer.Reader()
+	r, release, err := f.snapshot()
 	if err != nil {
 		return nil, err
 	}
-	defer r.Close()
+	defer release()
 	// Clauses in a fixed (sorted field) order: the boolean query sums
 	// clause scores in order, and a map's random order changed the last
 	// bits of equal-looking scores, and so the ranking, between runs.
@@ -194,7 +210,7 @@ func (f *FullText) Search(ctx context.Context, q Query) (out []Scored, err error
 }
 
 // Close implements Derived.
-func (f *FullText) Close() error { return f.writer.Close() }
+func (f *FullText) Close() error { return f.closeAll() }
 
 // UpdateUnsaved applies docs and deleted like Update, for documents that
 // are not in the store of record (an editor's unsaved buffer): the
@@ -211,11 +227,11 @@ func (f *FullText) UpdateUnsaved(docs []Doc, deleted []string) error {
 // with prefix, in id order (a Bluge prefix query on the _id field).
 func (f *FullText) IDsWithPrefix(ctx context.Context, prefix string) (ids []string, err error) {
 	defer Recover(f.dir, "search", &err)
-	r, err := f.writer.Reader()
+	r, release, err := f.snapshot()
 	if err != nil {
 		return nil, err
 	}
-	defer r.Close()
+	defer release()
 	q := bluge.NewPrefixQuery(prefix).SetField("_id")
 	it, err := r.Search(ctx, bluge.NewAllMatches(q))
 	if err != nil {

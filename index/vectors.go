@@ -60,10 +60,11 @@ func OpenVectors(dir string, e embed.Embedder) (v *Vectors, ok bool, err error) 
 		return nil, false, fmt.Errorf("vector index: %w", err)
 	}
 	v = &Vectors{dir: dir, emb: e}
+	log, lerr := readLog(filepath.Join(dir, vecLogFile))
 	file, rerr := readBase(filepath.Join(dir, vecBaseFile))
 	var st *vecState
 	if rerr == nil {
-		st, rerr = decodeBase(file)
+		st, rerr = decodeBase(file, log.upserts())
 	}
 	if rerr != nil || st.model != e.Model() || (e.Dim() != 0 && st.dim != e.Dim()) {
 		// Missing, corrupt, or another model: start empty.
@@ -72,14 +73,33 @@ func OpenVectors(dir string, e embed.Embedder) (v *Vectors, ok bool, err error) 
 		return v, false, nil
 	}
 	v.base = file
-	n, lerr := replayLog(filepath.Join(dir, vecLogFile), st)
+	n := 0
+	if lerr == nil {
+		n, lerr = log.replay(st)
+	}
 	if lerr != nil {
-		st, _ = decodeBase(file) // the base alone, for reuse by Rebuild
+		st, _ = decodeBase(file, 0) // the base alone, for reuse by Rebuild
 		st.known = false
+		n = 0
 	}
 	v.st, v.logRecs = st, n
+	if st.known && longLog(n, len(st.ids)) {
+		// Compact now, so that the next opening (a CLI call) does not
+		// replay the log again; on failure (a read-only home) the index
+		// still serves from the replayed rows.
+		_ = v.writeBase(st)
+	}
 	return v, st.known, nil
 }
+
+// longLog reports whether a log of recs records over an index of rows
+// rows is compacted into the base: when it holds more than 1,024 records
+// and more than rows/64. Every opening replays the whole log (a CLI
+// process opens the index per call), while compaction writes the base
+// once per rows/64 records; at 100,000 rows the former bound of rows/4
+// let a log of 25,000 records grow, whose replay was most of a CLI
+// search (pprof, docs/benchmarks.md).
+func longLog(recs, rows int) bool { return recs > max(1024, rows/64) }
 
 func (v *Vectors) emptyState(epoch uint64) *vecState {
 	return &vecState{model: v.emb.Model(), dim: v.emb.Dim(), epoch: epoch}
@@ -240,7 +260,7 @@ func (v *Vectors) Update(docs []Doc, deleted []string, gen uint64) error {
 	}
 	st.gen, st.known = gen, true
 	recs = append(recs, le.AppendUint64([]byte{recGeneration}, gen))
-	if v.logRecs+len(recs) > max(1024, len(st.ids)/4) {
+	if longLog(v.logRecs+len(recs), len(st.ids)) {
 		return v.writeBase(st)
 	}
 	if err := appendLog(filepath.Join(v.dir, vecLogFile), st.epoch, recs); err != nil {

@@ -100,11 +100,23 @@ func BenchmarkDot(b *testing.B) {
 
 // BenchmarkVectorsOpen measures opening (reading and checking) a saved
 // index of n rows of 128, which a CLI process without a daemon pays per
-// search; it reports the files' size.
+// search; it reports the files' size. The "+log" case adds 10,000 rows
+// by 100 updates of 100 rows, as a daemon would: they are in the log
+// that opening replays, as far as Update has not compacted it.
 func BenchmarkVectorsOpen(b *testing.B) {
-	for _, n := range []int{10_000, 100_000} {
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			v := fixedIndex(b, n, 128)
+	for _, c := range []struct {
+		n, logged int
+	}{{10_000, 0}, {100_000, 0}, {100_000, 10_000}} {
+		name := fmt.Sprint(c.n)
+		if c.logged > 0 {
+			name += fmt.Sprintf("+log%d", c.logged)
+		}
+		b.Run(name, func(b *testing.B) {
+			n := c.n
+			v := fixedIndex(b, n+c.logged, 128)
+			if c.logged > 0 {
+				v = loggedIndex(b, v, n, c.logged)
+			}
 			st, err := os.Stat(filepath.Join(v.dir, vecBaseFile))
 			if err != nil {
 				b.Fatal(err)
@@ -183,4 +195,25 @@ func splitLinesBench(s string) []string {
 		}
 	}
 	return out
+}
+
+// loggedIndex rewrites the base of v (n+logged rows) to its first n rows
+// and adds the other logged rows by updates of 100 rows (the log).
+func loggedIndex(b *testing.B, v *Vectors, n, logged int) *Vectors {
+	docs := make([]Doc, n+logged)
+	for i := range docs {
+		docs[i] = Doc{ID: fmt.Sprintf("m%07d", i), Fields: map[string]string{VectorText: fmt.Sprintf("#%d", i)}}
+	}
+	if err := v.Rebuild(docs[:n], 1); err != nil {
+		b.Fatal(err)
+	}
+	for i, gen := n, uint64(2); i < len(docs); i, gen = i+100, gen+1 {
+		if err := v.Update(docs[i:min(i+100, len(docs))], nil, gen); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if v.logRecs == 0 {
+		b.Fatal("the updates were compacted into the base")
+	}
+	return v
 }

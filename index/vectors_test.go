@@ -221,3 +221,101 @@ func TestVectorsFailedUpdateAndCompaction(t *testing.T) {
 		t.Fatalf("unchanged text: err %v, embedded %d", err, e.embedded)
 	}
 }
+
+// TestVectorsLogRowsSecondBlock checks the two row blocks of a replayed
+// index: rows added by the log sit after the mapped base rows, and
+// deletions of base rows and of added rows, and rewrites of base rows,
+// give the same rows and searches as the index that wrote the log, after
+// reopening and after compaction.
+func TestVectorsLogRowsSecondBlock(t *testing.T) {
+	dir := t.TempDir()
+	e := &letterEmbedder{model: "letters@1"}
+	v, _ := openVec(t, dir, e)
+	if err := v.Rebuild([]Doc{vdoc("b1", "aaa"), vdoc("b2", "bbb"), vdoc("b3", "ccc"), vdoc("b4", "ddd")}, 1); err != nil {
+		t.Fatal(err)
+	}
+	v, _ = openVec(t, dir, e) // rows now in the mapped base
+	steps := []struct {
+		docs    []Doc
+		deleted []string
+	}{
+		{[]Doc{vdoc("n1", "eee"), vdoc("n2", "fff"), vdoc("n3", "ggg")}, nil},
+		{[]Doc{vdoc("b2", "hhh")}, []string{"b1"}}, // rewrite a base row; delete one (an added row moves into the base block)
+		{nil, []string{"n2", "b4"}},
+		{[]Doc{vdoc("n4", "aab")}, nil},
+	}
+	for i, s := range steps {
+		if err := v.Update(s.docs, s.deleted, uint64(i+2)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := map[string]string{"a": "n4", "b": "n4", "c": "b3", "e": "n1", "f": "", "g": "n3", "h": "b2", "d": ""}
+	check := func(name string, v *Vectors) {
+		t.Helper()
+		if n, _ := v.Count(); n != 5 {
+			t.Fatalf("%s: %d rows, want 5 (b2 b3 n1 n3 n4)", name, n)
+		}
+		for q, w := range want {
+			if got := search(t, v, q, 5); got != w {
+				t.Errorf("%s: search %s = %q, want %q", name, q, got, w)
+			}
+		}
+	}
+	check("writer", v)
+	v2, ok := openVec(t, dir, e)
+	if !ok || v2.logRecs == 0 {
+		t.Fatalf("reopen: ok %v, %d log records (want a replayed log)", ok, v2.logRecs)
+	}
+	check("replayed", v2)
+	v2.mu.Lock()
+	err := v2.writeBase(v2.st)
+	v2.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v3, _ := openVec(t, dir, e)
+	check("compacted", v3)
+}
+
+// TestVectorsOpenCompactsLongLog checks that opening an index whose log
+// is longer than longLog allows (written by a gloss that compacted
+// later) compacts it: the log is gone, the rows and generation are the
+// log's, and the next opening reads the base alone.
+func TestVectorsOpenCompactsLongLog(t *testing.T) {
+	dir := t.TempDir()
+	e := &letterEmbedder{model: "letters@1"}
+	v, _ := openVec(t, dir, e)
+	if err := v.Rebuild([]Doc{vdoc("b1", "aaa")}, 1); err != nil {
+		t.Fatal(err)
+	}
+	vec, _ := e.Embed(context.Background(), []string{"bbb"})
+	var recs [][]byte
+	for i := 0; i < 1100; i++ {
+		recs = append(recs, appendRow([]byte{recUpsert}, fmt.Sprintf("n%04d", i), 7, vec[0]))
+	}
+	recs = append(recs, append([]byte{recDelete}, "b1"...), le.AppendUint64([]byte{recGeneration}, 9))
+	if err := appendLog(filepath.Join(dir, vecLogFile), v.st.epoch, recs); err != nil {
+		t.Fatal(err)
+	}
+	v2, ok := openVec(t, dir, e)
+	if !ok || v2.logRecs != 0 {
+		t.Fatalf("open: ok %v, %d log records left (want the log compacted)", ok, v2.logRecs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, vecLogFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the log is still there: %v", err)
+	}
+	for _, x := range []*Vectors{v2, func() *Vectors { v3, _ := openVec(t, dir, e); return v3 }()} {
+		if n, _ := x.Count(); n != 1100 {
+			t.Fatalf("%d rows, want 1100", n)
+		}
+		if g, _ := x.Generation(); g != 9 {
+			t.Fatalf("generation %d, want 9", g)
+		}
+		if got := search(t, x, "a", 3); got != "" {
+			t.Fatalf("search a = %q, want nothing (b1 deleted)", got)
+		}
+		if got := search(t, x, "b", 2); got != "n0000,n0001" {
+			t.Fatalf("search b = %q, want n0000,n0001", got)
+		}
+	}
+}

@@ -95,7 +95,7 @@ func (w *Workspace) FlushAccess() error {
 	if closed || len(batch) == 0 {
 		return nil
 	}
-	return w.Store.AddAccess(batch)
+	return w.storeAccess(batch)
 }
 
 // closeAccess writes the pending accesses and stops accepting new ones
@@ -113,7 +113,7 @@ func (w *Workspace) closeAccess() error {
 		l.timer = nil
 	}
 	l.mu.Unlock()
-	return w.Store.AddAccess(batch)
+	return w.storeAccess(batch)
 }
 
 // pendingAccess returns the unflushed accesses of id.

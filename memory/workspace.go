@@ -49,6 +49,15 @@ type Options struct {
 	// builtin, none, model2vec:DIR, ollama:MODEL[@URL],
 	// openai:MODEL[@URL]); "" means $GLOSS_EMBEDDER, else builtin.
 	Embedder string
+	// ReadOnly opens the store read-only, for a command that only reads
+	// (the CLI's search and context): opening then skips the flush of the
+	// last process's write-ahead log and the compactions that follow
+	// (index.OpenStoreReadOnly), and accesses go to an access file that
+	// the next writable opening adds to the store. A write reopens the
+	// store for writing first, so nothing is refused. Ignored with
+	// StoreFS; a store that cannot be opened read-only is opened for
+	// writing.
+	ReadOnly bool
 }
 
 // Workspace is one project root with its isolated store: the engine API
@@ -152,6 +161,10 @@ func FindRoot(dir string) (string, error) {
 	}
 	if top, ok := gitTops.Load(abs); ok {
 		return top.(string), nil
+	}
+	if top, ok := gitTopFast(abs); ok {
+		gitTops.Store(abs, top)
+		return top, nil
 	}
 	if out, err := git(abs, "rev-parse", "--show-toplevel"); err == nil && out != "" {
 		if top, err := filepath.EvalSymlinks(out); err == nil {
@@ -268,7 +281,7 @@ func Open(dir string, opts Options) (*Workspace, error) {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
 	_ = os.WriteFile(filepath.Join(pdir, "root"), []byte(root+"\n"), 0o600)
-	st, err := index.OpenStore(filepath.Join(pdir, "pebble"), opts.StoreFS)
+	st, ro, err := openStore(filepath.Join(pdir, "pebble"), opts)
 	if err != nil {
 		return nil, err
 	}
@@ -280,6 +293,11 @@ func Open(dir string, opts Options) (*Workspace, error) {
 	w.Indexer = &index.Indexer{Root: root, Store: st, Project: index.NewProject(root), MaxFileSize: opts.MaxFileSize}
 	if w.now == nil {
 		w.now = time.Now
+	}
+	if ro {
+		w.roErr = errOpenedReadOnly
+	} else if err := w.mergeAccessFile(); err != nil {
+		w.warn(err) // statistics only
 	}
 	return w, nil
 }

@@ -57,6 +57,9 @@ func (g *globals) connect(ctx context.Context) (*backend, error) {
 	if err != nil {
 		return nil, err
 	}
+	if g.readOnly { // search, context: open the vector index meanwhile
+		w.PrefetchVectors()
+	}
 	return &backend{Interface: &api.Engine{Host: api.Single{W: w}, IndexFirst: true}, close: w.Close}, nil
 }
 

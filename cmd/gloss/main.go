@@ -44,7 +44,15 @@ type globals struct {
 	maxSize  int64
 	noDaemon bool
 	force    bool
+	// readOnly is set for the verbs of readOnlyVerbs (root's
+	// PersistentPreRun): without a daemon they open the store read-only.
+	readOnly bool
 }
+
+// readOnlyVerbs are the verbs that only read the store. Without a daemon
+// they open it read-only (memory.Options.ReadOnly), which spares a CLI
+// call the flush and compaction of a writable Pebble opening.
+var readOnlyVerbs = map[string]bool{"search": true, "context": true}
 
 func newRoot() *cobra.Command {
 	g := &globals{}
@@ -55,6 +63,9 @@ func newRoot() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version,
+		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
+			g.readOnly = readOnlyVerbs[cmd.Name()]
+		},
 	}
 	root.PersistentFlags().StringVarP(&g.dir, "dir", "C", ".", "run as if gloss was started in this directory")
 	root.PersistentFlags().BoolVar(&g.json, "json", false, "print machine-readable JSON")
