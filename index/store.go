@@ -231,6 +231,9 @@ type FileRecord struct {
 	// Imports are the modules the file imports (records written before
 	// imports were recorded have none until the file is parsed again).
 	Imports []Import `json:"imports,omitempty"`
+	// Tokens is the TokensVersion of the file's token record (tokenstore.go)
+	// written with this content; 0 when none was (an older gloss).
+	Tokens int `json:"tokv,omitempty"`
 }
 
 // File returns the stored record of path, or (nil, nil) when it is not
@@ -280,6 +283,8 @@ type FileMeta struct {
 	Indexed  int64  `json:"indexed"`
 	Defs     int    `json:"defs"`
 	HasError bool   `json:"has_error,omitempty"`
+	// Tokens is FileRecord.Tokens.
+	Tokens int `json:"tokv,omitempty"`
 }
 
 // FileMetas returns the FileMeta of every stored file, by path.
@@ -297,8 +302,9 @@ func (s *Store) FileMetas() (map[string]FileMeta, error) {
 }
 
 // putFile writes rec and its derived keys into b, removing the keys of old
-// (the previous record of the same path, may be nil).
-func putFile(b *pebble.Batch, old, rec *FileRecord) error {
+// (the previous record of the same path, may be nil), and the token record
+// toks (encodeTokens) when it is not nil.
+func putFile(b *pebble.Batch, old, rec *FileRecord, toks []byte) error {
 	if old != nil {
 		deleteFileKeys(b, old)
 	}
@@ -309,11 +315,14 @@ func putFile(b *pebble.Batch, old, rec *FileRecord) error {
 	if err := b.Set(Key(prefixFile, rec.Path), data, nil); err != nil {
 		return err
 	}
-	meta, err := json.Marshal(FileMeta{Path: rec.Path, Lang: rec.Lang, Hash: rec.Hash, Size: rec.Size, ModTime: rec.ModTime, Indexed: rec.Indexed, Defs: len(rec.Defs), HasError: rec.HasError})
+	meta, err := json.Marshal(FileMeta{Path: rec.Path, Lang: rec.Lang, Hash: rec.Hash, Size: rec.Size, ModTime: rec.ModTime, Indexed: rec.Indexed, Defs: len(rec.Defs), HasError: rec.HasError, Tokens: rec.Tokens})
 	if err != nil {
 		return err
 	}
 	if err := b.Set(Key(prefixFileMeta, rec.Path), meta, nil); err != nil {
+		return err
+	}
+	if err := putTokens(b, rec.Path, toks); err != nil {
 		return err
 	}
 	for _, d := range rec.Defs {
