@@ -161,6 +161,18 @@ func runBatch(cmd *cobra.Command, g *globals, b *backend, file string) error {
 	return nil
 }
 
+// indexedOnce makes the later chunks of a batch on the direct backend skip
+// the index run the engine does before each remember (api.Engine
+// IndexFirst): the first chunk brought the index up to date, a file
+// changed since is parsed when a request anchors there, and a run per
+// chunk rescanned the tree and could retrain the built-in embedder once
+// per chunk (the memory count grows by a tenth).
+func indexedOnce(b *backend) {
+	if e, ok := b.Interface.(*api.Engine); ok {
+		e.IndexFirst = false
+	}
+}
+
 // sendBatch stores the well-formed lines of one chunk (one RememberBatch
 // call) and records each one's memory or error in lines.
 func sendBatch(ctx context.Context, b *backend, lines []batchResult) error {
@@ -179,6 +191,7 @@ func sendBatch(ctx context.Context, b *backend, lines []batchResult) error {
 	if err != nil {
 		return err
 	}
+	indexedOnce(b)
 	for j, i := range pos {
 		if it := res.Items[j]; it.Error != "" {
 			lines[i].err = errors.New(it.Error)
