@@ -261,6 +261,37 @@ func (s *Store) File(path string) (rec *FileRecord, err error) {
 	return r.shared(), nil
 }
 
+// FileDefs returns the stored record of path without its calls and
+// imports, or (nil, nil) when it is not indexed. It decodes the stored
+// bytes each time, skipping the calls (most of a record) instead of
+// decoding them, and leaves the record cache alone: for a reader that
+// reads each file once and keeps what it needs, such as an ingest of many
+// memories, which would otherwise hold every record of the workspace
+// twice (stored bytes and decoded calls) in the cache.
+func (s *Store) FileDefs(path string) (rec *FileRecord, err error) {
+	defer Recover(s.dir, "read file record "+path, &err)
+	val, closer, err := s.pdb().Get(Key(prefixFile, path))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read file record %s: %w", path, err)
+	}
+	defer closer.Close()
+	var r struct {
+		V        int          `json:"v"`
+		Path     string       `json:"path"`
+		Lang     string       `json:"lang"`
+		Hash     string       `json:"hash"`
+		HasError bool         `json:"has_error"`
+		Defs     []Definition `json:"defs"`
+	}
+	if err := json.Unmarshal(val, &r); err != nil {
+		return nil, fmt.Errorf("corrupt file record %s: %w", path, err)
+	}
+	return &FileRecord{V: r.V, Path: r.Path, Lang: r.Lang, Hash: r.Hash, HasError: r.HasError, Defs: r.Defs}, nil
+}
+
 // Files calls fn for every stored file record in path order.
 func (s *Store) Files(fn func(*FileRecord) error) error {
 	return Scan(s.pdb(), func(_ []string, val []byte) error {

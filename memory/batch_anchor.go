@@ -37,7 +37,7 @@ func (w *Workspace) storedFile(rel string, st *batchState) *index.File {
 	if lang == nil {
 		return nil
 	}
-	rec, err := w.Store.File(rel)
+	rec, err := w.Store.FileDefs(rel) // the batch keeps it: no record cache
 	if err != nil || rec == nil {
 		return nil
 	}
