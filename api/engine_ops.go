@@ -300,7 +300,11 @@ func CheckResultOf(results ...memory.CheckResult) CheckResult {
 	var views []memory.View
 	for _, res := range results {
 		if res.Views != nil {
-			views = append(views, res.Views...)
+			if views == nil {
+				views = res.Views[:len(res.Views):len(res.Views)] // one workspace: no copy
+			} else {
+				views = append(views, res.Views...)
+			}
 		} else {
 			all = append(all, res.Memories...)
 		}
@@ -311,7 +315,7 @@ func CheckResultOf(results ...memory.CheckResult) CheckResult {
 	}
 	memory.SortByPlace(all)
 	if len(all) == 0 && len(results) == 1 && views != nil {
-		out.Memories = views // already ordered (memory.Summaries): no copy
+		out.Memories = views // already ordered (memory.Summaries)
 	} else {
 		out.Memories = append(memory.Views(all), views...)
 		if len(all) > 0 && len(views) > 0 {
