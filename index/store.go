@@ -23,7 +23,7 @@ const SchemaVersion = 1
 // Key prefixes of the Pebble keyspace. Keys are prefix, then parts joined by
 // NUL bytes. Values are JSON objects carrying "v" (SchemaVersion). The
 // other keyspaces are declared next to their code (records.go, hidden.go,
-// forgotten.go, summaries.go, importmark.go); every prefix must be
+// forgotten.go, summaries.go, importmark.go, tokenstore.go); every prefix must be
 // distinct and listed in TestKeyPrefixesDistinct.
 const (
 	prefixMeta     = "s" // s\0schema → version
