@@ -32,12 +32,22 @@ func (w *Workspace) storedFile(rel string, st *batchState) *index.File {
 	if f, ok := st.stored[rel]; ok {
 		return f
 	}
-	st.stored[rel] = nil
+	f := w.indexedFile(rel, w.Store.FileDefs) // the batch keeps it: no record cache
+	st.stored[rel] = f
+	return f
+}
+
+// indexedFile returns the file rel as its stored index record (read by
+// record) describes it, without tokens (index.RecordFile), when the file
+// on disk is the content that was indexed; nil when it is not (not
+// indexed, changed since, unreadable, or a language gloss does not
+// parse).
+func (w *Workspace) indexedFile(rel string, record func(string) (*index.FileRecord, error)) *index.File {
 	lang := index.LanguageFor(rel)
 	if lang == nil {
 		return nil
 	}
-	rec, err := w.Store.FileDefs(rel) // the batch keeps it: no record cache
+	rec, err := record(rel)
 	if err != nil || rec == nil {
 		return nil
 	}
@@ -45,9 +55,7 @@ func (w *Workspace) storedFile(rel string, st *batchState) *index.File {
 	if err != nil || index.CheckContent(src) != "" {
 		return nil
 	}
-	f := index.RecordFile(rec, lang, src)
-	st.stored[rel] = f
-	return f
+	return index.RecordFile(rec, lang, src)
 }
 
 // storedLinesAnchor anchors the 0-based lines first..last of the stored
