@@ -103,19 +103,22 @@ func (e *Engine) workspaceOf(cmd, uri string) (*memory.Workspace, string, error)
 // place validates loc against its document; a nil range means the whole
 // document when whole is set.
 func (e *Engine) place(cmd string, loc Location, whole bool) (*place, error) {
+	return e.placeIn(cmd, loc, whole, nil)
+}
+
+// placeIn is place with the path checks and line counts of the files of
+// a batch cached in pc (nil: none); a file on disk read through pc has
+// no src in the place (only open documents keep their text).
+func (e *Engine) placeIn(cmd string, loc Location, whole bool, pc *placeCache) (*place, error) {
 	w, path, err := e.workspaceOf(cmd, loc.URI)
 	if err != nil {
 		return nil, err
 	}
-	rel, err := w.RelPath(path)
+	ft, err := pc.file(e, w, path)
 	if err != nil {
 		return nil, invalid("%s: %v", cmd, err)
 	}
-	src, open, err := e.text(w, path)
-	if err != nil {
-		return nil, invalid("%s: %v", cmd, err)
-	}
-	n := index.NewLines(src).Count()
+	rel, src, open, n := ft.rel, ft.src, ft.open, ft.lines
 	r := loc.Range
 	if r == nil {
 		if !whole {
@@ -162,7 +165,7 @@ func (e *Engine) find(cmd, id string) (*memory.Workspace, *memory.Memory, error)
 
 // request turns RememberArgs into the engine's request: the symbol, or
 // the validated place.
-func (e *Engine) request(a RememberArgs) (memory.RememberRequest, *place, error) {
+func (e *Engine) request(a RememberArgs, pc *placeCache) (memory.RememberRequest, *place, error) {
 	req := memory.RememberRequest{Text: a.Text, Title: a.Title, Type: a.Type, Tags: a.Tags, Scope: a.Scope, Source: a.Source, Symbol: a.Symbol}
 	req.OnDuplicate = a.OnDuplicate
 	if err := e.lifecycleRequest(a, &req); err != nil {
@@ -185,7 +188,7 @@ func (e *Engine) request(a RememberArgs) (memory.RememberRequest, *place, error)
 		req.AutoAnchor = true
 		return req, &place{w: ws[0]}, nil
 	}
-	pl, err := e.place(Remember.name, a.Location, false)
+	pl, err := e.placeIn(Remember.name, a.Location, false, pc)
 	if err != nil {
 		return req, nil, err
 	}
@@ -228,8 +231,9 @@ func (e *Engine) RememberBatch(ctx context.Context, a RememberBatchArgs) (Rememb
 	byW := map[*memory.Workspace][]job{}
 	var order []*memory.Workspace
 	var bySymbol []job
+	pc := &placeCache{}
 	for i, it := range a.Items {
-		req, pl, err := e.request(it)
+		req, pl, err := e.request(it, pc)
 		switch {
 		case err != nil:
 			out.Items[i].Error = err.Error()

@@ -300,7 +300,11 @@ func CheckResultOf(results ...memory.CheckResult) CheckResult {
 	var views []memory.View
 	for _, res := range results {
 		if res.Views != nil {
-			views = append(views, res.Views...)
+			if views == nil {
+				views = res.Views[:len(res.Views):len(res.Views)] // one workspace: no copy
+			} else {
+				views = append(views, res.Views...)
+			}
 		} else {
 			all = append(all, res.Memories...)
 		}
@@ -310,12 +314,16 @@ func CheckResultOf(results ...memory.CheckResult) CheckResult {
 		out.Problems = append(out.Problems, res.Files.Problems...)
 	}
 	memory.SortByPlace(all)
-	out.Memories = append(memory.Views(all), views...)
-	if len(all) > 0 && len(views) > 0 {
-		memory.SortViewsByPlace(out.Memories)
+	if len(all) == 0 && len(results) == 1 && views != nil {
+		out.Memories = views // already ordered (memory.Summaries)
+	} else {
+		out.Memories = append(memory.Views(all), views...)
+		if len(all) > 0 && len(views) > 0 {
+			memory.SortViewsByPlace(out.Memories)
+		}
 	}
-	for _, v := range out.Memories {
-		if v.Stale {
+	for i := range out.Memories {
+		if v := &out.Memories[i]; v.Stale {
 			out.Stale++
 			if v.Source == memory.SourceImportedGit {
 				out.StaleImported++

@@ -113,6 +113,7 @@ type parseJob struct {
 
 type parseResult struct {
 	rec  *FileRecord
+	toks []byte // token record (encodeTokens); nil: keep the stored one
 	skip string
 	same bool // content hash unchanged: only metadata refreshed
 	err  error
@@ -184,7 +185,9 @@ func (ix *Indexer) plan(st *Stats) ([]parseJob, []string, error) {
 			// Unchanged by size and mtime, and the mtime is not so close to
 			// the indexing time that a same-size write could hide (git's
 			// "racy clean" rule).
-			if m.Size == c.Size && m.ModTime == c.ModTime && c.ModTime < m.Indexed-int64(2*time.Second) {
+			// A record without a token record of this gloss's layout is
+			// parsed again (once after an upgrade).
+			if m.Size == c.Size && m.ModTime == c.ModTime && c.ModTime < m.Indexed-int64(2*time.Second) && m.Tokens == TokensVersion {
 				st.Unchanged++
 				continue
 			}
@@ -252,6 +255,7 @@ func (w *indexWriter) apply(results <-chan parseResult, st *Stats) error {
 			if res.rec != nil { // previously indexed, now skipped
 				if old, _ := w.store.File(res.rec.Path); old != nil {
 					deleteFileKeys(w.b, old)
+					deleteTokens(w.b, old.Path)
 					st.Changed = append(st.Changed, res.rec.Path)
 				}
 			}
@@ -276,8 +280,11 @@ func (w *indexWriter) apply(results <-chan parseResult, st *Stats) error {
 		}
 		if res.same && old != nil {
 			res.rec.Defs, res.rec.Calls, res.rec.Imports, res.rec.HasError = old.Defs, old.Calls, old.Imports, old.HasError
+			if res.toks == nil {
+				res.rec.Tokens = old.Tokens
+			}
 		}
-		if err := putFile(w.b, old, res.rec); err != nil {
+		if err := putFile(w.b, old, res.rec, res.toks); err != nil {
 			return err
 		}
 		if w.b.Len() > 4<<20 || time.Since(w.flushed) > time.Second {
@@ -301,6 +308,7 @@ func (w *indexWriter) finish(removed []string, st *Stats) error {
 		}
 		if old != nil {
 			deleteFileKeys(w.b, old)
+			deleteTokens(w.b, p)
 			st.Removed++
 			st.Changed = append(st.Changed, p)
 		}
@@ -382,7 +390,8 @@ func (ix *Indexer) parseOne(parsers map[*Language]*ts.Parser, j parseJob) parseR
 		return parseResult{skip: reason}
 	}
 	rec.Hash = HashBytes(src)
-	if j.old != nil && j.old.Hash == rec.Hash {
+	same := j.old != nil && j.old.Hash == rec.Hash
+	if same && j.old.Tokens == TokensVersion {
 		return parseResult{rec: rec, same: true}
 	}
 	f, err := ix.ParseSource(parsers, c.Lang, c.Path, src)
@@ -394,11 +403,17 @@ func (ix *Indexer) parseOne(parsers map[*Language]*ts.Parser, j parseJob) parseR
 	}
 	defer f.Release()
 	rec.Defs, rec.Calls, rec.HasError = f.Defs, f.Calls, f.HasError
+	// Without a token record (a file over 2 GiB, tokens that cannot be
+	// encoded) span anchors on the file parse it: no error.
+	toks, _ := f.tokenRecord()
+	rec.Tokens = TokensVersion
 	if len(f.Imports) > 0 && ix.Project != nil {
 		rec.Imports = append([]Import(nil), f.Imports...)
 		ix.Project.ResolveImports(c.Lang, c.Path, rec.Imports)
 	}
-	return parseResult{rec: rec}
+	// same: parsed only for the token record an older gloss did not write;
+	// the file counts as unchanged.
+	return parseResult{rec: rec, toks: toks, same: same}
 }
 
 // ParseTimeout bounds the parse of one file.

@@ -15,6 +15,7 @@ func TestKeyPrefixesDistinct(t *testing.T) {
 		"prefixCheckState": prefixCheckState, "prefixImportMark": prefixImportMark,
 		"prefixRelation": prefixRelation,
 		"prefixAccess":   prefixAccess,
+		"prefixTokens":   prefixTokens,
 	}
 	seen := map[string]string{}
 	for name, p := range prefixes {

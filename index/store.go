@@ -23,7 +23,7 @@ const SchemaVersion = 1
 // Key prefixes of the Pebble keyspace. Keys are prefix, then parts joined by
 // NUL bytes. Values are JSON objects carrying "v" (SchemaVersion). The
 // other keyspaces are declared next to their code (records.go, hidden.go,
-// forgotten.go, summaries.go, importmark.go); every prefix must be
+// forgotten.go, summaries.go, importmark.go, tokenstore.go); every prefix must be
 // distinct and listed in TestKeyPrefixesDistinct.
 const (
 	prefixMeta     = "s" // s\0schema → version
@@ -284,6 +284,9 @@ type FileRecord struct {
 	// Imports are the modules the file imports (records written before
 	// imports were recorded have none until the file is parsed again).
 	Imports []Import `json:"imports,omitempty"`
+	// Tokens is the TokensVersion of the file's token record (tokenstore.go)
+	// written with this content; 0 when none was (an older gloss).
+	Tokens int `json:"tokv,omitempty"`
 }
 
 // File returns the stored record of path, or (nil, nil) when it is not
@@ -311,6 +314,37 @@ func (s *Store) File(path string) (rec *FileRecord, err error) {
 	return r.shared(), nil
 }
 
+// FileDefs returns the stored record of path without its calls and
+// imports, or (nil, nil) when it is not indexed. It decodes the stored
+// bytes each time, skipping the calls (most of a record) instead of
+// decoding them, and leaves the record cache alone: for a reader that
+// reads each file once and keeps what it needs, such as an ingest of many
+// memories, which would otherwise hold every record of the workspace
+// twice (stored bytes and decoded calls) in the cache.
+func (s *Store) FileDefs(path string) (rec *FileRecord, err error) {
+	defer Recover(s.dir, "read file record "+path, &err)
+	val, closer, err := s.pdb().Get(Key(prefixFile, path))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read file record %s: %w", path, err)
+	}
+	defer closer.Close()
+	var r struct {
+		V        int          `json:"v"`
+		Path     string       `json:"path"`
+		Lang     string       `json:"lang"`
+		Hash     string       `json:"hash"`
+		HasError bool         `json:"has_error"`
+		Defs     []Definition `json:"defs"`
+	}
+	if err := json.Unmarshal(val, &r); err != nil {
+		return nil, fmt.Errorf("corrupt file record %s: %w", path, err)
+	}
+	return &FileRecord{V: r.V, Path: r.Path, Lang: r.Lang, Hash: r.Hash, HasError: r.HasError, Defs: r.Defs}, nil
+}
+
 // Files calls fn for every stored file record in path order.
 func (s *Store) Files(fn func(*FileRecord) error) error {
 	return Scan(s.pdb(), func(_ []string, val []byte) error {
@@ -333,6 +367,8 @@ type FileMeta struct {
 	Indexed  int64  `json:"indexed"`
 	Defs     int    `json:"defs"`
 	HasError bool   `json:"has_error,omitempty"`
+	// Tokens is FileRecord.Tokens.
+	Tokens int `json:"tokv,omitempty"`
 }
 
 // FileMetas returns the FileMeta of every stored file, by path.
@@ -350,8 +386,9 @@ func (s *Store) FileMetas() (map[string]FileMeta, error) {
 }
 
 // putFile writes rec and its derived keys into b, removing the keys of old
-// (the previous record of the same path, may be nil).
-func putFile(b *pebble.Batch, old, rec *FileRecord) error {
+// (the previous record of the same path, may be nil), and the token record
+// toks (encodeTokens) when it is not nil.
+func putFile(b *pebble.Batch, old, rec *FileRecord, toks []byte) error {
 	if old != nil {
 		deleteFileKeys(b, old)
 	}
@@ -362,11 +399,14 @@ func putFile(b *pebble.Batch, old, rec *FileRecord) error {
 	if err := b.Set(Key(prefixFile, rec.Path), data, nil); err != nil {
 		return err
 	}
-	meta, err := json.Marshal(FileMeta{Path: rec.Path, Lang: rec.Lang, Hash: rec.Hash, Size: rec.Size, ModTime: rec.ModTime, Indexed: rec.Indexed, Defs: len(rec.Defs), HasError: rec.HasError})
+	meta, err := json.Marshal(FileMeta{Path: rec.Path, Lang: rec.Lang, Hash: rec.Hash, Size: rec.Size, ModTime: rec.ModTime, Indexed: rec.Indexed, Defs: len(rec.Defs), HasError: rec.HasError, Tokens: rec.Tokens})
 	if err != nil {
 		return err
 	}
 	if err := b.Set(Key(prefixFileMeta, rec.Path), meta, nil); err != nil {
+		return err
+	}
+	if err := putTokens(b, rec.Path, toks); err != nil {
 		return err
 	}
 	for _, d := range rec.Defs {

@@ -25,29 +25,35 @@ type Token struct {
 // comments never changes a hash while any token change does.
 func (f *File) Tokens(start, end int) []Token {
 	start, end = max(start, 0), min(end, len(f.Src))
-	var out []Token
 	if f.spans != nil {
 		return f.spanTokens(start, end)
 	}
+	var out []Token
+	f.walkTokens(start, end, func(s, e int) {
+		out = append(out, Token{Text: string(f.Src[s:e]), Start: s, End: e})
+	})
+	return out
+}
+
+// walkTokens calls emit with the byte offsets [s, e) in f.Src of each token
+// Tokens(start, end) returns, in order, without making their texts. f
+// must have its syntax trees (or be plain text).
+func (f *File) walkTokens(start, end int, emit func(s, e int)) {
 	if f.plain {
-		gapTokens(f.Src, start, end, &out)
-		return out
+		gapTokens(f.Src, start, end, emit)
+		return
 	}
 	for _, sg := range f.segs {
 		s0, e0 := max(start, sg.from), min(end, sg.to)
 		if s0 >= e0 {
 			continue
 		}
-		n := len(out)
-		collectTokens(sg.tree.RootNode(), sg.tree.Language(), sg.src, sg.skip, s0-sg.shift, e0-sg.shift, &out)
-		if sg.shift != 0 {
-			for i := n; i < len(out); i++ {
-				out[i].Start += sg.shift
-				out[i].End += sg.shift
-			}
+		shifted := emit
+		if sh := sg.shift; sh != 0 {
+			shifted = func(s, e int) { emit(s+sh, e+sh) }
 		}
+		collectTokens(sg.tree.RootNode(), sg.tree.Language(), sg.src, sg.skip, s0-sg.shift, e0-sg.shift, shifted)
 	}
-	return out
 }
 
 // tokenSpan is the byte range [start, end) of one token of a File whose
@@ -65,11 +71,7 @@ func (f *File) DropTree() {
 	if f.spans != nil || f.plain || len(f.Src) >= 1<<31 {
 		return
 	}
-	toks := f.Tokens(0, len(f.Src))
-	spans := make([]tokenSpan, len(toks))
-	for i, t := range toks {
-		spans[i] = tokenSpan{int32(t.Start), int32(t.End)}
-	}
+	spans := f.compactTokens()
 	f.srcHash = HashBytes(f.Src)
 	f.Release()
 	f.skipNodes = nil
@@ -84,6 +86,14 @@ func (f *File) SrcHash() string {
 	return HashBytes(f.Src)
 }
 
+// compactTokens returns the whole token stream of a File with syntax
+// trees (or of plain text) as byte ranges, 8 bytes per token.
+func (f *File) compactTokens() []tokenSpan {
+	var spans []tokenSpan
+	f.walkTokens(0, len(f.Src), func(s, e int) { spans = append(spans, tokenSpan{int32(s), int32(e)}) })
+	return spans
+}
+
 // spanTokens is Tokens over the compact stream of DropTree: tokens inside
 // [start, end) whole, those straddling a bound split on whitespace within
 // the window (gapTokens), exactly as collectTokens clips a leaf or a gap.
@@ -95,13 +105,17 @@ func (f *File) spanTokens(start, end int) []Token {
 		if s >= start && e <= end {
 			out = append(out, Token{Text: string(f.Src[s:e]), Start: s, End: e})
 		} else {
-			gapTokens(f.Src, max(s, start), min(e, end), &out)
+			gapTokens(f.Src, max(s, start), min(e, end), func(s, e int) {
+				out = append(out, Token{Text: string(f.Src[s:e]), Start: s, End: e})
+			})
 		}
 	}
 	return out
 }
 
-func collectTokens(n *ts.Node, lang *ts.Language, src []byte, skip map[*ts.Node]bool, start, end int, out *[]Token) {
+// collectTokens calls emit with the byte offsets (in src) of each token of
+// the subtree n inside [start, end), in source order (see File.Tokens).
+func collectTokens(n *ts.Node, lang *ts.Language, src []byte, skip map[*ts.Node]bool, start, end int, emit func(s, e int)) {
 	ns, ne := int(n.StartByte()), int(n.EndByte())
 	if ne <= start || ns >= end {
 		return
@@ -113,10 +127,10 @@ func collectTokens(n *ts.Node, lang *ts.Language, src []byte, skip map[*ts.Node]
 	cnt := n.ChildCount()
 	if cnt == 0 {
 		if ne > ns && ns >= start && ne <= end {
-			*out = append(*out, Token{Text: string(src[ns:ne]), Start: ns, End: ne})
+			emit(ns, ne)
 		} else if ne > ns {
 			// Partially inside: clip to the window.
-			gapTokens(src, max(ns, start), min(ne, end), out)
+			gapTokens(src, max(ns, start), min(ne, end), emit)
 		}
 		return
 	}
@@ -143,27 +157,27 @@ func collectTokens(n *ts.Node, lang *ts.Language, src []byte, skip map[*ts.Node]
 		}
 		cs := int(c.StartByte())
 		if cs > pos {
-			gapTokens(src, max(pos, start), min(cs, end), out)
+			gapTokens(src, max(pos, start), min(cs, end), emit)
 		}
 		if cs >= end {
 			pos = ne // the rest is past the window
 			break
 		}
-		collectTokens(c, lang, src, skip, start, end, out)
+		collectTokens(c, lang, src, skip, start, end, emit)
 		if ce := int(c.EndByte()); ce > pos {
 			pos = ce
 		}
 	}
 	if ne > pos {
-		gapTokens(src, max(pos, start), min(ne, end), out)
+		gapTokens(src, max(pos, start), min(ne, end), emit)
 	}
 }
 
 // gapTokens emits the non-blank text in src[s:e] that no child node
 // covers, split on whitespace. Grammars leave some content (for example
 // parts of string literals) outside any child node; dropping it would hide
-// edits.
-func gapTokens(src []byte, s, e int, out *[]Token) {
+// edits. emit receives each piece's byte offsets [i, j).
+func gapTokens(src []byte, s, e int, emit func(i, j int)) {
 	if s >= e {
 		return
 	}
@@ -177,7 +191,7 @@ func gapTokens(src []byte, s, e int, out *[]Token) {
 			j++
 		}
 		if j > i {
-			*out = append(*out, Token{Text: string(src[i:j]), Start: i, End: j})
+			emit(i, j)
 		}
 		i = j
 	}

@@ -222,17 +222,31 @@ func (r *resolver) parsed(path string) *index.File {
 		if err != nil {
 			r.overlayErr = err
 		}
-	} else if f, err = r.w.parseFile(path); err == nil {
-		// A resolver may live for a whole batch (ImportGit keeps one for
-		// every flush) and parse hundreds of files: keep their tokens and
-		// definitions, not their syntax trees (hundreds of bytes of parse
-		// arena per source byte).
-		f.DropTree()
+	} else if f = r.indexed(path); f == nil {
+		if f, err = r.w.parseFile(path); err == nil {
+			// A resolver may live for a whole batch (ImportGit keeps one
+			// for every flush) and parse hundreds of files: keep their
+			// tokens and definitions, not their syntax trees (hundreds of
+			// bytes of parse arena per source byte).
+			f.DropTree()
+		}
 	}
 	if err != nil {
 		f = nil
 	}
 	r.files[path] = f
+	return f
+}
+
+// indexed returns the file at path built from its index record and
+// stored token stream when the file on disk is what was indexed (a check
+// indexes first, so a changed file was just parsed and stored), else nil
+// and the caller parses it.
+func (r *resolver) indexed(path string) *index.File {
+	f := r.w.indexedFile(path, r.w.Store.File)
+	if f == nil || !r.w.storedTokens(f) {
+		return nil
+	}
 	return f
 }
 

@@ -111,6 +111,7 @@ func (st *batchState) release() {
 // files are removed. w.writeMu is held.
 func (w *Workspace) rememberChunk(ctx context.Context, reqs []RememberRequest, out []*Memory, errs []error, st *batchState) {
 	w.preparse(reqs, st)
+	valid, verrs := w.validateChunk(reqs)
 	var created []*Memory
 	kept := make([]bool, len(reqs)) // out[i] is a stored memory (a duplicate policy's NOOP or UPDATE)
 	for i, req := range reqs {
@@ -118,7 +119,7 @@ func (w *Workspace) rememberChunk(ctx context.Context, reqs []RememberRequest, o
 			errs[i] = err
 			continue
 		}
-		m, err := w.newMemory(req, st)
+		m, err := w.newMemory(req, valid[i], verrs[i], st)
 		if err != nil {
 			errs[i] = err
 			continue

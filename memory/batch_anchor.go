@@ -32,12 +32,22 @@ func (w *Workspace) storedFile(rel string, st *batchState) *index.File {
 	if f, ok := st.stored[rel]; ok {
 		return f
 	}
-	st.stored[rel] = nil
+	f := w.indexedFile(rel, w.Store.FileDefs) // the batch keeps it: no record cache
+	st.stored[rel] = f
+	return f
+}
+
+// indexedFile returns the file rel as its stored index record (read by
+// record) describes it, without tokens (index.RecordFile), when the file
+// on disk is the content that was indexed; nil when it is not (not
+// indexed, changed since, unreadable, or a language gloss does not
+// parse).
+func (w *Workspace) indexedFile(rel string, record func(string) (*index.FileRecord, error)) *index.File {
 	lang := index.LanguageFor(rel)
 	if lang == nil {
 		return nil
 	}
-	rec, err := w.Store.File(rel)
+	rec, err := record(rel)
 	if err != nil || rec == nil {
 		return nil
 	}
@@ -45,29 +55,40 @@ func (w *Workspace) storedFile(rel string, st *batchState) *index.File {
 	if err != nil || index.CheckContent(src) != "" {
 		return nil
 	}
-	f := index.RecordFile(rec, lang, src)
-	st.stored[rel] = f
-	return f
+	return index.RecordFile(rec, lang, src)
 }
 
 // storedLinesAnchor anchors the 0-based lines first..last of the stored
-// file f when they cover exactly one definition (a symbol anchor, as
-// anchorAt makes it); ok is false when they do not, and the caller parses
-// the file for a span anchor. Out-of-range lines give anchorAt's error.
+// file f as anchorAt does: a symbol anchor when they cover exactly one
+// definition, else a span anchor from the token stream stored with the
+// file's record at the last index run (index.Store.LoadTokens). ok is
+// false when that stream is not stored (an older gloss indexed the file),
+// and the caller parses the file. Out-of-range lines give anchorAt's
+// error.
 func (w *Workspace) storedLinesAnchor(f *index.File, first, last int) (a Anchor, ok bool, err error) {
 	if err := checkLines(f, first, last); err != nil {
 		return Anchor{}, false, err
 	}
-	d := definitionAt(f, first, last)
-	if d == nil {
+	if d := definitionAt(f, first, last); d != nil {
+		return w.symbolAnchor(f, *d), true, nil
+	}
+	if !w.storedTokens(f) {
 		return Anchor{}, false, nil
 	}
-	return w.symbolAnchor(f, *d), true, nil
+	return w.spanAnchor(f, first, last), true, nil
+}
+
+// storedTokens gives the stored file f its stored token stream and reports
+// whether it has one (index.Store.LoadTokens). Tests turn it off to check
+// that anchors made without a parse equal those made with one.
+func (w *Workspace) storedTokens(f *index.File) bool {
+	return !w.parseSpans && w.Store.LoadTokens(f)
 }
 
 // needsParse reports whether the line request req (rel its path) needs a
 // parse of its file: false when its stored record places it on a
-// definition (storedLinesAnchor).
+// definition or its stored token stream anchors the span
+// (storedLinesAnchor).
 func (w *Workspace) needsParse(req RememberRequest, rel string, st *batchState) bool {
 	f := w.storedFile(rel, st)
 	if f == nil {
@@ -81,7 +102,7 @@ func (w *Workspace) needsParse(req RememberRequest, rel string, st *batchState) 
 	if checkLines(f, first, last) != nil {
 		return false // anchorLines reports it without a parse
 	}
-	return definitionAt(f, first, last) == nil
+	return definitionAt(f, first, last) == nil && !w.storedTokens(f)
 }
 
 // checkLines returns an error when the 0-based lines first..last are not

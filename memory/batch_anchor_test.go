@@ -2,6 +2,9 @@ package memory
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
@@ -85,7 +88,7 @@ func TestStoredFileAnchorsMatchParse(t *testing.T) {
 
 // RememberBatch, which reads indexed unchanged files from their stored
 // records, gives the anchors of a parse: symbol anchors by lines and by
-// symbol, and span anchors (parsed) inside a definition.
+// symbol, and span anchors inside a definition (from stored tokens).
 func TestRememberBatchStoredAnchors(t *testing.T) {
 	testutil.Hermetic(t)
 	repo := testutil.InitRepo(t)
@@ -145,4 +148,99 @@ func definitionIndex(defs []index.Definition, sym string) int {
 		}
 	}
 	return -1
+}
+
+// Span anchors made from a file's stored record and stored token stream
+// (no parse) are identical to those anchorAt makes from a parse, for
+// every window of one to four lines of Go, Python and TypeScript files
+// (this package's anchor.go among them); a batch anchored with the stored
+// tokens gives the same anchors and statuses as the same batch anchored
+// with parses, and parses nothing.
+func TestStoredSpanAnchorsMatchParse(t *testing.T) {
+	testutil.Hermetic(t)
+	repo := testutil.InitRepo(t)
+	files := map[string]string{}
+	for p, src := range storedFixture {
+		files[p] = src
+	}
+	if src, err := os.ReadFile("anchor.go"); err == nil {
+		files["big/anchor.go"] = string(src)
+	}
+	testutil.WriteFiles(t, repo, files)
+	testutil.Commit(t, repo, "fixture")
+	w, err := Open(repo, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	w.now = func() time.Time { return at }
+	if _, err := w.Index(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	st := w.newBatchState()
+	var reqs []RememberRequest
+	spans := 0
+	for _, rel := range []string{"a.go", "m.py", "w.ts", "big/anchor.go"} {
+		parsed, err := w.parseFile(rel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored := w.storedFile(rel, st)
+		if stored == nil {
+			t.Fatalf("%s: no stored file", rel)
+		}
+		n := parsed.Lines.Count()
+		for first := 0; first < n; first++ {
+			for last := first; last < min(first+4, n); last++ {
+				want, err := w.anchorAt(parsed, first, last)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, ok, err := w.storedLinesAnchor(stored, first, last)
+				if err != nil || !ok {
+					t.Fatalf("%s lines %d-%d: stored anchor ok=%v err=%v", rel, first+1, last+1, ok, err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s lines %d-%d:\nstored %+v\nparsed %+v", rel, first+1, last+1, got, want)
+				}
+				if want.Kind == KindSpan {
+					spans++
+				}
+				if (first+last)%7 == 0 {
+					reqs = append(reqs, RememberRequest{Text: fmt.Sprintf("note %d", len(reqs)), Path: filepath.Join(repo, rel), StartLine: first + 1, EndLine: last + 1})
+				}
+			}
+		}
+		parsed.Release()
+	}
+	if spans < 200 {
+		t.Fatalf("only %d span anchors compared", spans)
+	}
+
+	batch := func(parse bool) []Anchor {
+		w.parseSpans = parse
+		defer func() { w.parseSpans = false }()
+		st := w.newBatchState()
+		out := make([]*Memory, len(reqs))
+		errs := make([]error, len(reqs))
+		w.writeMu.Lock()
+		w.rememberChunk(context.Background(), reqs, out, errs, st)
+		w.writeMu.Unlock()
+		if parsedFiles := len(st.files); parse == (parsedFiles == 0) {
+			t.Fatalf("parse=%v: %d files parsed", parse, parsedFiles)
+		}
+		var as []Anchor
+		for i, m := range out {
+			if errs[i] != nil {
+				t.Fatalf("request %d: %v", i, errs[i])
+			}
+			as = append(as, m.Anchors...)
+		}
+		return as
+	}
+	withParse, stored := batch(true), batch(false)
+	if len(stored) != len(reqs) || !reflect.DeepEqual(stored, withParse) {
+		t.Fatalf("batch anchors from stored tokens differ from those of parses (%d, %d anchors)", len(stored), len(withParse))
+	}
 }

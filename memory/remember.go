@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -94,15 +97,15 @@ func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) (
 	return out, errs
 }
 
-// newMemory validates a request and builds the memory with its anchor
-// (memoryFromRequest, then requestAnchors). Files read from disk are
-// cached in st. It is called by RememberBatch with w.writeMu held; it
-// returns the memory, not yet stored, or the first validation or anchoring
-// error.
-func (w *Workspace) newMemory(req RememberRequest, st *batchState) (*Memory, error) {
-	m, err := w.memoryFromRequest(req)
-	if err != nil {
-		return nil, err
+// newMemory builds the memory of a request from m, its validated fields
+// (memoryFromRequest, nil for a request that failed validation with
+// verr), and its anchor (autoAnchor, then requestAnchors). Files read from
+// disk are cached in st. It is called by RememberBatch with w.writeMu
+// held; it returns the memory, not yet stored, or the first validation or
+// anchoring error.
+func (w *Workspace) newMemory(req RememberRequest, m *Memory, verr error, st *batchState) (*Memory, error) {
+	if verr != nil {
+		return nil, verr
 	}
 	if err := w.autoAnchor(&req, m); err != nil {
 		return nil, err
@@ -113,6 +116,37 @@ func (w *Workspace) newMemory(req RememberRequest, st *batchState) (*Memory, err
 	}
 	m.Anchors = anchors
 	return m, nil
+}
+
+// validateChunk runs memoryFromRequest over reqs on GOMAXPROCS goroutines
+// (the secret scan of each text is most of it and needs no lock), then
+// gives the memories new ids in request order, so that the ids of a batch
+// sort as its requests do.
+func (w *Workspace) validateChunk(reqs []RememberRequest) ([]*Memory, []error) {
+	ms := make([]*Memory, len(reqs))
+	errs := make([]error, len(reqs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for k := 0; k < min(runtime.GOMAXPROCS(0), len(reqs)); k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(reqs) {
+					return
+				}
+				ms[i], errs[i] = w.memoryFromRequest(reqs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	for _, m := range ms {
+		if m != nil {
+			m.ID = ulid.Make().String()
+		}
+	}
+	return ms, errs
 }
 
 // memoryFromRequest validates the fields of req (text, type, title, scope,

@@ -89,3 +89,34 @@ func BenchmarkCheckScale(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRememberBatchScaleSpans is BenchmarkRememberBatchScale with
+// one request in three a span of two lines inside its function's body
+// (as cmd/glossbench generates them), which a stored token stream anchors
+// without a parse of the file.
+func BenchmarkRememberBatchScaleSpans(b *testing.B) {
+	n := scaleN(b)
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		w, reqs := scaleRepo(b, n)
+		for k := range reqs {
+			if k%3 == 2 {
+				reqs[k].StartLine += 2 // "if a > b {", "return a - b + k"
+				reqs[k].EndLine = reqs[k].StartLine + 1
+			}
+		}
+		b.StartTimer()
+		ms, errs := w.RememberBatch(context.Background(), reqs)
+		b.StopTimer()
+		for k, err := range errs {
+			if err != nil {
+				b.Fatal(err)
+			}
+			if want := map[bool]string{true: memory.KindSpan, false: memory.KindSymbol}[k%3 == 2]; ms[k].Anchors[0].Kind != want {
+				b.Fatalf("request %d: %s anchor, want %s", k, ms[k].Anchors[0].Kind, want)
+			}
+		}
+		b.ReportMetric(float64(n)/b.Elapsed().Seconds()*float64(i+1), "memories/s")
+		w.Close()
+	}
+}

@@ -120,6 +120,9 @@ type Workspace struct {
 	// batchSites, during a large RememberBatch, holds every definition
 	// site by body hash (index.Store.BodyHashIndex); guarded by writeMu.
 	batchSites map[string][]index.Site
+	// parseSpans makes span anchors parse their file even when its stored
+	// token stream could anchor them (tests compare both ways).
+	parseSpans bool
 
 	rels relCache // the relation index by target (relations.go)
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
@@ -95,11 +96,25 @@ func parseBatchLine(raw []byte, locate func(path string, first, last int) (api.L
 }
 
 // batchChunk is how many well-formed lines `gloss remember --batch` sends
-// to the engine at a time (memory.RememberChunk): the batch is read,
-// stored and printed chunk by chunk, so memory does not grow with it.
-const batchChunk = memory.RememberChunk
+// to the engine at a time: the batch is read, stored and printed chunk by
+// chunk, so memory does not grow with it. The engine stores each
+// memory.RememberChunk of a call in one durable write and keeps the files
+// it read and the paths it checked for the whole call: ten of those per
+// call read each touched file once per 10,000 lines, not once per 1,000.
+const batchChunk = 10 * memory.RememberChunk
+
+// batchMemoryLimit is the Go heap limit `gloss remember --batch` sets
+// (runtime/debug.SetMemoryLimit, a soft limit: the collector runs more
+// often near it, nothing fails past it) unless $GOMEMLIMIT sets one: an
+// ingest holds the files, records and token streams of the files it
+// anchors in (about 120 MiB live on a 1,000-file repository), and the
+// default collector pacing lets the heap grow to twice that.
+const batchMemoryLimit = 200 << 20
 
 func runBatch(cmd *cobra.Command, g *globals, b *backend, file string) error {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(batchMemoryLimit))
+	}
 	var r io.Reader
 	if file == "-" {
 		r = cmd.InOrStdin()
@@ -161,6 +176,18 @@ func runBatch(cmd *cobra.Command, g *globals, b *backend, file string) error {
 	return nil
 }
 
+// indexedOnce makes the later chunks of a batch on the direct backend skip
+// the index run the engine does before each remember (api.Engine
+// IndexFirst): the first chunk brought the index up to date, a file
+// changed since is parsed when a request anchors there, and a run per
+// chunk rescanned the tree and could retrain the built-in embedder once
+// per chunk (the memory count grows by a tenth).
+func indexedOnce(b *backend) {
+	if e, ok := b.Interface.(*api.Engine); ok {
+		e.IndexFirst = false
+	}
+}
+
 // sendBatch stores the well-formed lines of one chunk (one RememberBatch
 // call) and records each one's memory or error in lines.
 func sendBatch(ctx context.Context, b *backend, lines []batchResult) error {
@@ -179,6 +206,7 @@ func sendBatch(ctx context.Context, b *backend, lines []batchResult) error {
 	if err != nil {
 		return err
 	}
+	indexedOnce(b)
 	for j, i := range pos {
 		if it := res.Items[j]; it.Error != "" {
 			lines[i].err = errors.New(it.Error)

@@ -14,8 +14,9 @@
 // process, over memories of two word distributions (bm25.go).
 //
 // Every row carries the wall time in seconds, the peak resident set size
-// of the measured process in MiB (getrusage RUSAGE_CHILDREN's ru_maxrss of
-// that child) where it applies, and the 1/5/15-minute load average read
+// of the measured process in MiB (its VmHWM sampled from /proc on Linux,
+// else the ru_maxrss of that child, which Linux floors at glossbench's
+// own peak: hwm.go) where it applies, and the 1/5/15-minute load average read
 // from /proc/loadavg just before the measurement.
 //
 // Usage:

@@ -37,11 +37,21 @@ func runChild(ctx context.Context, env []string, discard bool, okExit func(int) 
 	}
 	cmd.Stderr = &errb
 	start := time.Now()
-	err := cmd.Run()
+	err := cmd.Start()
+	var hwm *hwmPoller
+	if err == nil {
+		hwm = pollHWM(cmd.Process.Pid)
+		err = cmd.Wait()
+	}
 	c := child{seconds: time.Since(start).Seconds(), stdout: out.Bytes()}
 	if cmd.ProcessState != nil {
 		c.rssMiB = maxRSSMiB(cmd.ProcessState)
 		c.cpu = cpuSeconds(cmd.ProcessState)
+	}
+	if hwm != nil {
+		if mib := hwm.stopMiB(); mib > 0 {
+			c.rssMiB = mib // the child's own peak (hwm.go)
+		}
 	}
 	if err != nil {
 		code := -1

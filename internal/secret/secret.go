@@ -91,6 +91,33 @@ var tokenRules = sync.OnceValue(func() []secretRule {
 	}
 })
 
+// anyToken is the alternation of every token rule: it matches a text iff
+// one of tokenRules does (RE2 alternation), in one pass over the text
+// instead of one per rule, so Find tries the rules one by one (for the
+// name of the first that matches) only when one does. Most texts match
+// none.
+var anyToken = sync.OnceValue(func() *regexp.Regexp {
+	var parts []string
+	for _, r := range tokenRules() {
+		parts = append(parts, "(?:"+r.re.String()+")")
+	}
+	return regexp.MustCompile(strings.Join(parts, "|"))
+})
+
+// firstToken returns the name of the first token rule matching text, ""
+// when none does.
+func firstToken(text string) string {
+	if !anyToken().MatchString(text) {
+		return ""
+	}
+	for _, r := range tokenRules() {
+		if r.re.MatchString(text) {
+			return r.name
+		}
+	}
+	return ""
+}
+
 // contextRules need the surrounding text (a key name, a URL) and run over
 // the normalized text only.
 var contextRules = sync.OnceValue(func() []secretRule {
@@ -171,10 +198,8 @@ func joinTokenLines(text string) string {
 // as "GitHub token" or "password assignment".
 func Find(text string) string {
 	n := normalize(text)
-	for _, r := range tokenRules() {
-		if r.re.MatchString(n) {
-			return r.name
-		}
+	if name := firstToken(n); name != "" {
+		return name
 	}
 	for _, r := range contextRules() {
 		for _, m := range r.re.FindAllStringSubmatch(n, -1) {
@@ -184,10 +209,8 @@ func Find(text string) string {
 		}
 	}
 	if j := joinTokenLines(n); j != n {
-		for _, r := range tokenRules() {
-			if r.re.MatchString(j) {
-				return r.name + " (split over lines)"
-			}
+		if name := firstToken(j); name != "" {
+			return name + " (split over lines)"
 		}
 	}
 	return ""

@@ -130,3 +130,32 @@ func FuzzFind(f *testing.F) {
 }
 
 func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// TestAnyTokenIsTheRules checks that the one-pass alternation of the
+// token rules matches exactly the corpus texts (and their line-joined
+// forms) that one of the rules matches, so Find names the same kind as
+// when it tried every rule.
+func TestAnyTokenIsTheRules(t *testing.T) {
+	texts := append(readCorpus(t, "secrets.txt"), readCorpus(t, "nonsecrets.txt")...)
+	hits := 0
+	for _, s := range texts {
+		for _, x := range []string{normalize(s), joinTokenLines(normalize(s))} {
+			want := ""
+			for _, r := range tokenRules() {
+				if r.re.MatchString(x) {
+					want = r.name
+					break
+				}
+			}
+			if got := firstToken(x); got != want {
+				t.Errorf("firstToken(%q) = %q, want %q", x, got, want)
+			}
+			if want != "" {
+				hits++
+			}
+		}
+	}
+	if hits < 50 {
+		t.Fatalf("only %d corpus texts match a token rule", hits)
+	}
+}

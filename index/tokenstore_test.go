@@ -1,0 +1,220 @@
+package index
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	ts "github.com/odvcencio/gotreesitter"
+)
+
+// tokenFixture writes Go, Python and TypeScript files (with comments,
+// docstrings, raw strings and this package's extract.go) under a new root,
+// dated an hour ago so that a second index run takes them for unchanged.
+func tokenFixture(t *testing.T) (root string, paths []string) {
+	t.Helper()
+	root = t.TempDir()
+	srcs := map[string]string{
+		"a.go":   "package a\n\n// F doc.\nfunc F(x int) string {\n\ts := `raw\nmulti line`\n\treturn s + \"q\" // c\n}\n\ntype T struct{ A, B int }\n",
+		"b.py":   "def f(x):\n    \"\"\"Doc\n    string.\"\"\"\n    s = '''a\n b'''\n    return x + 1  # c\n\nclass C:\n    pass\n",
+		"c.ts":   "export function g(a: number): string {\n  const s = `t ${a}\n  u`;\n  return s; /* c\n d */\n}\n",
+		"e.go":   "package a\n",
+		"bad.go": "package a\n\nfunc Broken( {\n\treturn 1\n}\n",
+	}
+	if src, err := os.ReadFile("extract.go"); err == nil {
+		srcs["x/extract.go"] = string(src)
+	}
+	old := time.Now().Add(-time.Hour)
+	for p, src := range srcs {
+		abs := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(abs, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(abs, old, old); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	return root, paths
+}
+
+// storedWithTokens returns the stored File of path with its stored tokens
+// (RecordFile, LoadTokens) and whether LoadTokens found them; nil when
+// the record does not describe the file (a syntax error, say).
+func storedWithTokens(t *testing.T, st *Store, root, path string) (*File, bool) {
+	t.Helper()
+	rec, err := st.File(path)
+	if err != nil || rec == nil {
+		t.Fatalf("record of %s: %v %v", path, rec, err)
+	}
+	src, err := ReadSourceFile(root, path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := RecordFile(rec, LanguageFor(path), src)
+	if f == nil {
+		return nil, false
+	}
+	return f, st.LoadTokens(f)
+}
+
+// TestStoredTokensMatchParse checks that a file built from its stored
+// record and token record answers Tokens exactly as a parse of the same
+// content does, for line windows and arbitrary byte windows; that a file
+// changed on disk since the index gets no tokens; and that a store
+// written without token records gets them from the next index run
+// without counting the files as changed.
+func TestStoredTokensMatchParse(t *testing.T) {
+	root, paths := tokenFixture(t)
+	st, err := OpenStore(filepath.Join(t.TempDir(), "pebble"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ix := &Indexer{Root: root, Store: st, Project: NewProject(root), Workers: 1}
+	if _, err := ix.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	parsers := map[*Language]*ts.Parser{}
+	for _, p := range paths {
+		f, ok := storedWithTokens(t, st, root, p)
+		if f == nil {
+			if p != "bad.go" {
+				t.Errorf("%s: no stored file", p)
+			}
+			continue
+		}
+		if !ok {
+			t.Fatalf("%s: no stored tokens", p)
+		}
+		parsed, err := ix.ParseSource(parsers, LanguageFor(p), p, f.Src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := len(f.Src)
+		for s := 0; s <= n; s += max(1, n/97) {
+			for _, e := range []int{s + 1, s + 17, s + 300, n} {
+				if got, want := f.Tokens(s, e), parsed.Tokens(s, e); !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s: Tokens(%d, %d) from the store:\n got %v\nwant %v", p, s, e, got, want)
+				}
+			}
+		}
+		for l := 0; l < f.Lines.Count(); l++ {
+			r := f.Lines.LineRange(l, min(l+2, f.Lines.Count()-1))
+			if got, want := HashTokens(f.Tokens(r.StartByte, r.EndByte)), HashTokens(parsed.Tokens(r.StartByte, r.EndByte)); got != want {
+				t.Fatalf("%s: line %d: token hash %s, want %s", p, l, got, want)
+			}
+		}
+		parsed.Release()
+	}
+
+	// Changed on disk, not indexed yet: the stored tokens do not apply.
+	if err := os.WriteFile(filepath.Join(root, "a.go"), []byte("package a\n\nfunc G() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec, _ := st.File("a.go")
+	src, _ := ReadSourceFile(root, "a.go", 0)
+	if f := RecordFile(rec, LanguageFor("a.go"), src); f != nil && st.LoadTokens(f) {
+		t.Fatal("tokens of the indexed content given to a changed file")
+	}
+	f := &File{Path: "a.go", Src: src, srcHash: HashBytes(src)}
+	if st.LoadTokens(f) {
+		t.Fatal("LoadTokens took the token record of another content")
+	}
+}
+
+// TestTokenRecordUpgrade checks that records written without token
+// records (an older gloss) are parsed once by the next run, counted as
+// unchanged, and get their token records.
+func TestTokenRecordUpgrade(t *testing.T) {
+	root, paths := tokenFixture(t)
+	st, err := OpenStore(filepath.Join(t.TempDir(), "pebble"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ix := &Indexer{Root: root, Store: st, Project: NewProject(root), Workers: 1}
+	if _, err := ix.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// Make the store look like an older gloss's: no token records.
+	b := st.pdb().NewBatch()
+	for _, p := range paths {
+		rec, err := st.File(p)
+		if err != nil || rec == nil {
+			t.Fatal(p, err)
+		}
+		old := *rec
+		old.Tokens = 0
+		if err := putFile(b, rec, &old, nil); err != nil {
+			t.Fatal(err)
+		}
+		deleteTokens(b, p)
+	}
+	if err := st.Commit(b, nil); err != nil {
+		t.Fatal(err)
+	}
+	if f, ok := storedWithTokens(t, st, root, "a.go"); f == nil || ok {
+		t.Fatalf("a.go: stored file %v with tokens %v before the upgrade run", f != nil, ok)
+	}
+	stats, err := ix.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Parsed != 0 || len(stats.Changed) != 0 || stats.Unchanged != len(paths) {
+		t.Fatalf("upgrade run: parsed %d, changed %v, unchanged %d; want 0, none, %d", stats.Parsed, stats.Changed, stats.Unchanged, len(paths))
+	}
+	for _, p := range paths {
+		if f, ok := storedWithTokens(t, st, root, p); f != nil && !ok {
+			t.Errorf("%s: no tokens after the upgrade run", p)
+		}
+	}
+	metas, err := st.FileMetas()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, m := range metas {
+		if m.Tokens != TokensVersion {
+			t.Errorf("%s: token version %d after the upgrade run, want %d", p, m.Tokens, TokensVersion)
+		}
+	}
+}
+
+// TestDecodeTokensRejects checks that a token record of another version,
+// another content or a damaged encoding is not used.
+func TestDecodeTokensRejects(t *testing.T) {
+	src := []byte("a bb  ccc\nd")
+	hash := HashBytes(src)
+	spans := []tokenSpan{{0, 1}, {2, 4}, {6, 9}, {10, 11}}
+	data, err := encodeTokens(hash, spans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok, err := decodeTokens(data, hash, len(src)); !ok || err != nil || !reflect.DeepEqual(got, spans) {
+		t.Fatalf("round trip: %v %v %v", got, ok, err)
+	}
+	if _, ok, _ := decodeTokens(data, HashBytes([]byte("other")), len(src)); ok {
+		t.Error("record of another content accepted")
+	}
+	other := append([]byte{TokensVersion + 1}, data[1:]...)
+	if _, ok, _ := decodeTokens(other, hash, len(src)); ok {
+		t.Error("record of another version accepted")
+	}
+	for cut := 34; cut < len(data); cut++ {
+		if _, ok, err := decodeTokens(data[:cut], hash, len(src)); ok || err == nil {
+			t.Errorf("record cut at %d bytes: ok %v, err %v", cut, ok, err)
+		}
+	}
+	if _, ok, err := decodeTokens(data, hash, 5); ok || err == nil {
+		t.Errorf("tokens past the end of the file: ok %v, err %v", ok, err)
+	}
+	if _, err := encodeTokens(hash, []tokenSpan{{4, 5}, {2, 3}}); err == nil {
+		t.Error("tokens out of order encoded")
+	}
+}
