@@ -564,6 +564,6 @@ func (w *Workspace) indexForCheck(ctx context.Context, res *CheckResult) (SyncRe
 	if err != nil {
 		return pre, err
 	}
-	res.Index, err = w.Index(ctx)
+	res.Index, err = w.index(ctx, false)
 	return pre, err
 }

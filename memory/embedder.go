@@ -32,6 +32,9 @@ type builtinState struct {
 	// Gen is the memory generation at the last policy check: an index run
 	// that changed no file and saw no memory write since reads nothing more.
 	Gen uint64 `json:"gen"`
+	// Deferred is set when a check's index run found retraining due but
+	// left it to the next Index call.
+	Deferred bool `json:"deferred,omitempty"`
 }
 
 // embedSpec returns the embedder selection: Options.Embedder, else
@@ -240,17 +243,18 @@ func retrainNeeded(s builtinState, ok bool, files, memories int) bool {
 // afterIndex keeps the built-in model current after an index run that
 // changed files st.Changed (see retrainNeeded). A new model replaces the
 // embedder and re-embeds the vector index. Failures are reported through
-// Options.Warn and never fail indexing.
-func (w *Workspace) afterIndex(ctx context.Context, st index.Stats) {
+// Options.Warn and never fail indexing. With retrain false an existing
+// model is kept and the changes are only counted.
+func (w *Workspace) afterIndex(ctx context.Context, st index.Stats, retrain bool) {
 	if spec, err := w.embedSpec(); err != nil || spec.Kind != embed.KindBuiltin {
 		return
 	}
-	if err := w.refreshBuiltin(ctx, len(st.Changed), st.Files); err != nil && !errors.Is(err, context.Canceled) {
+	if err := w.refreshBuiltin(ctx, len(st.Changed), st.Files, retrain); err != nil && !errors.Is(err, context.Canceled) {
 		w.warn(fmt.Errorf("built-in embedder: %w", err))
 	}
 }
 
-func (w *Workspace) refreshBuiltin(ctx context.Context, changed, files int) error {
+func (w *Workspace) refreshBuiltin(ctx context.Context, changed, files int, retrain bool) error {
 	s, ok := w.loadBuiltinState()
 	if _, err := os.Stat(w.builtinPath(builtinModelFile)); err != nil {
 		ok = false
@@ -259,7 +263,7 @@ func (w *Workspace) refreshBuiltin(ctx context.Context, changed, files int) erro
 	if err != nil {
 		return err
 	}
-	if ok && changed == 0 && gen == s.Gen {
+	if ok && changed == 0 && gen == s.Gen && (!s.Deferred || !retrain) {
 		return nil
 	}
 	s.Changed += changed
@@ -269,6 +273,10 @@ func (w *Workspace) refreshBuiltin(ctx context.Context, changed, files int) erro
 		return err
 	}
 	if !retrainNeeded(s, ok, files, memories) {
+		return w.saveBuiltinState(s)
+	}
+	if ok && !retrain {
+		s.Deferred = true
 		return w.saveBuiltinState(s)
 	}
 	b, err := w.trainBuiltin(ctx)

@@ -122,6 +122,47 @@ func TestVectorsRetrainReembeds(t *testing.T) {
 	}
 }
 
+// A check's index run (index with retrain false) keeps the model when
+// retraining is due and marks it deferred; the next Index retrains
+// although nothing changed in between.
+func TestCheckDefersRetraining(t *testing.T) {
+	repo := vecRepo(t)
+	w := openVecWorkspace(t, repo, "", nil)
+	defer w.Close()
+	ctx := context.Background()
+	if _, err := w.Index(ctx); err != nil {
+		t.Fatal(err)
+	}
+	remember(t, w, "retryCap", "quokka marsupials hop around the retry loop")
+	if _, err := w.vectorIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	old := w.vecs.idx.Model()
+	s, _ := w.loadBuiltinState()
+	s.Changed = 1000
+	if err := w.saveBuiltinState(s); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.CheckViews(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if now := w.vecs.idx.Model(); now != old {
+		t.Fatalf("a check retrained: model %s, before %s", now, old)
+	}
+	if s, ok := w.loadBuiltinState(); !ok || !s.Deferred || s.Changed < 1000 {
+		t.Fatalf("state after the check %+v, want deferred", s)
+	}
+	if _, err := w.Index(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if now := w.vecs.idx.Model(); now == old {
+		t.Fatalf("Index after a deferred retraining kept model %s", now)
+	}
+	if s, ok := w.loadBuiltinState(); !ok || s.Deferred || s.Changed != 0 {
+		t.Fatalf("state after retraining %+v", s)
+	}
+}
+
 // fakeOpenAI serves /v1/embeddings with vectors of letter counts; it
 // fails with 503 while down is set.
 func fakeOpenAI(t *testing.T) (*httptest.Server, *sync.Mutex, *bool) {

@@ -344,8 +344,18 @@ func (w *Workspace) Interrupt() {
 
 // Index brings the symbol graph up to date with the working tree. It
 // refuses a root that is not a project (ErrNotProject) unless the
-// workspace was opened with Options.Force.
+// workspace was opened with Options.Force. The built-in embedder learns
+// from the run (afterIndex).
 func (w *Workspace) Index(ctx context.Context) (index.Stats, error) {
+	return w.index(ctx, true)
+}
+
+// index is Index; with retrain false (a check's run) an existing built-in
+// model is kept and the run's changed files are only counted towards the
+// next retraining, which the next Index call (gloss index, remember, the
+// daemon's runs) does: retraining re-embeds every memory, most of a
+// check's CPU at 100,000 memories.
+func (w *Workspace) index(ctx context.Context, retrain bool) (index.Stats, error) {
 	if err := w.checkProject(); err != nil {
 		return index.Stats{}, err
 	}
@@ -372,7 +382,7 @@ func (w *Workspace) Index(ctx context.Context) (index.Stats, error) {
 	st, err := w.Indexer.Run(ctx)
 	if err == nil {
 		w.syncCode(prev, st.Changed)
-		w.afterIndex(ctx, st) // the built-in embedder learns from the index
+		w.afterIndex(ctx, st, retrain) // the built-in embedder learns from the index
 	}
 	return st, w.noteWriteFault(err)
 }
