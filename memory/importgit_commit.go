@@ -21,6 +21,10 @@ type importer struct {
 	opts  ImportGitOptions
 	cache *fileCache
 	live  *liveCommits
+	// wholeParses makes compare parse both versions of every file whole,
+	// without the cache: the reference the faster ways must agree with
+	// (tests).
+	wholeParses bool
 }
 
 // importJob is one commit for a worker; the result goes to out.
@@ -180,31 +184,33 @@ func (im *importer) compare(cf *catFile, ps map[*index.Language]*ts.Parser, seq 
 	if !newOK && !oldOK {
 		return fc, false, "", nil
 	}
-	if newOK {
-		defer im.cache.start(ch.Blob, seq)()
+	if newOK && !im.wholeParses {
+		defer im.cache.start(newRel, ch.Blob, seq)()
 	}
-	if oldOK {
-		fc.old = im.cache.get(ch.OldBlob, seq)
+	if oldOK && !im.wholeParses {
+		fc.old = im.cache.get(oldRel, ch.OldBlob, seq)
 	}
-	if newOK && oldOK && fc.old == nil && oldRel == newRel {
+	if newOK && oldOK && fc.old == nil && oldRel == newRel && !im.wholeParses {
 		if ok, skipped, err := im.comparePartial(cf, ps, newRel, ch, &fc); ok || skipped != "" || err != nil {
 			return fc, ok, skipped, err
 		}
 	}
 	if newOK {
 		base := fc.old
-		if oldRel != newRel {
+		if oldRel != newRel || im.wholeParses {
 			base = nil // symbols depend on the path: parse a renamed file whole
 		}
 		if fc.f, err = im.parseBlob(cf, ps, newRel, ch.Blob, base); err != nil {
 			return fc, false, fileSkipReason(err), ignoreUnreadable(err)
 		}
 		fc.blob = ch.Blob
-		im.cache.put(newRel, ch.Blob, fc.f)
+		if !im.wholeParses {
+			im.cache.put(newRel, ch.Blob, fc.f)
+		}
 	}
 	if oldOK && fc.old == nil {
 		base := fc.f
-		if oldRel != newRel {
+		if oldRel != newRel || im.wholeParses {
 			base = nil
 		}
 		if fc.old, err = im.parseBlob(cf, ps, oldRel, ch.OldBlob, base); err != nil {
@@ -229,18 +235,24 @@ func (im *importer) compare(cf *catFile, ps map[*index.Language]*ts.Parser, seq 
 
 // touchedDefs returns the definitions of f that are new or whose content
 // hash differs from old's, leaving out a definition when one of its
-// children is touched (the change is the child's).
+// children is touched (the change is the child's). A symbol can name
+// several definitions of a file (Go's init functions, Python property
+// setters, TypeScript overloads): a definition is unchanged when old has
+// one of the same symbol and content hash, wherever it is, so the answer
+// does not depend on which of old's definitions were parsed (a partial
+// parse, comparePartial, holds only those around the edits).
 func touchedDefs(f, old *index.File) []index.Definition {
-	before := map[string]string{}
+	type symHash struct{ sym, hash string }
+	before := map[symHash]bool{}
 	if old != nil {
 		for _, d := range old.Defs {
-			before[d.Symbol] = d.ContentHash
+			before[symHash{d.Symbol, d.ContentHash}] = true
 		}
 	}
 	var out []index.Definition
 	parents := map[string]bool{}
 	for _, d := range f.Defs {
-		if h, ok := before[d.Symbol]; ok && h == d.ContentHash {
+		if before[symHash{d.Symbol, d.ContentHash}] {
 			continue
 		}
 		out = append(out, d)
