@@ -21,11 +21,11 @@ type fileCache struct {
 	mu      sync.Mutex
 	byBlob  map[string]*index.File // cacheKey(path, blob) → parse
 	last    map[string]string      // path → blob cached for it
-	order   []string          // paths, oldest entry first (may hold stale entries)
-	stamp   map[string]int    // path → its newest position in order (+ dropped)
-	dropped int               // entries removed from the front of order
-	size    map[string]int    // path → bytes of the cached version
-	bytes   int               // sum of size
+	order   []string               // paths, oldest entry first (may hold stale entries)
+	stamp   map[string]int         // path → its newest position in order (+ dropped)
+	dropped int                    // entries removed from the front of order
+	size    map[string]int         // path → bytes of the cached version
+	bytes   int                    // sum of size
 	pending map[string]pendingParse
 }
 
