@@ -18,27 +18,62 @@ import (
 // finds new or changed (memory.ImportGit skips commits changing too many
 // definitions without parsing them). Declarations that extractGo would
 // not record (named "_", an unusual receiver) are not counted, and a file
-// the scan cannot split (an unterminated literal, two declarations on one
-// line) counts 0. A declaration with a syntax error is counted, although
-// tree-sitter's error recovery may not make it a definition.
+// the scan cannot split (an unterminated literal, a changed chunk of two
+// declarations) counts 0. Only chunks not found byte for byte in oldSrc
+// are scanned, and compared with oldSrc's declarations of the same name.
+// Two limits of the bound: a declaration with a syntax error is counted,
+// although tree-sitter's error recovery may not make it a definition, and
+// an unchanged chunk holding two declarations on one line (which gofmt
+// never writes) is not searched for the second one's text.
 func GoChangedFuncs(oldSrc, newSrc []byte) int {
-	before := map[string]bool{}
-	if oldSrc != nil {
-		funcs, ok := goFuncTexts(oldSrc)
-		if !ok {
-			return 0
-		}
-		for _, f := range funcs {
-			before[f.text] = true
-		}
-	}
-	funcs, ok := goFuncTexts(newSrc)
+	oldChunks, ok := goChunkTexts(oldSrc)
 	if !ok {
 		return 0
 	}
+	newChunks, ok := goChunkTexts(newSrc)
+	if !ok {
+		return 0
+	}
+	// A chunk found byte for byte in old is not counted; the others are
+	// compared, without comments and whitespace, with old's func
+	// declarations of the same name (scanned once each, when needed).
+	raw := make(map[string]bool, len(oldChunks))
+	byName := map[string][]int{}
+	for i, c := range oldChunks {
+		raw[c] = true
+		if name := goFuncName([]byte(c)); name != "" {
+			byName[name] = append(byName[name], i)
+		}
+	}
+	norm := map[int]string{}
 	n := 0
-	for _, f := range funcs {
-		if f.def && !before[f.text] {
+	for _, c := range newChunks {
+		if raw[c] {
+			continue
+		}
+		f, isFunc, ok := scanGoFunc([]byte(c))
+		if !ok {
+			return 0
+		}
+		if !isFunc || !f.def {
+			continue
+		}
+		same := false
+		for _, i := range byName[goFuncName([]byte(c))] {
+			t, seen := norm[i]
+			if !seen {
+				o, _, ok := scanGoFunc([]byte(oldChunks[i]))
+				if !ok {
+					return 0
+				}
+				t, norm[i] = o.text, o.text
+			}
+			if t == f.text {
+				same = true
+				break
+			}
+		}
+		if !same {
 			n++
 		}
 	}
@@ -52,28 +87,58 @@ type goFunc struct {
 	def  bool
 }
 
-// goFuncTexts returns the func declarations of src; ok is false when src
-// cannot be split into top-level chunks of one declaration each.
-func goFuncTexts(src []byte) ([]goFunc, bool) {
+// goChunkTexts splits src into its top-level chunks (goChunks); ok is
+// false when the scan fails. A nil src has no chunks.
+func goChunkTexts(src []byte) ([]string, bool) {
+	if len(src) == 0 {
+		return nil, true
+	}
 	starts, _, _ := goChunks(src)
-	if starts == nil && len(src) > 0 {
+	if starts == nil {
 		return nil, false
 	}
-	var out []goFunc
+	out := make([]string, len(starts))
 	for i, s := range starts {
 		e := len(src)
 		if i+1 < len(starts) {
 			e = starts[i+1]
 		}
-		f, isFunc, ok := scanGoFunc(src[s:e])
-		if !ok {
-			return nil, false
-		}
-		if isFunc {
-			out = append(out, f)
-		}
+		out[i] = string(src[s:e])
 	}
 	return out, true
+}
+
+// goFuncName returns the beginning of the func declaration a chunk starts
+// with, up to its name (the receiver's tokens included for a method), as
+// its tokens' texts without comments and whitespace: a prefix of the text
+// scanGoFunc compares, so declarations with the same such text have the
+// same name. "" for other chunks.
+func goFuncName(chunk []byte) string {
+	var s scanner.Scanner
+	fset := token.NewFileSet()
+	s.Init(fset.AddFile("", -1, len(chunk)), chunk, nil, 0)
+	var b strings.Builder
+	depth := 0
+	for k := 0; ; k++ {
+		_, tok, lit := s.Scan()
+		if tok == token.EOF || k == 0 && tok != token.FUNC {
+			return ""
+		}
+		if lit == "" {
+			lit = tok.String()
+		}
+		b.WriteString(lit)
+		switch {
+		case tok == token.LPAREN || tok == token.LBRACK:
+			depth++
+		case tok == token.RPAREN || tok == token.RBRACK:
+			depth--
+		case tok == token.IDENT && depth == 0:
+			return b.String()
+		case k > 0 && depth == 0:
+			return "" // not a func declaration's name
+		}
+	}
 }
 
 // scanGoFunc reads one chunk with go/scanner (comments skipped). isFunc
