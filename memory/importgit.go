@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gloss-dev/gloss/index"
 	ts "github.com/odvcencio/gotreesitter"
 )
 
@@ -65,6 +66,10 @@ type ImportGitResult struct {
 	// Elapsed is the wall time.
 	Elapsed time.Duration `json:"elapsed_ns"`
 }
+
+// chunkMemoBytes bounds the source bytes of the declaration parses kept
+// for first sights (index.ChunkMemo; about three times that in memory).
+const chunkMemoBytes = 32 << 20
 
 // importFlush is the number of memories written per durable batch.
 const importFlush = 256
@@ -148,7 +153,7 @@ func (w *Workspace) runImport(ctx context.Context, p *importPlan, opts ImportGit
 			merges[c.hash] = true
 		}
 	}
-	im := &importer{w: w, plan: p, opts: opts, cache: newFileCache(), live: newLiveCommits(ctx, w.Root, p)}
+	im := &importer{w: w, plan: p, opts: opts, cache: newFileCache(), chunks: index.NewChunkMemo(chunkMemoBytes), live: newLiveCommits(ctx, w.Root, p)}
 	workers := max(1, runtime.GOMAXPROCS(0))
 	order := make(chan chan commitResult, 2*workers)
 	jobs := make(chan importJob, 2*workers)

@@ -20,7 +20,10 @@ type importer struct {
 	plan  *importPlan
 	opts  ImportGitOptions
 	cache *fileCache
-	live  *liveCommits
+	// chunks keeps the parses of Go declarations made at first sights
+	// (index.ParseRegions), shared by the workers.
+	chunks *index.ChunkMemo
+	live   *liveCommits
 	// wholeParses makes compare parse both versions of every file whole,
 	// without the cache: the reference the faster ways must agree with
 	// (tests).

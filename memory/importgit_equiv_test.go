@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/internal/testutil"
 )
 
@@ -28,7 +29,7 @@ func importOutcomes(t testing.TB, w *Workspace, limit int, mode string) map[stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	im := &importer{w: w, plan: p, opts: opts, cache: newFileCache(), live: newLiveCommits(ctx, w.Root, p), wholeParses: mode == "whole"}
+	im := &importer{w: w, plan: p, opts: opts, cache: newFileCache(), chunks: index.NewChunkMemo(chunkMemoBytes), live: newLiveCommits(ctx, w.Root, p), wholeParses: mode == "whole"}
 	cf, err := startCatFile(ctx, w.Root)
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +61,7 @@ func importOutcomes(t testing.TB, w *Workspace, limit int, mode string) map[stri
 				continue
 			}
 			if mode == "cold" {
-				im.cache = newFileCache()
+				im.cache, im.chunks = newFileCache(), index.NewChunkMemo(chunkMemoBytes)
 			}
 			out[c.Hash] = outcome(im.process(cf, ps, importJob{seq: seq, c: c}))
 		}

@@ -14,7 +14,9 @@ import (
 // clause, a region that does not parse alone, a change too large to
 // diff): the caller then parses the file whole. The partial parses are
 // not cached (they cannot be re-parsed), so each later commit on the path
-// takes this way again until a whole parse enters the cache.
+// takes this way again until a whole parse enters the cache; the parses of
+// single declarations are (im.chunks), so the old version of a declaration
+// an earlier commit edited is not parsed again.
 func (im *importer) comparePartial(cf *catFile, ps map[*index.Language]*ts.Parser, rel string, ch gitChange, fc *fileChange) (ok bool, skipped string, err error) {
 	lang := index.LanguageFor(rel)
 	if lang == nil || lang.Name != "go" {
@@ -37,11 +39,11 @@ func (im *importer) comparePartial(cf *catFile, ps map[*index.Language]*ts.Parse
 		newSpans = append(newSpans, [2]int{e.Start + off, e.Start + off + len(e.New)})
 		off += len(e.New) - (e.End - e.Start)
 	}
-	old, okOld, err := im.w.Indexer.ParseRegions(ps, lang, rel, src[0], oldSpans)
+	old, okOld, err := im.w.Indexer.ParseRegions(ps, lang, rel, src[0], oldSpans, im.chunks)
 	if err != nil || !okOld {
 		return false, "", nil
 	}
-	f, okNew, err := im.w.Indexer.ParseRegions(ps, lang, rel, src[1], newSpans)
+	f, okNew, err := im.w.Indexer.ParseRegions(ps, lang, rel, src[1], newSpans, im.chunks)
 	if err != nil || !okNew {
 		return false, "", nil
 	}
