@@ -124,6 +124,13 @@ func TestImportGitParsesAgree(t *testing.T) {
 	testutil.Commit(t, repo, "Make B twenty")
 	testutil.WriteFiles(t, repo, map[string]string{"c/c.go": strings.Replace(inits, "return n }", "return n + 1 }", 1)})
 	testutil.Commit(t, repo, "Add one in F")
+	// A renamed type: its fields' symbols change, also those on lines the
+	// edit does not touch.
+	fields := "package d\n\nfunc use() int { return 1 }\n\n// node is a node.\ntype node struct {\n\tName string\n\tA    int\n\tB    int\n\tC    int\n}\n"
+	testutil.WriteFiles(t, repo, map[string]string{"d/d.go": fields})
+	testutil.Commit(t, repo, "Add node")
+	testutil.WriteFiles(t, repo, map[string]string{"d/d.go": strings.ReplaceAll(fields, "node", "Node")})
+	testutil.Commit(t, repo, "Export Node")
 	w, err := Open(repo, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +148,7 @@ func TestImportGitParsesAgree(t *testing.T) {
 		got = append(got, strings.Join(names, " "))
 	}
 	sort.Strings(got)
-	want := []string{"a/A().", "a/A(). a/B(). b/A(). b/B(). c/F(). c/init(). c/init(). c/n.", "b/B().", "c/F()."}
+	want := []string{"a/A().", "a/A(). a/B(). b/A(). b/B(). c/F(). c/init(). c/init(). c/n.", "b/B().", "c/F().", "d/Node#A. d/Node#B. d/Node#C. d/Node#Name.", "d/node#A. d/node#B. d/node#C. d/node#Name. d/use()."}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("anchored definitions per commit %q, want %q", got, want)
 	}
