@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"sync"
 
 	ts "github.com/odvcencio/gotreesitter"
 )
@@ -10,9 +11,10 @@ import (
 // overlap the byte ranges spans ([start, end) pairs, an empty one marking
 // an insertion or deletion point): the declarations are found by a lexical
 // scan (goChunks: lines that start at column 0 outside brackets, strings
-// and comments, with their doc comments) and each group of them is parsed
-// on its own behind a synthetic package clause, as Reparse parses a
-// region. The result is a partial File without syntax trees: Defs, tokens
+// and comments, with their doc comments) and each of them is parsed on its
+// own behind a synthetic package clause, as Reparse parses a region; memo
+// (nil for none) keeps those parses for other versions of the file that
+// hold the same declaration. The result is a partial File without syntax trees: Defs, tokens
 // (Tokens) and top-level nodes of those declarations only, at their places
 // in src; it cannot be re-parsed (ReparseLean parses it whole). ok is
 // false, and the caller parses the file whole, when lang is not Go, the
@@ -23,7 +25,7 @@ import (
 // Git history import uses it to compare two versions of a file at the
 // first sight of its path: the definitions a commit changed all overlap
 // its diff hunks, so the declarations around the hunks are enough.
-func (ix *Indexer) ParseRegions(parsers map[*Language]*ts.Parser, lang *Language, path string, src []byte, spans [][2]int) (f *File, ok bool, err error) {
+func (ix *Indexer) ParseRegions(parsers map[*Language]*ts.Parser, lang *Language, path string, src []byte, spans [][2]int, memo *ChunkMemo) (f *File, ok bool, err error) {
 	if lang == nil || lang.Name != "go" || len(src) >= 1<<31 {
 		return nil, false, nil
 	}
@@ -38,29 +40,104 @@ func (ix *Indexer) ParseRegions(parsers map[*Language]*ts.Parser, lang *Language
 		if rg[0] <= pkgOff && pkgOff < rg[1] {
 			return nil, false, nil
 		}
-		regionSrc := append([]byte(prefix), src[rg[0]:rg[1]]...)
-		sub, err := ix.ParseSource(parsers, lang, path, regionSrc)
-		if err != nil {
-			return nil, false, err
-		}
-		if sub.HasError || !covered(sub) {
-			sub.Release()
-			return nil, false, nil
-		}
-		f.lang = sub.lang
-		shift := rg[0] - len(prefix)
-		r := region{rs: rg[0], re: rg[0], shift: shift}
-		spliceDefs(f, &File{Lines: NewLines(nil)}, sub, r)
-		for _, t := range sub.tops {
-			if t.start >= len(prefix) {
-				f.tops = append(f.tops, topNode{start: t.start + shift, end: t.end + shift, comment: t.comment})
+		// Each chunk of the region is parsed on its own (top-level
+		// declarations of Go parse independently), so that the parse of
+		// a chunk another version of the file shares is reused (memo).
+		for k, cs := range starts {
+			if cs < rg[0] || cs >= rg[1] {
+				continue
 			}
+			ce := rg[1]
+			if k+1 < len(starts) && starts[k+1] < ce {
+				ce = starts[k+1]
+			}
+			sub, ok, err := ix.parseChunk(parsers, lang, path, prefix, src[cs:ce], memo)
+			if err != nil || !ok {
+				return nil, false, err
+			}
+			f.lang = sub.lang
+			shift := cs - len(prefix)
+			r := region{rs: cs, re: cs, shift: shift}
+			spliceDefs(f, &File{Lines: NewLines(nil)}, sub, r)
+			for _, t := range sub.tops {
+				if t.start >= len(prefix) {
+					f.tops = append(f.tops, topNode{start: t.start + shift, end: t.end + shift, comment: t.comment})
+				}
+			}
+			f.spans = append(f.spans, sub.spanRange(len(prefix), len(sub.Src), shift)...)
 		}
-		f.spans = append(f.spans, sub.spanRange(len(prefix), len(sub.Src), shift)...)
-		sub.Release()
 	}
 	f.srcHash = HashBytes(src)
 	return f, true, nil
+}
+
+// parseChunk returns the parse of prefix+chunk as a File without trees,
+// from memo when it has it; ok is false when it does not parse cleanly.
+func (ix *Indexer) parseChunk(parsers map[*Language]*ts.Parser, lang *Language, path, prefix string, chunk []byte, memo *ChunkMemo) (*File, bool, error) {
+	key := ""
+	if memo != nil {
+		key = path + "\x00" + prefix + HashBytes(chunk)
+		if sub := memo.get(key); sub != nil {
+			return sub, true, nil
+		}
+	}
+	sub, err := ix.ParseSource(parsers, lang, path, append([]byte(prefix), chunk...))
+	if err != nil {
+		return nil, false, err
+	}
+	if sub.HasError || !covered(sub) {
+		sub.Release()
+		return nil, false, nil
+	}
+	sub.DropTree()
+	if memo != nil {
+		memo.put(key, sub)
+	}
+	return sub, true, nil
+}
+
+// ChunkMemo keeps the parses ParseRegions made of top-level chunks of Go
+// files (without trees: source, definitions, token spans), by path,
+// package and content, bounded by source bytes (oldest out first). Walking
+// a file's history, the declarations one commit edits are, in their new
+// version, those the next commit editing them finds in its old version, so
+// each version of a declaration is parsed about once. Safe for concurrent
+// use.
+type ChunkMemo struct {
+	mu    sync.Mutex
+	m     map[string]*File
+	order []string
+	bytes int
+	max   int
+}
+
+// NewChunkMemo returns a ChunkMemo holding up to maxBytes bytes of chunk
+// source (its memory is about three times that).
+func NewChunkMemo(maxBytes int) *ChunkMemo {
+	return &ChunkMemo{m: map[string]*File{}, max: maxBytes}
+}
+
+func (c *ChunkMemo) get(key string) *File {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[key]
+}
+
+func (c *ChunkMemo) put(key string, f *File) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.m[key]; ok {
+		return
+	}
+	c.m[key] = f
+	c.order = append(c.order, key)
+	c.bytes += len(f.Src)
+	for c.bytes > c.max && len(c.order) > 1 {
+		old := c.order[0]
+		c.order = c.order[1:]
+		c.bytes -= len(c.m[old].Src)
+		delete(c.m, old)
+	}
 }
 
 // Partial reports a File made by ParseRegions: it holds the declarations

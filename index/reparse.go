@@ -58,7 +58,7 @@ func (ix *Indexer) reparse(parsers map[*Language]*ts.Parser, old *File, newSrc [
 	if p == len(old.Src) && p == len(newSrc) {
 		return old, nil
 	}
-	r, sub, plen, ok := ix.parseRegion(parsers, old, newSrc, p, oldEnd)
+	r, sub, plen, ok := ix.parseRegion(parsers, old, newSrc, p, oldEnd, false)
 	if !ok {
 		return full()
 	}
@@ -103,8 +103,10 @@ type region struct {
 // touched returns the region of top-level nodes the change [p, oldEnd]
 // touches, widened to gaps, neighbours (TypeScript/JavaScript automatic
 // semicolon insertion) and doc comments; ok is false when it covers half
-// the file or more.
-func touched(old *File, p, oldEnd int) (region, bool) {
+// the file or more, unless anySize (a region parse then costs less than a
+// whole one, but the result of Reparse would keep a whole tree alive per
+// region).
+func touched(old *File, p, oldEnd int, anySize bool) (region, bool) {
 	tops := old.tops
 	i := 0
 	for i < len(tops) && tops[i].end < p {
@@ -135,7 +137,7 @@ func touched(old *File, p, oldEnd int) (region, bool) {
 	if j+1 < len(tops) {
 		r.re = tops[j+1].start
 	}
-	return r, !(r.rs > p || r.re < oldEnd || r.re-r.rs > len(old.Src)/2)
+	return r, !(r.rs > p || r.re < oldEnd || !anySize && r.re-r.rs > len(old.Src)/2)
 }
 
 // regionPrefix returns the text a standalone parse of newSrc[rs:newRe]
@@ -264,9 +266,10 @@ func covered(f *File) bool {
 // one source; plen is the prefix's length in bytes, r.shift the offset
 // that maps sub's bytes after it onto newSrc's. ok is false when the edit
 // cannot be confined to such a region or the region does not parse: the
-// caller parses newSrc whole.
-func (ix *Indexer) parseRegion(parsers map[*Language]*ts.Parser, old *File, newSrc []byte, p, oldEnd int) (r region, sub *File, plen int, ok bool) {
-	r, ok = touched(old, p, oldEnd)
+// caller parses newSrc whole. anySize allows a region of half the file or
+// more (touched).
+func (ix *Indexer) parseRegion(parsers map[*Language]*ts.Parser, old *File, newSrc []byte, p, oldEnd int, anySize bool) (r region, sub *File, plen int, ok bool) {
+	r, ok = touched(old, p, oldEnd, anySize)
 	if !ok {
 		return r, nil, 0, false
 	}

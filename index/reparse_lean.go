@@ -12,10 +12,12 @@ import (
 // exactly as Reparse does, and releasing the region's tree before it
 // returns. old may have trees or not (a DropTree'd or ReparseLean'd File);
 // it is not modified and shares nothing with the result, so either can be
-// dropped independently. Where Reparse would parse the whole file (old had
-// a syntax error, the region does not parse on its own, the change covers
-// half the file or more), ReparseLean does too and drops the trees; the
-// result then has HasError set if the new version does not parse cleanly.
+// dropped independently. A region of half the file or more is parsed as a
+// region too (it costs less than the whole file, and no tree is kept).
+// Where Reparse would parse the whole file for other reasons (old had a
+// syntax error, the region does not parse on its own), ReparseLean does
+// too and drops the trees; the result then has HasError set if the new
+// version does not parse cleanly.
 //
 // Definitions, tokens and HasError equal those of a full Parse followed by
 // DropTree (TestReparseMatchesParse checks this for random edits); Calls
@@ -41,7 +43,7 @@ func (ix *Indexer) ReparseLean(parsers map[*Language]*ts.Parser, old *File, newS
 	if p == len(old.Src) && p == len(newSrc) {
 		return old.leanCopy(newSrc), nil
 	}
-	r, sub, plen, ok := ix.parseRegion(parsers, old, newSrc, p, oldEnd)
+	r, sub, plen, ok := ix.parseRegion(parsers, old, newSrc, p, oldEnd, true)
 	if !ok {
 		return full()
 	}

@@ -186,7 +186,7 @@ func FuzzReparse(f *testing.F) {
 // the full parse has it, and no others.
 func checkRegions(t *testing.T, ix *Indexer, parsers map[*Language]*ts.Parser, want *File, sp [2]int) {
 	t.Helper()
-	got, ok, err := ix.ParseRegions(parsers, want.Lang, want.Path, want.Src, [][2]int{sp})
+	got, ok, err := ix.ParseRegions(parsers, want.Lang, want.Path, want.Src, [][2]int{sp}, testChunkMemo)
 	if err != nil || !ok {
 		return // not Go, or the file is parsed whole
 	}
@@ -200,7 +200,7 @@ func checkRegions(t *testing.T, ix *Indexer, parsers map[*Language]*ts.Parser, w
 		key := fmt.Sprint(d.Symbol, d.Range.StartByte)
 		seen[key] = true
 		w, ok := all[key]
-		if !ok || w.ContentHash != d.ContentHash || w.Range != d.Range || w.BodyHash != d.BodyHash {
+		if !ok || w.ContentHash != d.ContentHash || w.Range != d.Range || w.BodyHash != d.BodyHash || w.SignatureHash != d.SignatureHash || w.Doc != d.Doc || w.DocLine != d.DocLine {
 			t.Fatalf("%s: ParseRegions around %v: %s %+v, full parse %+v", want.Path, sp, d.Symbol, d.Range, w.Range)
 		}
 	}
@@ -212,3 +212,7 @@ func checkRegions(t *testing.T, ix *Indexer, parsers map[*Language]*ts.Parser, w
 }
 
 var regionsChecked int
+
+// testChunkMemo is shared by every checkRegions call, so that chunks
+// parsed for one edit are reused (ChunkMemo) for the next.
+var testChunkMemo = NewChunkMemo(1 << 20)

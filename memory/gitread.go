@@ -182,7 +182,12 @@ func zeroID(id string) bool { return strings.Trim(id, "0") == "" }
 
 // catFile reads blobs through one `git cat-file --batch` process
 // (gitcat.Reader).
-type catFile struct{ r *gitcat.Reader }
+type catFile struct {
+	r *gitcat.Reader
+	// memo, when set, keeps the blobs read (one commit's, which the import
+	// reads twice: to count changed functions, then to parse them).
+	memo map[string][]byte
+}
 
 func startCatFile(ctx context.Context, dir string) (*catFile, error) {
 	r, err := gitcat.Start(gitCmd(ctx, dir, "cat-file", "--batch"))
@@ -203,7 +208,13 @@ var errTooLarge = gitcat.ErrTooLarge
 // it, and errTooLarge when the blob is larger than max bytes (its content
 // is skipped).
 func (c *catFile) Blob(id string, max int64) ([]byte, error) {
+	if data, ok := c.memo[id]; ok {
+		return data, nil
+	}
 	_, data, err := c.r.Read(id, max)
+	if err == nil && c.memo != nil {
+		c.memo[id] = data
+	}
 	return data, err
 }
 

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/gloss-dev/gloss/index"
 	ts "github.com/odvcencio/gotreesitter"
 )
 
@@ -67,6 +67,10 @@ type ImportGitResult struct {
 	Elapsed time.Duration `json:"elapsed_ns"`
 }
 
+// chunkMemoBytes bounds the source bytes of the declaration parses kept
+// for first sights (index.ChunkMemo; about three times that in memory).
+const chunkMemoBytes = 32 << 20
+
 // importFlush is the number of memories written per durable batch.
 const importFlush = 256
 
@@ -95,8 +99,8 @@ func (w *Workspace) ImportGit(ctx context.Context, opts ImportGitOptions) (Impor
 	if err != nil {
 		return res, err
 	}
-	res.Branch, res.Head, res.Incremental, res.Commits = p.branch, p.head, p.incremental, len(p.commits)
-	if len(p.commits) > 0 {
+	res.Branch, res.Head, res.Incremental, res.Commits = p.branch, p.head, p.incremental, len(p.commits())
+	if res.Commits > 0 {
 		if _, err := w.Index(ctx); err != nil {
 			return res, err
 		}
@@ -104,102 +108,13 @@ func (w *Workspace) ImportGit(ctx context.Context, opts ImportGitOptions) (Impor
 			return res, err
 		}
 	}
-	if p.complete && p.head != p.mark {
-		if err := w.setImportMark(p.branch, p.head); err != nil {
+	if p.next.Head != "" && p.next != p.mark {
+		if err := w.setImportMark(p.branch, p.next.encode()); err != nil {
 			return res, err
 		}
 	}
 	res.Elapsed = time.Since(start)
 	return res, nil
-}
-
-// importPlan is the walk ImportGit does.
-type importPlan struct {
-	branch, head, prefix string
-	mark                 string // the previous run's last commit
-	// commits are the first-parent commits to examine, newest first, with
-	// their parents.
-	commits []planCommit
-	// base is the first parent of the oldest commit ("" for a root).
-	base string
-	// complete: the walk reaches the previous run's mark or the root, so
-	// the head may be recorded as the new mark.
-	complete, incremental bool
-	remote                string
-}
-
-type planCommit struct {
-	hash    string
-	parents int
-}
-
-// importPlan lists the commits to examine with `git rev-list
-// --first-parent --parents`.
-func (w *Workspace) importPlan(ctx context.Context, opts ImportGitOptions) (*importPlan, error) {
-	p := &importPlan{}
-	var err error
-	if p.head, err = gitOut(ctx, w.Root, "rev-parse", "--verify", "-q", "HEAD^{commit}"); err != nil || p.head == "" {
-		return nil, fmt.Errorf("%s is not in a git repository with commits", w.Root)
-	}
-	if p.branch, _ = gitOut(ctx, w.Root, "rev-parse", "--abbrev-ref", "HEAD"); p.branch == "" {
-		p.branch = "HEAD"
-	}
-	p.prefix, _ = gitOut(ctx, w.Root, "rev-parse", "--show-prefix")
-	p.remote, _ = gitOut(ctx, w.Root, "config", "--get", "remote.origin.url")
-	args := []string{"rev-list", "--first-parent", "--parents"}
-	if opts.Limit > 0 {
-		args = append(args, "--max-count="+strconv.Itoa(opts.Limit))
-	}
-	args = append(args, p.head)
-	cut := opts.Limit > 0
-	if opts.Since != "" {
-		a, err := sinceArg(ctx, w.Root, opts.Since)
-		if err != nil {
-			return nil, err
-		}
-		args, cut = append(args, a), true
-	}
-	mark, err := w.Store.ImportMark(p.branch)
-	if err != nil {
-		return nil, err
-	}
-	p.mark = mark
-	if mark != "" && isAncestor(ctx, w.Root, mark, p.head) {
-		args, p.incremental = append(args, "^"+mark), true
-	}
-	out, err := gitOut(ctx, w.Root, args...)
-	if err != nil {
-		return nil, fmt.Errorf("git rev-list: %w", err)
-	}
-	for _, line := range strings.Split(out, "\n") {
-		if f := strings.Fields(line); len(f) > 0 {
-			p.commits = append(p.commits, planCommit{hash: f[0], parents: len(f) - 1})
-			p.base = ""
-			if len(f) > 1 {
-				p.base = f[1]
-			}
-		}
-	}
-	p.complete = !cut || p.base == "" || (p.incremental && p.base == mark) || len(p.commits) == 0 && p.incremental
-	return p, nil
-}
-
-// sinceArg turns --since into a rev-list argument: a date (YYYY-MM-DD or
-// RFC 3339) becomes --since=, a revision ^REV.
-func sinceArg(ctx context.Context, dir, since string) (string, error) {
-	for _, layout := range []string{"2006-01-02", time.RFC3339, "2006-01-02T15:04:05", "2006-01-02 15:04:05"} {
-		if t, err := time.Parse(layout, since); err == nil {
-			return "--since=" + t.Format(time.RFC3339), nil
-		}
-	}
-	if strings.HasPrefix(since, "-") {
-		return "", fmt.Errorf("--since %q is neither a date (YYYY-MM-DD) nor a revision", since)
-	}
-	rev, err := gitOut(ctx, dir, "rev-parse", "--verify", "-q", since+"^{commit}")
-	if err != nil || rev == "" {
-		return "", fmt.Errorf("--since %q is neither a date (YYYY-MM-DD) nor a revision", since)
-	}
-	return "^" + rev, nil
 }
 
 // isAncestor reports whether commit a is an ancestor of b (false when a
@@ -214,12 +129,13 @@ func gitOut(ctx context.Context, dir string, args ...string) (string, error) {
 	return strings.TrimSpace(string(out)), err
 }
 
-// setImportMark records head as the last imported commit of branch.
-func (w *Workspace) setImportMark(branch, head string) error {
+// setImportMark records mark (an encoded importMark) as the range
+// imported on branch.
+func (w *Workspace) setImportMark(branch, mark string) error {
 	w.writeMu.Lock()
 	defer w.writeMu.Unlock()
 	b := w.Store.NewMemoryBatch()
-	if err := b.SetImportMark(branch, head); err != nil {
+	if err := b.SetImportMark(branch, mark); err != nil {
 		b.Close()
 		return err
 	}
@@ -231,22 +147,13 @@ func (w *Workspace) setImportMark(branch, head string) error {
 func (w *Workspace) runImport(ctx context.Context, p *importPlan, opts ImportGitOptions, res *ImportGitResult) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	revs := []string{p.head}
-	if p.base != "" {
-		revs = append(revs, "^"+p.base)
-	}
-	lr, err := startLog(ctx, w.Root, revs)
-	if err != nil {
-		return err
-	}
-	defer lr.Close()
 	merges := map[string]bool{}
-	for _, c := range p.commits {
+	for _, c := range p.commits() {
 		if c.parents > 1 {
 			merges[c.hash] = true
 		}
 	}
-	im := &importer{w: w, plan: p, opts: opts, cache: newFileCache(), live: newLiveCommits(ctx, w.Root, p)}
+	im := &importer{w: w, plan: p, opts: opts, cache: newFileCache(), chunks: index.NewChunkMemo(chunkMemoBytes), live: newLiveCommits(ctx, w.Root, p)}
 	workers := max(1, runtime.GOMAXPROCS(0))
 	order := make(chan chan commitResult, 2*workers)
 	jobs := make(chan importJob, 2*workers)
@@ -257,33 +164,55 @@ func (w *Workspace) runImport(ctx context.Context, p *importPlan, opts ImportGit
 	go func() {
 		defer close(order)
 		defer close(jobs)
-		for seq := 0; ; seq++ {
-			c, err := lr.Next()
-			if err == io.EOF {
-				return
-			}
-			if err != nil {
+		seq := 0
+		// Segments are newest first; history is read oldest first.
+		for k := len(p.segments) - 1; k >= 0; k-- {
+			if err := im.feed(ctx, p.segments[k], merges, &seq, jobs, order); err != nil {
 				errc <- err
-				return
-			}
-			out := make(chan commitResult, 1)
-			if reason := im.precheck(c, merges[c.Hash]); reason != "" {
-				out <- commitResult{skip: reason}
-			} else {
-				select {
-				case jobs <- importJob{seq: seq, c: c, out: out}:
-				case <-ctx.Done():
-					return
-				}
-			}
-			select {
-			case order <- out:
-			case <-ctx.Done():
 				return
 			}
 		}
 	}()
 	return im.collect(ctx, order, errc, res)
+}
+
+// feed reads one segment's commits with `git log` (oldest first) and hands
+// them to the workers, or straight to the collector when their metadata
+// decides (precheck); seq numbers the commits across segments.
+func (im *importer) feed(ctx context.Context, s planSegment, merges map[string]bool, seq *int, jobs chan<- importJob, order chan<- chan commitResult) error {
+	revs := []string{s.head}
+	if s.base != "" {
+		revs = append(revs, "^"+s.base)
+	}
+	lr, err := startLog(ctx, im.w.Root, revs)
+	if err != nil {
+		return err
+	}
+	defer lr.Close()
+	for ; ; *seq++ {
+		c, err := lr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		out := make(chan commitResult, 1)
+		if reason := im.precheck(c, merges[c.Hash]); reason != "" {
+			out <- commitResult{skip: reason}
+		} else {
+			select {
+			case jobs <- importJob{seq: *seq, c: c, out: out}:
+			case <-ctx.Done():
+				return nil
+			}
+		}
+		select {
+		case order <- out:
+		case <-ctx.Done():
+			return nil
+		}
+	}
 }
 
 // collect stores the results in commit order, flushing every importFlush

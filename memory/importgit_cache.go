@@ -7,7 +7,8 @@ import (
 )
 
 // fileCache keeps the parse of the latest version of the paths the import
-// has seen, by blob id: walking history forward, a commit's old blob is
+// has seen, by path and blob id (the same content at two paths has two
+// parses: symbols depend on the path): walking history forward, a commit's old blob is
 // usually the version an earlier commit produced, and the new version is
 // then parsed incrementally from it (index.Indexer.ReparseLean re-parses
 // only the top-level declarations the change touches). Cached parses have
@@ -18,13 +19,13 @@ import (
 // (fileCacheBytes), least recently stored path out first.
 type fileCache struct {
 	mu      sync.Mutex
-	byBlob  map[string]*index.File
-	last    map[string]string // path → blob cached for it
-	order   []string          // paths, oldest entry first (may hold stale entries)
-	stamp   map[string]int    // path → its newest position in order (+ dropped)
-	dropped int               // entries removed from the front of order
-	size    map[string]int    // path → bytes of the cached version
-	bytes   int               // sum of size
+	byBlob  map[string]*index.File // cacheKey(path, blob) → parse
+	last    map[string]string      // path → blob cached for it
+	order   []string               // paths, oldest entry first (may hold stale entries)
+	stamp   map[string]int         // path → its newest position in order (+ dropped)
+	dropped int                    // entries removed from the front of order
+	size    map[string]int         // path → bytes of the cached version
+	bytes   int                    // sum of size
 	pending map[string]pendingParse
 }
 
@@ -43,11 +44,15 @@ func newFileCache() *fileCache {
 	return &fileCache{byBlob: map[string]*index.File{}, last: map[string]string{}, stamp: map[string]int{}, pending: map[string]pendingParse{}, size: map[string]int{}}
 }
 
-// get returns the cached parse of blob, waiting for the parse when an
+// cacheKey is the key of a parse: the path and the blob id.
+func cacheKey(path, blob string) string { return path + "\x00" + blob }
+
+// get returns the cached parse of blob at path, waiting for the parse when an
 // earlier commit (sequence number below seq) is making it (a later one
 // never is waited for, so workers cannot wait on each other in a cycle);
 // nil when blob is not cached.
-func (c *fileCache) get(blob string, seq int) *index.File {
+func (c *fileCache) get(path, blob string, seq int) *index.File {
+	blob = cacheKey(path, blob)
 	c.mu.Lock()
 	f, p := c.byBlob[blob], c.pending[blob]
 	c.mu.Unlock()
@@ -60,9 +65,10 @@ func (c *fileCache) get(blob string, seq int) *index.File {
 	return c.byBlob[blob]
 }
 
-// start records that the commit seq parses blob; call the returned
-// function when done (after put, or on failure).
-func (c *fileCache) start(blob string, seq int) func() {
+// start records that the commit seq parses blob at path; call the
+// returned function when done (after put, or on failure).
+func (c *fileCache) start(path, blob string, seq int) func() {
+	blob = cacheKey(path, blob)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.pending[blob]; ok {
@@ -85,9 +91,9 @@ func (c *fileCache) put(path, blob string, f *index.File) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if old, ok := c.last[path]; ok {
-		delete(c.byBlob, old)
+		delete(c.byBlob, cacheKey(path, old))
 	}
-	c.last[path], c.byBlob[blob] = blob, f
+	c.last[path], c.byBlob[cacheKey(path, blob)] = blob, f
 	c.bytes += len(f.Src) - c.size[path]
 	c.size[path] = len(f.Src)
 	c.order = append(c.order, path)
@@ -99,7 +105,7 @@ func (c *fileCache) put(path, blob string, f *index.File) {
 		if c.stamp[p] >= c.dropped { // a newer entry of p is further on
 			continue
 		}
-		delete(c.byBlob, c.last[p])
+		delete(c.byBlob, cacheKey(p, c.last[p]))
 		delete(c.last, p)
 		c.bytes -= c.size[p]
 		delete(c.size, p)

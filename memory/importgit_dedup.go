@@ -46,7 +46,7 @@ type liveCommits struct {
 
 func newLiveCommits(ctx context.Context, root string, p *importPlan) *liveCommits {
 	l := &liveCommits{ctx: ctx, root: root, head: p.head, planned: map[string]bool{}, known: map[string]bool{}}
-	for _, c := range p.commits {
+	for _, c := range p.commits() {
 		l.planned[c.hash] = true
 	}
 	return l

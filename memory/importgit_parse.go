@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	udiff "github.com/aymanbagabas/go-udiff"
-	"github.com/aymanbagabas/go-udiff/myers"
 	ts "github.com/odvcencio/gotreesitter"
 
 	"github.com/gloss-dev/gloss/index"
@@ -27,7 +26,7 @@ const (
 // suffix, which for a commit editing two distant places is most of the
 // file; so the line edits between the versions (Myers' algorithm, E. W.
 // Myers, "An O(ND) Difference Algorithm and Its Variations", 1986, as
-// go-udiff/myers implements it) are grouped and applied one group at a
+// diffLines implements it) are grouped and applied one group at a
 // time, from the end of the file backwards, each step a ReparseLean of one
 // small region. The intermediate versions own no trees: they are garbage
 // as soon as the next step is made.
@@ -56,14 +55,10 @@ func (w *Workspace) reparseSteps(ps map[*index.Language]*ts.Parser, base *index.
 	return cur, nil
 }
 
-// maxDiffLines bounds the lines of the changed middle of a file that
-// lineEdits diffs: Myers' algorithm keeps O(D·(N+M)) state, which a large
-// rewrite of a large file would make gigabytes.
-const maxDiffLines = 2000
-
 // lineEdits returns the grouped line edits from a to b (offsets in a):
 // the common prefix and suffix (whole lines) are cut first and only the
-// middle is diffed; nil when the middle is longer than maxDiffLines.
+// middle is diffed (diffLines); nil when the middle differs in more than
+// maxEditLines lines.
 func lineEdits(a, b string) []udiff.Edit {
 	p := 0
 	for p < len(a) && p < len(b) && a[p] == b[p] {
@@ -80,10 +75,12 @@ func lineEdits(a, b string) []udiff.Edit {
 		s = 0
 	}
 	ma, mb := a[p:len(a)-s], b[p:len(b)-s]
-	if strings.Count(ma, "\n")+strings.Count(mb, "\n") > maxDiffLines {
+	la, offsets := splitLines(ma)
+	lb, _ := splitLines(mb)
+	edits, ok := diffLines(la, lb, offsets, maxEditLines)
+	if !ok {
 		return nil
 	}
-	edits := myers.ComputeEdits(ma, mb)
 	for i := range edits {
 		edits[i].Start += p
 		edits[i].End += p

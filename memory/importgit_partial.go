@@ -14,7 +14,9 @@ import (
 // clause, a region that does not parse alone, a change too large to
 // diff): the caller then parses the file whole. The partial parses are
 // not cached (they cannot be re-parsed), so each later commit on the path
-// takes this way again until a whole parse enters the cache.
+// takes this way again until a whole parse enters the cache; the parses of
+// single declarations are (im.chunks), so the old version of a declaration
+// an earlier commit edited is not parsed again.
 func (im *importer) comparePartial(cf *catFile, ps map[*index.Language]*ts.Parser, rel string, ch gitChange, fc *fileChange) (ok bool, skipped string, err error) {
 	lang := index.LanguageFor(rel)
 	if lang == nil || lang.Name != "go" {
@@ -37,24 +39,26 @@ func (im *importer) comparePartial(cf *catFile, ps map[*index.Language]*ts.Parse
 		newSpans = append(newSpans, [2]int{e.Start + off, e.Start + off + len(e.New)})
 		off += len(e.New) - (e.End - e.Start)
 	}
-	old, okOld, err := im.w.Indexer.ParseRegions(ps, lang, rel, src[0], oldSpans)
+	old, okOld, err := im.w.Indexer.ParseRegions(ps, lang, rel, src[0], oldSpans, im.chunks)
 	if err != nil || !okOld {
 		return false, "", nil
 	}
-	f, okNew, err := im.w.Indexer.ParseRegions(ps, lang, rel, src[1], newSpans)
+	f, okNew, err := im.w.Indexer.ParseRegions(ps, lang, rel, src[1], newSpans, im.chunks)
 	if err != nil || !okNew {
 		return false, "", nil
 	}
 	fc.f, fc.old, fc.blob = f, old, ch.Blob
 	// A definition outside every edit is unchanged: one that a region
-	// holds in one version only is not new nor removed.
+	// holds in one version only is not new nor removed. A nested one
+	// (a field) is inside an edit when its parent is: its symbol has the
+	// parent's name (a renamed type renames its fields).
 	for _, d := range touchedDefs(f, old) {
-		if overlaps(d.Range, newSpans) {
+		if inEdit(f, d, newSpans) {
 			fc.touched = append(fc.touched, d)
 		}
 	}
 	for _, d := range old.Defs {
-		if !hasSymbol(f, d.Symbol) && overlaps(d.Range, oldSpans) {
+		if !hasSymbol(f, d.Symbol) && inEdit(old, d, oldSpans) {
 			fc.removed++
 		}
 	}
@@ -62,6 +66,23 @@ func (im *importer) comparePartial(cf *catFile, ps map[*index.Language]*ts.Parse
 		fc.same = fc.sameTokens()
 	}
 	return true, "", nil
+}
+
+// inEdit reports whether the definition d of f, or the definition of f
+// enclosing it (its Parent, when f holds it), touches one of spans.
+func inEdit(f *index.File, d index.Definition, spans [][2]int) bool {
+	if overlaps(d.Range, spans) {
+		return true
+	}
+	if d.Parent == "" {
+		return false
+	}
+	for _, p := range f.Defs {
+		if p.Symbol == d.Parent && p.Range.StartByte <= d.Range.StartByte && d.Range.EndByte <= p.Range.EndByte {
+			return overlaps(p.Range, spans)
+		}
+	}
+	return false
 }
 
 // overlaps reports whether r touches one of spans (bounds included, so an

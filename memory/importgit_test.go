@@ -222,10 +222,50 @@ func TestImportGitOptions(t *testing.T) {
 			t.Errorf("merge memory anchors %+v, want Div", m.Anchors)
 		}
 	}
-	// --limit did not reach the root: no mark, the next run walks all
-	// (the fix, decision and huge commits are known).
+	// The range of the limited run was examined with other options: the
+	// next run walks all (the fix, decision and huge commits are known).
 	res, err = w.ImportGit(ctx, memory.ImportGitOptions{Paths: "calc.go"})
 	if err != nil || res.Incremental || res.Created != 1 || res.Skipped[memory.SkipImported] != 3 {
 		t.Errorf("full run after a limited one: %+v, %v; want the initial commit only", res, err)
+	}
+}
+
+// TestImportGitLimitMark: a run cut by --limit records the range it
+// examined, so a second run with the same limit examines nothing, a larger
+// limit only the older commits beyond the range, and a new commit alone is
+// read next; all runs together create what one full run creates.
+func TestImportGitLimitMark(t *testing.T) {
+	repo, want := historyRepo(t)
+	w, err := memory.Open(repo, memory.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	ctx := context.Background()
+	created := 0
+	run := func(limit, wantCommits int, wantIncremental bool) {
+		t.Helper()
+		res, err := w.ImportGit(ctx, memory.ImportGitOptions{Limit: limit})
+		if err != nil || res.Commits != wantCommits || res.Incremental != wantIncremental || res.Skipped[memory.SkipImported] != 0 {
+			t.Fatalf("--limit %d: %+v, %v; want %d commits examined (incremental %t), none known", limit, res, err, wantCommits, wantIncremental)
+		}
+		created += res.Created
+	}
+	run(3, 3, false) // docs, merge, huge
+	run(3, 0, true)
+	run(5, 2, true) // bot, formatting
+	run(0, 4, true) // typo, decision, fix, initial: the root
+	run(0, 0, true)
+	if created != len(want) {
+		t.Errorf("created %d memories in all, want %d", created, len(want))
+	}
+	testutil.WriteFiles(t, repo, map[string]string{"calc.go": calc(addV2, subV4, mulV3)})
+	commitAt(t, repo, "Handle negative factors in Mul", 11)
+	run(1, 1, true)
+	run(0, 0, true)
+	// Other options: the range is examined again, nothing is imported twice.
+	res, err := w.ImportGit(ctx, memory.ImportGitOptions{Limit: 4, Paths: "calc.go"})
+	if err != nil || res.Commits != 4 || res.Incremental || res.Created != 0 || res.Skipped[memory.SkipImported] != 1 {
+		t.Errorf("--paths run: %+v, %v; want 4 examined, 1 known", res, err)
 	}
 }
