@@ -123,16 +123,26 @@ func LoadBuiltin(path string) (*Builtin, error) {
 	return b, nil
 }
 
-func unmarshalBuiltin(data []byte) (*Builtin, error) {
-	le := binary.LittleEndian
-	if len(data) < len(builtinMagic)+20 || string(data[:len(builtinMagic)]) != builtinMagic {
+// checkedBody checks the framing shared by the model files: magic, at
+// least min bytes after it, and a trailing little-endian CRC-32 (IEEE) of
+// everything before it. It returns the bytes between magic and checksum.
+func checkedBody(data []byte, magic string, min int) ([]byte, error) {
+	if len(data) < len(magic)+min || string(data[:len(magic)]) != magic {
 		return nil, errors.New("bad header")
 	}
-	body, sum := data[:len(data)-4], le.Uint32(data[len(data)-4:])
+	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
 	if crc32.ChecksumIEEE(body) != sum {
 		return nil, errors.New("checksum mismatch")
 	}
-	r := body[len(builtinMagic):]
+	return body[len(magic):], nil
+}
+
+func unmarshalBuiltin(data []byte) (*Builtin, error) {
+	le := binary.LittleEndian
+	r, err := checkedBody(data, builtinMagic, 20)
+	if err != nil {
+		return nil, err
+	}
 	pid, weight, r, err := readPriorRef(r)
 	if err != nil {
 		return nil, err

@@ -115,14 +115,10 @@ func UnmarshalPrior(data []byte) (*Builtin, error) {
 
 func unmarshalPrior(data []byte) (*Builtin, error) {
 	le := binary.LittleEndian
-	if len(data) < len(priorMagic)+6 || string(data[:len(priorMagic)]) != priorMagic {
-		return nil, errors.New("bad header")
+	r, err := checkedBody(data, priorMagic, 6)
+	if err != nil {
+		return nil, err
 	}
-	body, sum := data[:len(data)-4], le.Uint32(data[len(data)-4:])
-	if crc32.ChecksumIEEE(body) != sum {
-		return nil, errors.New("checksum mismatch")
-	}
-	r := body[len(priorMagic):]
 	sl := int(le.Uint16(r))
 	if len(r) < 2+sl+16 {
 		return nil, errors.New("truncated header")

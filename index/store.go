@@ -294,6 +294,22 @@ type FileRecord struct {
 // caller may append to the record's slices but must not modify their
 // elements in place.
 func (s *Store) File(path string) (rec *FileRecord, err error) {
+	return s.readFile(path, func(val []byte) (*FileRecord, error) {
+		if r, ok := s.records.Get(path, val); ok {
+			return r, nil
+		}
+		var r FileRecord
+		if err := json.Unmarshal(val, &r); err != nil {
+			return nil, fmt.Errorf("corrupt file record %s: %w", path, err)
+		}
+		s.records.Put(path, bytes.Clone(val), &r)
+		return r.shared(), nil
+	})
+}
+
+// readFile reads the stored record bytes of path and hands them to
+// decode, which must not keep them; (nil, nil) when path is not indexed.
+func (s *Store) readFile(path string, decode func(val []byte) (*FileRecord, error)) (rec *FileRecord, err error) {
 	defer Recover(s.dir, "read file record "+path, &err)
 	val, closer, err := s.pdb().Get(Key(prefixFile, path))
 	if errors.Is(err, pebble.ErrNotFound) {
@@ -303,15 +319,7 @@ func (s *Store) File(path string) (rec *FileRecord, err error) {
 		return nil, fmt.Errorf("read file record %s: %w", path, err)
 	}
 	defer closer.Close()
-	if r, ok := s.records.Get(path, val); ok {
-		return r, nil
-	}
-	var r FileRecord
-	if err := json.Unmarshal(val, &r); err != nil {
-		return nil, fmt.Errorf("corrupt file record %s: %w", path, err)
-	}
-	s.records.Put(path, bytes.Clone(val), &r)
-	return r.shared(), nil
+	return decode(val)
 }
 
 // FileDefs returns the stored record of path without its calls and
@@ -322,27 +330,20 @@ func (s *Store) File(path string) (rec *FileRecord, err error) {
 // memories, which would otherwise hold every record of the workspace
 // twice (stored bytes and decoded calls) in the cache.
 func (s *Store) FileDefs(path string) (rec *FileRecord, err error) {
-	defer Recover(s.dir, "read file record "+path, &err)
-	val, closer, err := s.pdb().Get(Key(prefixFile, path))
-	if errors.Is(err, pebble.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read file record %s: %w", path, err)
-	}
-	defer closer.Close()
-	var r struct {
-		V        int          `json:"v"`
-		Path     string       `json:"path"`
-		Lang     string       `json:"lang"`
-		Hash     string       `json:"hash"`
-		HasError bool         `json:"has_error"`
-		Defs     []Definition `json:"defs"`
-	}
-	if err := json.Unmarshal(val, &r); err != nil {
-		return nil, fmt.Errorf("corrupt file record %s: %w", path, err)
-	}
-	return &FileRecord{V: r.V, Path: r.Path, Lang: r.Lang, Hash: r.Hash, HasError: r.HasError, Defs: r.Defs}, nil
+	return s.readFile(path, func(val []byte) (*FileRecord, error) {
+		var r struct {
+			V        int          `json:"v"`
+			Path     string       `json:"path"`
+			Lang     string       `json:"lang"`
+			Hash     string       `json:"hash"`
+			HasError bool         `json:"has_error"`
+			Defs     []Definition `json:"defs"`
+		}
+		if err := json.Unmarshal(val, &r); err != nil {
+			return nil, fmt.Errorf("corrupt file record %s: %w", path, err)
+		}
+		return &FileRecord{V: r.V, Path: r.Path, Lang: r.Lang, Hash: r.Hash, HasError: r.HasError, Defs: r.Defs}, nil
+	})
 }
 
 // Files calls fn for every stored file record in path order.
