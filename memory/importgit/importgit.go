@@ -281,7 +281,9 @@ func (im *importer) flush(sink *memory.ImportSink, mems []*memory.Memory, res *R
 	if err != nil {
 		return err
 	}
-	res.Skipped[SkipImported] += len(mems) - len(stored)
+	if n := len(mems) - len(stored); n > 0 {
+		res.Skipped[SkipImported] += n
+	}
 	for _, m := range stored {
 		res.Created++
 		res.Anchors += len(m.Anchors)
