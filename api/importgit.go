@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/gloss-dev/gloss/memory"
+	"github.com/gloss-dev/gloss/memory/importgit"
 )
 
 // ImportGitArgs are the arguments of gloss.importGit (all optional):
@@ -12,7 +12,7 @@ import (
 // commits are read; Limit the most first-parent commits read, newest
 // first; Paths a glob or directory (workspace-relative) the files must
 // match; Merges imports merge commits too; MaxDefinitions skips commits
-// changing more definitions (default memory.DefaultMaxDefinitions).
+// changing more definitions (default importgit.DefaultMaxDefinitions).
 type ImportGitArgs struct {
 	Since          string `json:"since,omitempty"`
 	Limit          int    `json:"limit,omitempty"`
@@ -21,9 +21,9 @@ type ImportGitArgs struct {
 	MaxDefinitions int    `json:"max_definitions,omitempty"`
 }
 
-// ImportGitResult is the result of gloss.importGit (memory.ImportGitResult):
+// ImportGitResult is the result of gloss.importGit (importgit.Result):
 // commits examined, memories created, commits skipped by reason.
-type ImportGitResult = memory.ImportGitResult
+type ImportGitResult = importgit.Result
 
 // Progress receives the progress of a long command: done of total units
 // (commits for gloss.importGit).
@@ -51,11 +51,11 @@ func (e *Engine) ImportGit(ctx context.Context, a ImportGitArgs) (ImportGitResul
 	if len(ws) == 0 {
 		return ImportGitResult{}, invalid("%s: no workspace folder is open", ImportGit.name)
 	}
-	opts := memory.ImportGitOptions{Since: a.Since, Limit: a.Limit, Paths: a.Paths, Merges: a.Merges, MaxDefinitions: a.MaxDefinitions}
+	opts := importgit.Options{Since: a.Since, Limit: a.Limit, Paths: a.Paths, Merges: a.Merges, MaxDefinitions: a.MaxDefinitions}
 	if p := progressOf(ctx); p != nil {
 		opts.Progress = p
 	}
-	res, err := ws[0].ImportGit(ctx, opts)
+	res, err := importgit.Run(ctx, ws[0], opts)
 	if res.Created > 0 {
 		e.Host.Changed(ws[0], nil, true)
 	}

@@ -15,7 +15,7 @@ import (
 // func declaration of oldSrc. Two declarations with the same tree-sitter
 // tokens (the content hash, Definition.ContentHash) have the same such
 // text, so each one counted is a definition a comparison of the parses
-// finds new or changed (memory.ImportGit skips commits changing too many
+// finds new or changed (importgit.Run skips commits changing too many
 // definitions without parsing them). Declarations that extractGo would
 // not record (named "_", an unusual receiver) are not counted, and a file
 // the scan cannot split (an unterminated literal, a changed chunk of two

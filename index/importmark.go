@@ -9,7 +9,7 @@ import (
 
 // The git-import keyspace: the last commit `gloss import-git` examined on
 // each branch, so that the next run walks only newer commits (package
-// memory, ImportGit):
+// memory/importgit, Run):
 //
 //	x\0<branch>  → commit hash
 const prefixImportMark = "x"

@@ -224,7 +224,7 @@ func (r *resolver) parsed(path string) *index.File {
 		}
 	} else if f = r.indexed(path); f == nil {
 		if f, err = r.w.parseFile(path); err == nil {
-			// A resolver may live for a whole batch (ImportGit keeps one
+			// A resolver may live for a whole batch (an ImportSink keeps one
 			// for every flush) and parse hundreds of files: keep their
 			// tokens and definitions, not their syntax trees (hundreds of
 			// bytes of parse arena per source byte).

@@ -1,4 +1,4 @@
-package memory_test
+package importgit_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/gloss-dev/gloss/internal/testutil"
 	"github.com/gloss-dev/gloss/memory"
+	"github.com/gloss-dev/gloss/memory/importgit"
 )
 
 // A forgotten imported memory is never imported again, also after its
@@ -21,7 +22,7 @@ func TestImportGitForgottenAndSameDate(t *testing.T) {
 	}
 	defer w.Close()
 	ctx := context.Background()
-	if res, err := w.ImportGit(ctx, memory.ImportGitOptions{}); err != nil || res.Created != 3 {
+	if res, err := importgit.Run(ctx, w, importgit.Options{}); err != nil || res.Created != 3 {
 		t.Fatalf("first run: %+v, %v", res, err)
 	}
 	byTitle := map[string]*memory.Memory{}
@@ -46,8 +47,8 @@ func TestImportGitForgottenAndSameDate(t *testing.T) {
 	}
 	// Rewriting the head forces a full walk over the forgotten commits.
 	testutil.Git(t, repo, "commit", "-q", "--amend", "-m", "Document the calculator")
-	res, err := w.ImportGit(ctx, memory.ImportGitOptions{})
-	if err != nil || res.Created != 0 || res.Incremental || res.Skipped[memory.SkipForgotten] != 2 || res.Skipped[memory.SkipImported] != 1 {
+	res, err := importgit.Run(ctx, w, importgit.Options{})
+	if err != nil || res.Created != 0 || res.Incremental || res.Skipped[importgit.SkipForgotten] != 2 || res.Skipped[importgit.SkipImported] != 1 {
 		t.Fatalf("full walk after forgetting two: %+v, %v; want 2 forgotten, 1 already imported, nothing created", res, err)
 	}
 	// Two commits by the same author in the same second, both in history,
@@ -59,8 +60,8 @@ func TestImportGitForgottenAndSameDate(t *testing.T) {
 		}
 		testutil.WriteFiles(t, repo, map[string]string{"calc.go": calc(add, subV4, mulV3)})
 		commitAt(t, repo, msg, 11)
-		res, err = w.ImportGit(ctx, memory.ImportGitOptions{})
-		if err != nil || res.Created != 1 || res.Skipped[memory.SkipRewritten] != 0 {
+		res, err = importgit.Run(ctx, w, importgit.Options{})
+		if err != nil || res.Created != 1 || res.Skipped[importgit.SkipRewritten] != 0 {
 			t.Fatalf("commit %d of the same second: %+v, %v; want it created", i, res, err)
 		}
 	}
@@ -96,7 +97,7 @@ func TestImportGitPackageChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	if _, err := w.ImportGit(context.Background(), memory.ImportGitOptions{}); err != nil {
+	if _, err := importgit.Run(context.Background(), w, importgit.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	mems, _ := w.List()

@@ -1,4 +1,4 @@
-package memory
+package importgit
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/internal/testutil"
+	"github.com/gloss-dev/gloss/memory"
 )
 
 // importOutcomes processes the newest limit first-parent commits of the
@@ -18,14 +19,14 @@ import (
 // does, and returns each examined commit's outcome: its skip reason, or
 // the symbols and content hashes its memory is anchored to. mode picks
 // how file versions are parsed: "cached" (one parse cache for the run, as
-// ImportGit), "cold" (an empty cache for each commit: first sight
+// Run), "cold" (an empty cache for each commit: first sight
 // everywhere, ParseRegions for Go) or "whole" (both versions parsed whole:
 // the reference).
-func importOutcomes(t testing.TB, w *Workspace, limit int, mode string) map[string]string {
+func importOutcomes(t testing.TB, w *memory.Workspace, limit int, mode string) map[string]string {
 	t.Helper()
 	ctx := context.Background()
-	opts := ImportGitOptions{Limit: limit, MaxDefinitions: DefaultMaxDefinitions}
-	p, err := w.importPlan(ctx, opts)
+	opts := Options{Limit: limit, MaxDefinitions: DefaultMaxDefinitions}
+	p, err := planImport(ctx, w, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,8 +36,8 @@ func importOutcomes(t testing.TB, w *Workspace, limit int, mode string) map[stri
 		t.Fatal(err)
 	}
 	defer cf.Close()
-	ps := w.takeParsers()
-	defer w.putParsers(ps)
+	ps := w.TakeParsers()
+	defer w.PutParsers(ps)
 	out := map[string]string{}
 	seq := 0
 	for k := len(p.segments) - 1; k >= 0; k-- {
@@ -89,7 +90,7 @@ func outcome(r commitResult) string {
 
 // compareOutcomes fails for every commit whose outcome in a mode differs
 // from the reference (whole parses).
-func compareOutcomes(t *testing.T, w *Workspace, limit int) map[string]string {
+func compareOutcomes(t *testing.T, w *memory.Workspace, limit int) map[string]string {
 	t.Helper()
 	ref := importOutcomes(t, w, limit, "whole")
 	for _, mode := range []string{"cached", "cold"} {
@@ -131,7 +132,7 @@ func TestImportGitParsesAgree(t *testing.T) {
 	testutil.Commit(t, repo, "Add node")
 	testutil.WriteFiles(t, repo, map[string]string{"d/d.go": strings.ReplaceAll(fields, "node", "Node")})
 	testutil.Commit(t, repo, "Export Node")
-	w, err := Open(repo, Options{})
+	w, err := memory.Open(repo, memory.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +170,7 @@ func TestImportGitParsesAgreeRepo(t *testing.T) {
 		limit = n
 	}
 	testutil.Hermetic(t)
-	w, err := Open(repo, Options{})
+	w, err := memory.Open(repo, memory.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package memory
+package importgit
 
 import (
 	ts "github.com/odvcencio/gotreesitter"
@@ -99,7 +99,7 @@ func overlaps(r index.Range, spans [][2]int) bool {
 // readBlob reads a blob of a code file: an error for a missing, too
 // large, binary or generated one (fileSkipReason names it).
 func (im *importer) readBlob(cf *catFile, blob string) ([]byte, error) {
-	src, err := cf.Blob(blob, im.w.maxFileSize())
+	src, err := cf.Blob(blob, im.w.MaxFileSize())
 	if err != nil {
 		return nil, err
 	}

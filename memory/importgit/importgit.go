@@ -1,4 +1,9 @@
-package memory
+// Package importgit turns the first-parent git history of a workspace into
+// memories (source memory.SourceImportedGit): one per commit, anchored to
+// the definitions the commit changed. It reads history with git (log,
+// rev-list, cat-file), parses file versions with the workspace's indexer
+// and stores through memory.ImportSink.
+package importgit
 
 import (
 	"context"
@@ -8,12 +13,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gloss-dev/gloss/index"
 	ts "github.com/odvcencio/gotreesitter"
+
+	"github.com/gloss-dev/gloss/index"
+	"github.com/gloss-dev/gloss/memory"
 )
 
-// ImportGitOptions select the commits ImportGit reads.
-type ImportGitOptions struct {
+// Options select the commits Run reads.
+type Options struct {
 	// Since limits the walk to commits after a date (YYYY-MM-DD or RFC
 	// 3339, by commit date) or after a revision (exclusive); "" for all.
 	Since string `json:"since,omitempty"`
@@ -38,8 +45,8 @@ type ImportGitOptions struct {
 // commit is skipped as too broad to explain any one of them.
 const DefaultMaxDefinitions = 25
 
-// ImportGitResult is what ImportGit did.
-type ImportGitResult struct {
+// Result is what Run did.
+type Result struct {
 	// Branch and Head are the branch imported and its commit.
 	Branch string `json:"branch"`
 	Head   string `json:"head"`
@@ -74,7 +81,7 @@ const chunkMemoBytes = 32 << 20
 // importFlush is the number of memories written per durable batch.
 const importFlush = 256
 
-// ImportGit turns the first-parent history of the workspace's git
+// Run turns the first-parent history of the workspace w's git
 // repository into memories: one per commit (source imported_git), anchored
 // to the definitions the commit changed as they were right after it, then
 // resolved against the working tree, so a memory whose code changed again
@@ -83,9 +90,9 @@ const importFlush = 256
 // commit is never imported twice, and the last commit examined on the
 // branch is recorded so that the next run reads only newer commits; a
 // rewritten history is walked again and its known commits skipped.
-func (w *Workspace) ImportGit(ctx context.Context, opts ImportGitOptions) (ImportGitResult, error) {
+func Run(ctx context.Context, w *memory.Workspace, opts Options) (Result, error) {
 	start := time.Now()
-	res := ImportGitResult{Skipped: map[string]int{}}
+	res := Result{Skipped: map[string]int{}}
 	if opts.Limit < 0 || opts.MaxDefinitions < 0 {
 		return res, fmt.Errorf("limit and max definitions must not be negative")
 	}
@@ -95,7 +102,7 @@ func (w *Workspace) ImportGit(ctx context.Context, opts ImportGitOptions) (Impor
 	if err := checkGlob(opts.Paths); err != nil {
 		return res, err
 	}
-	p, err := w.importPlan(ctx, opts)
+	p, err := planImport(ctx, w, opts)
 	if err != nil {
 		return res, err
 	}
@@ -104,12 +111,12 @@ func (w *Workspace) ImportGit(ctx context.Context, opts ImportGitOptions) (Impor
 		if _, err := w.Index(ctx); err != nil {
 			return res, err
 		}
-		if err := w.runImport(ctx, p, opts, &res); err != nil {
+		if err := runImport(ctx, w, p, opts, &res); err != nil {
 			return res, err
 		}
 	}
 	if p.next.Head != "" && p.next != p.mark {
-		if err := w.setImportMark(p.branch, p.next.encode()); err != nil {
+		if err := w.SetImportMark(p.branch, p.next.encode()); err != nil {
 			return res, err
 		}
 	}
@@ -129,22 +136,9 @@ func gitOut(ctx context.Context, dir string, args ...string) (string, error) {
 	return strings.TrimSpace(string(out)), err
 }
 
-// setImportMark records mark (an encoded importMark) as the range
-// imported on branch.
-func (w *Workspace) setImportMark(branch, mark string) error {
-	w.writeMu.Lock()
-	defer w.writeMu.Unlock()
-	b := w.Store.NewMemoryBatch()
-	if err := b.SetImportMark(branch, mark); err != nil {
-		b.Close()
-		return err
-	}
-	return w.commit(b, nil, nil)
-}
-
 // runImport streams the planned commits through the parse workers and
 // stores their memories in order.
-func (w *Workspace) runImport(ctx context.Context, p *importPlan, opts ImportGitOptions, res *ImportGitResult) error {
+func runImport(ctx context.Context, w *memory.Workspace, p *importPlan, opts Options, res *Result) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	merges := map[string]bool{}
@@ -217,13 +211,13 @@ func (im *importer) feed(ctx context.Context, s planSegment, merges map[string]b
 
 // collect stores the results in commit order, flushing every importFlush
 // memories, and reports progress.
-func (im *importer) collect(ctx context.Context, order chan chan commitResult, errc chan error, res *ImportGitResult) error {
-	r, err := im.w.newResolver()
+func (im *importer) collect(ctx context.Context, order chan chan commitResult, errc chan error, res *Result) error {
+	sink, err := im.w.NewImportSink()
 	if err != nil {
 		return err
 	}
-	defer r.release()
-	var pending []*Memory
+	defer sink.Close()
+	var pending []*memory.Memory
 	done := 0
 	for out := range order {
 		var cr commitResult
@@ -253,7 +247,7 @@ func (im *importer) collect(ctx context.Context, order chan chan commitResult, e
 			pending = append(pending, cr.mem)
 		}
 		if len(pending) >= importFlush {
-			if err := im.flush(r, pending, res); err != nil {
+			if err := im.flush(sink, pending, res); err != nil {
 				return err
 			}
 			pending = pending[:0]
@@ -273,47 +267,29 @@ func (im *importer) collect(ctx context.Context, order chan chan commitResult, e
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return im.flush(r, pending, res)
+	return im.flush(sink, pending, res)
 }
 
 // flush resolves the anchors of mems against the working tree and stores
-// them in one durable batch.
-func (im *importer) flush(r *resolver, mems []*Memory, res *ImportGitResult) error {
+// them in one durable batch (memory.ImportSink.Put), counting those stored
+// before as SkipImported.
+func (im *importer) flush(sink *memory.ImportSink, mems []*memory.Memory, res *Result) error {
 	if len(mems) == 0 {
 		return nil
 	}
-	w := im.w
-	w.writeMu.Lock()
-	defer w.writeMu.Unlock()
-	b := w.Store.NewMemoryBatch()
-	var stored []*Memory
-	for _, m := range mems {
-		if _, err := w.Store.Memory(m.ID); err == nil {
-			res.Skipped[SkipImported]++
-			continue
-		}
-		for i := range m.Anchors {
-			if r.needs(&m.Anchors[i]) {
-				m.Anchors[i] = r.resolve(m.Anchors[i])
-			}
-		}
-		if err := w.putMemory(b, nil, m); err != nil {
-			b.Close()
-			return err
-		}
-		stored = append(stored, m)
+	stored, err := sink.Put(mems)
+	if err != nil {
+		return err
+	}
+	if n := len(mems) - len(stored); n > 0 {
+		res.Skipped[SkipImported] += n
+	}
+	for _, m := range stored {
 		res.Created++
 		res.Anchors += len(m.Anchors)
 		if m.Stale() {
 			res.Stale++
 		}
-	}
-	if len(stored) == 0 {
-		b.Close()
-		return nil
-	}
-	if err := w.commit(b, stored, nil); err != nil {
-		return err
 	}
 	return nil
 }

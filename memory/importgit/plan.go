@@ -1,4 +1,4 @@
-package memory
+package importgit
 
 import (
 	"context"
@@ -7,9 +7,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gloss-dev/gloss/memory"
 )
 
-// importPlan is the walk ImportGit does.
+// importPlan is the walk Run does.
 type importPlan struct {
 	branch, head, prefix string
 	remote               string
@@ -63,7 +65,7 @@ type importMark struct {
 // importOptionsKey names the options that change what a commit gives
 // (paths, merges, max definitions): a range examined with other options
 // is examined again.
-func importOptionsKey(o ImportGitOptions) string {
+func importOptionsKey(o Options) string {
 	return fmt.Sprintf("paths=%q merges=%t max_definitions=%d", o.Paths, o.Merges, o.MaxDefinitions)
 }
 
@@ -88,11 +90,11 @@ func (m importMark) encode() string {
 	return string(b)
 }
 
-// importPlan lists the commits to examine with `git rev-list
+// planImport lists the commits to examine with `git rev-list
 // --first-parent --parents`: the newest opts.Limit first-parent commits
 // of HEAD (all when 0) after opts.Since, leaving out the range the
 // previous run with the same options examined (importMark).
-func (w *Workspace) importPlan(ctx context.Context, opts ImportGitOptions) (*importPlan, error) {
+func planImport(ctx context.Context, w *memory.Workspace, opts Options) (*importPlan, error) {
 	p := &importPlan{}
 	var err error
 	if p.head, err = gitOut(ctx, w.Root, "rev-parse", "--verify", "-q", "HEAD^{commit}"); err != nil || p.head == "" {
@@ -130,16 +132,16 @@ func (w *Workspace) importPlan(ctx context.Context, opts ImportGitOptions) (*imp
 		}
 		return p, nil
 	}
-	return p, w.planAroundMark(ctx, p, opts.Limit, filter, key)
+	return p, planAroundMark(ctx, w.Root, p, opts.Limit, filter, key)
 }
 
 // planAroundMark plans the walk next to the previous run's range: the
 // commits newer than its head, then, while the window (limit, since) has
 // room, those older than its low end.
-func (w *Workspace) planAroundMark(ctx context.Context, p *importPlan, limit int, filter []string, key string) error {
+func planAroundMark(ctx context.Context, root string, p *importPlan, limit int, filter []string, key string) error {
 	m := p.mark
 	p.incremental = true
-	top, err := revList(ctx, w.Root, limit, filter, p.head, m.Head)
+	top, err := revList(ctx, root, limit, filter, p.head, m.Head)
 	if err != nil {
 		return err
 	}
@@ -161,7 +163,7 @@ func (w *Workspace) planAroundMark(ctx context.Context, p *importPlan, limit int
 	case limit == 0:
 		room = -1
 	default:
-		covered, err := gitOut(ctx, w.Root, append(append([]string{"rev-list", "--count", "--first-parent"}, filter...), m.Head, "^"+m.Low+"^")...)
+		covered, err := gitOut(ctx, root, append(append([]string{"rev-list", "--count", "--first-parent"}, filter...), m.Head, "^"+m.Low+"^")...)
 		if err != nil {
 			return fmt.Errorf("git rev-list: %w", err)
 		}
@@ -170,7 +172,7 @@ func (w *Workspace) planAroundMark(ctx context.Context, p *importPlan, limit int
 			return nil
 		}
 	}
-	old, err := revList(ctx, w.Root, max(room, 0), filter, m.Low+"^", "")
+	old, err := revList(ctx, root, max(room, 0), filter, m.Low+"^", "")
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package memory
+package importgit
 
 import (
 	"context"
@@ -12,13 +12,14 @@ import (
 	ts "github.com/odvcencio/gotreesitter"
 
 	"github.com/gloss-dev/gloss/index"
+	"github.com/gloss-dev/gloss/memory"
 )
 
-// importer holds the state of one ImportGit run shared by its workers.
+// importer holds the state of one Run shared by its workers.
 type importer struct {
-	w     *Workspace
+	w     *memory.Workspace
 	plan  *importPlan
-	opts  ImportGitOptions
+	opts  Options
 	cache *fileCache
 	// chunks keeps the parses of Go declarations made at first sights
 	// (index.ParseRegions), shared by the workers.
@@ -39,7 +40,7 @@ type importJob struct {
 
 // commitResult is a commit's memory, or the reason it has none.
 type commitResult struct {
-	mem          *Memory
+	mem          *memory.Memory
 	skip         string
 	skippedFiles map[string]int // file versions left out, by FileSkip* reason
 	err          error
@@ -68,8 +69,8 @@ func (im *importer) worker(ctx context.Context, jobs <-chan importJob, errc chan
 		return
 	}
 	defer cf.Close()
-	ps := im.w.takeParsers()
-	defer im.w.putParsers(ps)
+	ps := im.w.TakeParsers()
+	defer im.w.PutParsers(ps)
 	for {
 		select {
 		case j, ok := <-jobs:
@@ -312,7 +313,7 @@ func touchedDefs(f, old *index.File) []index.Definition {
 }
 
 // Reasons a file version is left out of a commit's comparison, counted in
-// ImportGitResult.SkippedFiles.
+// Result.SkippedFiles.
 const (
 	// FileSkipMissing: the blob is not in the repository (a partial or
 	// shallow clone).
@@ -398,7 +399,7 @@ func (im *importer) parseBlob(cf *catFile, ps map[*index.Language]*ts.Parser, re
 	}
 	var f *index.File
 	if base != nil && base.Lang != nil && base.Path == rel {
-		f, err = im.w.reparseSteps(ps, base, src)
+		f, err = reparseSteps(im.w.Indexer, ps, base, src)
 	} else if f, err = im.w.Indexer.ParseSource(ps, index.LanguageFor(rel), rel, src); err == nil {
 		f.DropTree()
 	}
@@ -432,14 +433,14 @@ func (im *importer) relPath(p string) (string, bool) {
 
 // commitMemory builds the memory of a commit from its touched
 // definitions (anchors as right after the commit; resolved later).
-func (im *importer) commitMemory(c *gitCommit, files []fileChange, st commitStats) (*Memory, error) {
+func (im *importer) commitMemory(c *gitCommit, files []fileChange, st commitStats) (*memory.Memory, error) {
 	id, err := commitMemoryID(c.Hash, c.Time)
 	if err != nil {
 		return nil, err
 	}
-	m, err := im.w.memoryFromRequest(RememberRequest{
+	m, err := im.w.NewMemory(memory.RememberRequest{
 		Text: commitBody(c, githubBase(im.plan.remote), st), Title: commitTitle(c.Message),
-		Type: commitType(c.Message), Source: SourceImportedGit, Author: c.Author,
+		Type: commitType(c.Message), Source: memory.SourceImportedGit, Author: c.Author,
 	})
 	if err != nil {
 		return nil, err
@@ -448,7 +449,7 @@ func (im *importer) commitMemory(c *gitCommit, files []fileChange, st commitStat
 	m.GitCommit, m.GitBranch = c.Hash, im.plan.branch
 	for _, fc := range files {
 		for _, d := range fc.touched {
-			a := im.w.symbolAnchor(fc.f, d)
+			a := im.w.SymbolAnchor(fc.f, d)
 			a.GitCommit, a.GitBlob = c.Hash, fc.blob
 			m.Anchors = append(m.Anchors, a)
 		}
@@ -463,7 +464,7 @@ var globRE sync.Map
 // matching any number of directories, or a directory prefix.
 func globMatch(pattern, rel string) bool {
 	if !strings.Contains(pattern, "**") {
-		return pathMatches(pattern, rel)
+		return memory.PathMatches(pattern, rel)
 	}
 	re, ok := globRE.Load(pattern)
 	if !ok {

@@ -1,4 +1,4 @@
-package memory_test
+package importgit_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/gloss-dev/gloss/internal/testutil"
 	"github.com/gloss-dev/gloss/memory"
+	"github.com/gloss-dev/gloss/memory/importgit"
 )
 
 // BenchmarkImportGitRepo imports the last 200 commits (GLOSS_BENCH_LIMIT
@@ -73,7 +74,7 @@ func BenchmarkImportGitRepo(b *testing.B) {
 				}
 			}
 		}()
-		res, err := w.ImportGit(context.Background(), memory.ImportGitOptions{Limit: limit})
+		res, err := importgit.Run(context.Background(), w, importgit.Options{Limit: limit})
 		close(stop)
 		w.Close()
 		if err != nil {

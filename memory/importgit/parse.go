@@ -1,4 +1,4 @@
-package memory
+package importgit
 
 import (
 	"strings"
@@ -21,7 +21,7 @@ const (
 )
 
 // reparseSteps returns the parse of newSrc, another version of base's
-// file, as a File without syntax trees (index.Indexer.ReparseLean).
+// file, as a File without syntax trees (ix.ReparseLean).
 // ReparseLean re-parses the span between the longest common prefix and
 // suffix, which for a commit editing two distant places is most of the
 // file; so the line edits between the versions (Myers' algorithm, E. W.
@@ -30,27 +30,27 @@ const (
 // time, from the end of the file backwards, each step a ReparseLean of one
 // small region. The intermediate versions own no trees: they are garbage
 // as soon as the next step is made.
-func (w *Workspace) reparseSteps(ps map[*index.Language]*ts.Parser, base *index.File, newSrc []byte) (*index.File, error) {
+func reparseSteps(ix *index.Indexer, ps map[*index.Language]*ts.Parser, base *index.File, newSrc []byte) (*index.File, error) {
 	groups := lineEdits(string(base.Src), string(newSrc))
 	if len(groups) <= 1 || len(groups) > maxReparseSteps || base.HasError {
-		return w.Indexer.ReparseLean(ps, base, newSrc)
+		return ix.ReparseLean(ps, base, newSrc)
 	}
 	cur, src := base, string(base.Src)
 	var err error
 	for k := len(groups) - 1; k >= 0; k-- {
 		e := groups[k]
 		src = src[:e.Start] + e.New + src[e.End:]
-		if cur, err = w.Indexer.ReparseLean(ps, cur, []byte(src)); err != nil {
+		if cur, err = ix.ReparseLean(ps, cur, []byte(src)); err != nil {
 			return nil, err
 		}
 		if cur.HasError && k > 0 {
 			// An intermediate version does not parse (the edits depend on
 			// each other): every further step would parse whole.
-			return w.Indexer.ReparseLean(ps, base, newSrc)
+			return ix.ReparseLean(ps, base, newSrc)
 		}
 	}
 	if string(cur.Src) != string(newSrc) { // the edits did not reproduce it
-		return w.Indexer.ReparseLean(ps, base, newSrc)
+		return ix.ReparseLean(ps, base, newSrc)
 	}
 	return cur, nil
 }

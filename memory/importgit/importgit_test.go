@@ -1,4 +1,4 @@
-package memory_test
+package importgit_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/gloss-dev/gloss/internal/testutil"
 	"github.com/gloss-dev/gloss/memory"
+	"github.com/gloss-dev/gloss/memory/importgit"
 )
 
 // calc returns the fixture's calc.go with the given bodies of Add, Sub
@@ -92,11 +93,11 @@ func TestImportGit(t *testing.T) {
 	}
 	defer w.Close()
 	ctx := context.Background()
-	res, err := w.ImportGit(ctx, memory.ImportGitOptions{})
+	res, err := importgit.Run(ctx, w, importgit.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantSkips := map[string]int{memory.SkipMessage: 1, memory.SkipFormatting: 1, memory.SkipBot: 1, memory.SkipHuge: 1, memory.SkipMerge: 1, memory.SkipNoDefinitions: 1}
+	wantSkips := map[string]int{importgit.SkipMessage: 1, importgit.SkipFormatting: 1, importgit.SkipBot: 1, importgit.SkipHuge: 1, importgit.SkipMerge: 1, importgit.SkipNoDefinitions: 1}
 	if res.Commits != 9 || res.Created != 3 || fmt.Sprint(res.Skipped) != fmt.Sprint(wantSkips) {
 		t.Fatalf("commits %d, created %d, skipped %v; want 9, 3, %v", res.Commits, res.Created, res.Skipped, wantSkips)
 	}
@@ -169,13 +170,13 @@ func sortedStrings(s []string) []string {
 // the known commits are skipped by id.
 func testIncremental(t *testing.T, w *memory.Workspace, repo string, before []*memory.Memory) {
 	ctx := context.Background()
-	res, err := w.ImportGit(ctx, memory.ImportGitOptions{})
+	res, err := importgit.Run(ctx, w, importgit.Options{})
 	if err != nil || res.Created != 0 || res.Commits != 0 || !res.Incremental {
 		t.Fatalf("second run: %+v, %v; want nothing examined", res, err)
 	}
 	testutil.WriteFiles(t, repo, map[string]string{"calc.go": calc(addV2, subV4, mulV3)})
 	commitAt(t, repo, "Handle negative factors in Mul", 11)
-	res, err = w.ImportGit(ctx, memory.ImportGitOptions{})
+	res, err = importgit.Run(ctx, w, importgit.Options{})
 	if err != nil || res.Created != 1 || res.Commits != 1 {
 		t.Fatalf("run after a commit: %+v, %v; want 1 examined, 1 created", res, err)
 	}
@@ -185,8 +186,8 @@ func testIncremental(t *testing.T, w *memory.Workspace, repo string, before []*m
 	mems, _ := w.List()
 	checkAnchors(t, mems, map[string]string{"Multiply directly": "Mul:changed", "Handle negative factors in Mul": "Mul:fresh"})
 	testutil.Git(t, repo, "commit", "-q", "--amend", "-m", "Handle negative factors in Mul (reworded)")
-	res, err = w.ImportGit(ctx, memory.ImportGitOptions{})
-	if err != nil || res.Created != 0 || res.Incremental || res.Skipped[memory.SkipImported] != 3 || res.Skipped[memory.SkipRewritten] != 1 {
+	res, err = importgit.Run(ctx, w, importgit.Options{})
+	if err != nil || res.Created != 0 || res.Incremental || res.Skipped[importgit.SkipImported] != 3 || res.Skipped[importgit.SkipRewritten] != 1 {
 		t.Fatalf("run after a rewrite: %+v, %v; want a full walk, nothing created, 3 already imported, 1 rewritten", res, err)
 	}
 	if n := len(before); n != 3 {
@@ -202,18 +203,18 @@ func TestImportGitOptions(t *testing.T) {
 	}
 	defer w.Close()
 	ctx := context.Background()
-	if _, err := w.ImportGit(ctx, memory.ImportGitOptions{Since: "not a date"}); err == nil || !strings.Contains(err.Error(), "neither a date") {
+	if _, err := importgit.Run(ctx, w, importgit.Options{Since: "not a date"}); err == nil || !strings.Contains(err.Error(), "neither a date") {
 		t.Errorf("bad --since: %v", err)
 	}
-	if _, err := w.ImportGit(ctx, memory.ImportGitOptions{Paths: "[x"}); err == nil {
+	if _, err := importgit.Run(ctx, w, importgit.Options{Paths: "[x"}); err == nil {
 		t.Error("bad --paths: no error")
 	}
-	res, err := w.ImportGit(ctx, memory.ImportGitOptions{Limit: 8, MaxDefinitions: 40, Merges: true})
+	res, err := importgit.Run(ctx, w, importgit.Options{Limit: 8, MaxDefinitions: 40, Merges: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The 8 newest: fix .. docs; the huge and the merge commits now count.
-	if res.Commits != 8 || res.Created != 4 || res.Skipped[memory.SkipHuge] != 0 || res.Skipped[memory.SkipMerge] != 0 {
+	if res.Commits != 8 || res.Created != 4 || res.Skipped[importgit.SkipHuge] != 0 || res.Skipped[importgit.SkipMerge] != 0 {
 		t.Errorf("limit 8 with merges: %+v", res)
 	}
 	mems, _ := w.List()
@@ -224,8 +225,8 @@ func TestImportGitOptions(t *testing.T) {
 	}
 	// The range of the limited run was examined with other options: the
 	// next run walks all (the fix, decision and huge commits are known).
-	res, err = w.ImportGit(ctx, memory.ImportGitOptions{Paths: "calc.go"})
-	if err != nil || res.Incremental || res.Created != 1 || res.Skipped[memory.SkipImported] != 3 {
+	res, err = importgit.Run(ctx, w, importgit.Options{Paths: "calc.go"})
+	if err != nil || res.Incremental || res.Created != 1 || res.Skipped[importgit.SkipImported] != 3 {
 		t.Errorf("full run after a limited one: %+v, %v; want the initial commit only", res, err)
 	}
 }
@@ -245,8 +246,8 @@ func TestImportGitLimitMark(t *testing.T) {
 	created := 0
 	run := func(limit, wantCommits int, wantIncremental bool) {
 		t.Helper()
-		res, err := w.ImportGit(ctx, memory.ImportGitOptions{Limit: limit})
-		if err != nil || res.Commits != wantCommits || res.Incremental != wantIncremental || res.Skipped[memory.SkipImported] != 0 {
+		res, err := importgit.Run(ctx, w, importgit.Options{Limit: limit})
+		if err != nil || res.Commits != wantCommits || res.Incremental != wantIncremental || res.Skipped[importgit.SkipImported] != 0 {
 			t.Fatalf("--limit %d: %+v, %v; want %d commits examined (incremental %t), none known", limit, res, err, wantCommits, wantIncremental)
 		}
 		created += res.Created
@@ -264,8 +265,8 @@ func TestImportGitLimitMark(t *testing.T) {
 	run(1, 1, true)
 	run(0, 0, true)
 	// Other options: the range is examined again, nothing is imported twice.
-	res, err := w.ImportGit(ctx, memory.ImportGitOptions{Limit: 4, Paths: "calc.go"})
-	if err != nil || res.Commits != 4 || res.Incremental || res.Created != 0 || res.Skipped[memory.SkipImported] != 1 {
+	res, err := importgit.Run(ctx, w, importgit.Options{Limit: 4, Paths: "calc.go"})
+	if err != nil || res.Commits != 4 || res.Incremental || res.Created != 0 || res.Skipped[importgit.SkipImported] != 1 {
 		t.Errorf("--paths run: %+v, %v; want 4 examined, 1 known", res, err)
 	}
 }

@@ -1,15 +1,13 @@
-package memory
+package importgit
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"sync"
 )
 
-// Skip reasons of ImportGit for commits imported before in another form.
+// Skip reasons of Run for commits imported before in another form.
 const (
-	// SkipForgotten: the commit's memory was forgotten (Forget); an
+	// SkipForgotten: the commit's memory was forgotten (memory.Workspace.Forget); an
 	// import never brings it back, even after the restore window
 	// (forgotten imported memories keep a small tombstone for good).
 	SkipForgotten = "forgotten"
@@ -22,14 +20,6 @@ const (
 	// imported anew).
 	SkipRewritten = "rewritten"
 )
-
-// importedKey is what identifies the commit of an imported memory
-// across rewrites: its author and author date, with the commit hash.
-type importedKey struct {
-	Source    string `json:"source"`
-	Author    string `json:"author,omitempty"`
-	GitCommit string `json:"git_commit,omitempty"`
-}
 
 // liveCommits answers whether a commit is in the history being walked:
 // one of the planned commits or an ancestor of the head (memoized; one
@@ -69,7 +59,8 @@ func (l *liveCommits) has(commit string) bool {
 // priorImport returns the skip reason of a commit imported before
 // (SkipImported, SkipForgotten, SkipRewritten), or "": its memory id
 // exists or was forgotten, or a memory or tombstone of the same author
-// and author date names a commit that is no longer in the history.
+// and author date names a commit that is no longer in the history
+// (memory.Workspace.HasImported).
 func (im *importer) priorImport(c *gitCommit) string {
 	id, err := commitMemoryID(c.Hash, c.Time)
 	if err != nil {
@@ -81,54 +72,15 @@ func (im *importer) priorImport(c *gitCommit) string {
 	if _, err := im.w.Store.Tombstone(id); err == nil {
 		return SkipForgotten
 	}
+	same := func(author, commit string) bool {
+		return author == c.Author && commit != c.Hash && !im.live.has(commit)
+	}
 	// ULIDs of the same millisecond share their first 10 characters.
-	same := func(data []byte) bool {
-		var k importedKey
-		return json.Unmarshal(data, &k) == nil && k.Source == SourceImportedGit && k.Author == c.Author &&
-			k.GitCommit != "" && k.GitCommit != c.Hash && !im.live.has(k.GitCommit)
+	switch {
+	case im.w.HasImported(id[:10], false, same):
+		return SkipRewritten
+	case im.w.HasImported(id[:10], true, same):
+		return SkipForgotten
 	}
-	reason := ""
-	errFound := errors.New("found")
-	if im.w.Store.MemoriesWithIDPrefix(id[:10], func(_ string, data []byte) error {
-		if same(data) {
-			return errFound
-		}
-		return nil
-	}) == errFound {
-		reason = SkipRewritten
-	}
-	if reason == "" && im.w.Store.TombstonesWithIDPrefix(id[:10], func(_ string, data []byte) error {
-		var t tombstone
-		if json.Unmarshal(data, &t) == nil && same(t.Memory) {
-			return errFound
-		}
-		return nil
-	}) == errFound {
-		reason = SkipForgotten
-	}
-	return reason
-}
-
-// keepImportTombstone returns the tombstone to keep in place of an
-// expired one (data) when its memory was imported from git: the memory
-// reduced to what priorImport reads, so that no later import brings it
-// back; nil for other memories (the tombstone is dropped).
-func keepImportTombstone(data []byte) []byte {
-	var t tombstone
-	var k importedKey
-	if json.Unmarshal(data, &t) != nil || json.Unmarshal(t.Memory, &k) != nil || k.Source != SourceImportedGit {
-		return nil
-	}
-	if len(t.Memory) <= 256 {
-		return data // already reduced
-	}
-	small, err := json.Marshal(k)
-	if err != nil {
-		return nil
-	}
-	out, err := json.Marshal(tombstone{ForgottenAt: t.ForgottenAt, Memory: small})
-	if err != nil {
-		return nil
-	}
-	return out
+	return ""
 }

@@ -1,4 +1,4 @@
-package memory
+package importgit
 
 import (
 	"fmt"
@@ -7,20 +7,16 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
+
+	"github.com/gloss-dev/gloss/memory"
 )
 
-// SourceImportedGit is the source of the memories ImportGit creates. They
-// describe the code of their commit, so a stale one is expected history,
-// not a problem: no diagnostics, no GitHub annotation, and `gloss check
-// --exit-code` does not fail on them (api.CheckResult.StaleImported).
-const SourceImportedGit = "imported_git"
-
-// Skip reasons of ImportGit, counted in ImportGitResult.Skipped.
+// Skip reasons of Run, counted in Result.Skipped.
 const (
-	// SkipMerge: a merge commit (imported only with ImportGitOptions.Merges).
+	// SkipMerge: a merge commit (imported only with Options.Merges).
 	SkipMerge = "merge"
 	// SkipHuge: the commit changed more definitions than
-	// ImportGitOptions.MaxDefinitions (a mass rename, a generated file, a
+	// Options.MaxDefinitions (a mass rename, a generated file, a
 	// vendored dependency): one memory on all of them says nothing.
 	SkipHuge = "too_many_definitions"
 	// SkipFormatting: the commit changed code files but not their
@@ -95,7 +91,7 @@ var mergeSubject = regexp.MustCompile(`^Merge pull request #\d+ from \S+$`)
 
 // commitTitle is the memory title of a commit: its subject, or for a
 // GitHub merge commit the pull request's title (the message's next line),
-// cut to MaxTitle.
+// cut to memory.MaxTitle.
 func commitTitle(msg string) string {
 	subj := subjectOf(msg)
 	if mergeSubject.MatchString(subj) {
@@ -106,7 +102,7 @@ func commitTitle(msg string) string {
 			}
 		}
 	}
-	return DeriveTitle(subj)
+	return memory.DeriveTitle(subj)
 }
 
 // refPattern finds issue and pull request references: "#123",
@@ -130,7 +126,7 @@ func commitRefs(msg string) []string {
 // githubBase returns https://github.com/OWNER/REPO for a GitHub remote
 // URL (https, ssh or scp-like), else "".
 func githubBase(remote string) string {
-	n := NormalizeRemote(remote)
+	n := memory.NormalizeRemote(remote)
 	if !strings.HasPrefix(n, "github.com/") || strings.Count(n, "/") != 2 {
 		return ""
 	}
@@ -153,8 +149,8 @@ func commitBody(c *gitCommit, base string, st commitStats) string {
 	if commitTitle(c.Message) != subj { // cut, or a merge titled by its pull request
 		rest = strings.TrimSpace(subj + "\n\n" + rest)
 	}
-	if len(rest) > MaxBody/2 {
-		rest = strings.ToValidUTF8(rest[:MaxBody/2], "") + "…"
+	if len(rest) > memory.MaxBody/2 {
+		rest = strings.ToValidUTF8(rest[:memory.MaxBody/2], "") + "…"
 	}
 	if rest != "" {
 		b.WriteString(rest + "\n\n")
@@ -190,7 +186,7 @@ func plural(n int) string {
 // commitMemoryID is the memory id of a commit: a ULID (Crockford base32,
 // github.com/ulid/spec) whose time is the commit's author time and whose
 // 80 random bits are the first 10 bytes of the commit hash. Importing a
-// commit twice gives the same id, which is what makes ImportGit
+// commit twice gives the same id, which is what makes Run
 // idempotent; ids sort by commit time like other memories by creation.
 func commitMemoryID(hash string, t time.Time) (string, error) {
 	var entropy [10]byte
