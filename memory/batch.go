@@ -16,17 +16,9 @@ import (
 )
 
 // RememberChunk is how many requests of RememberBatch share one durable
-// write (one Pebble batch). Memory in use is bounded by a chunk, not by
-// the batch.
+// write (one Pebble batch) and one update of the derived search index.
+// Memory in use is bounded by a chunk, not by the batch.
 const RememberChunk = 1000
-
-// textFlushDocs is how many memories of a RememberBatch without duplicate
-// checks share one update of the derived full-text index (one Bluge
-// segment): the chunks' documents are held until then or until the batch
-// ends. The index is derived: until the update its generation is the
-// store's before the batch, so a process that stops in between rebuilds
-// it from Pebble at its next open (openSearch).
-const textFlushDocs = 10000
 
 // batchFilesBudget bounds the source bytes of the parsed files
 // RememberBatch keeps between chunks (64 MiB); past it the cache is
@@ -49,13 +41,6 @@ type batchState struct {
 	// duplicates asks for a near-duplicate check of each new memory
 	// (batches of at most maxDuplicateChecks requests).
 	duplicates bool
-	// deferText holds the full-text documents of stored chunks in
-	// textDocs (the store then at generation textGen) for one update per
-	// textFlushDocs (flushText): set when no request of the batch checks
-	// for duplicates, which search the full-text index.
-	deferText bool
-	textDocs  []index.Doc
-	textGen   uint64
 }
 
 func (w *Workspace) newBatchState() *batchState {
@@ -172,7 +157,7 @@ func (w *Workspace) rememberChunk(ctx context.Context, reqs []RememberRequest, o
 		b.Close()
 		return
 	}
-	if err := w.commitChunk(b, created, st); err != nil {
+	if err := w.commit(b, created, nil); err != nil {
 		for i := range out {
 			if out[i] != nil && !kept[i] {
 				_ = w.RemoveMemoryFile(out[i])
@@ -287,36 +272,4 @@ func gitBlobs(root string, paths []string) map[string]string {
 		}
 	}
 	return out
-}
-
-// commitChunk writes the chunk's batch b durably, then updates the derived
-// indexes with created: as commit does, except that with st.deferText the
-// full-text documents wait in st for flushText.
-func (w *Workspace) commitChunk(b *index.MemoryBatch, created []*Memory, st *batchState) error {
-	if !st.deferText {
-		return w.commit(b, created, nil)
-	}
-	w.openDerived()
-	gen, err := w.commitBatch(b)
-	if err != nil {
-		return err
-	}
-	w.places.update(created, nil, gen)
-	w.indexVectors(created, nil, gen)
-	st.textDocs = append(st.textDocs, searchDocs(created)...)
-	st.textGen = gen
-	if len(st.textDocs) >= textFlushDocs {
-		w.flushText(st)
-	}
-	return nil
-}
-
-// flushText applies the full-text documents held in st (commitChunk) in
-// one update, recording the store generation of the last chunk.
-func (w *Workspace) flushText(st *batchState) {
-	if len(st.textDocs) == 0 {
-		return
-	}
-	w.updateText(st.textDocs, nil, st.textGen)
-	st.textDocs = nil
 }

@@ -75,11 +75,10 @@ func (w *Workspace) Remember(ctx context.Context, req RememberRequest) (*Memory,
 
 // RememberBatch creates one memory per request, in order; the i-th result
 // is either a memory or an error. Valid requests are stored in durable
-// writes of RememberChunk memories each (one Pebble batch per chunk; one
-// full-text index update per chunk, or per textFlushDocs memories when no
-// request checks for duplicates), so memory in use does not grow with the
-// batch; invalid requests change nothing, and a failed write fails only
-// its chunk's memories. Each file is parsed once for the whole batch while its
+// writes of RememberChunk memories each (one Pebble batch and one search
+// index update per chunk), so memory in use does not grow with the batch;
+// invalid requests change nothing, and a failed write fails only its
+// chunk's memories. Each file is parsed once for the whole batch while its
 // parses fit batchFilesBudget.
 func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) ([]*Memory, []error) {
 	w.writeMu.Lock()
@@ -88,9 +87,7 @@ func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) (
 	errs := make([]error, len(reqs))
 	st := w.newBatchState()
 	st.duplicates = len(reqs) <= maxDuplicateChecks
-	st.deferText = !st.duplicates && !anyOnDuplicate(reqs)
 	defer st.release()
-	defer w.flushText(st)
 	defer w.loadBatchSites(len(reqs))()
 	for lo := 0; lo < len(reqs); lo += RememberChunk {
 		hi := min(lo+RememberChunk, len(reqs))
@@ -98,16 +95,6 @@ func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) (
 		st.trim()
 	}
 	return out, errs
-}
-
-// anyOnDuplicate reports whether a request sets a duplicate policy.
-func anyOnDuplicate(reqs []RememberRequest) bool {
-	for _, r := range reqs {
-		if r.OnDuplicate != "" {
-			return true
-		}
-	}
-	return false
 }
 
 // newMemory builds the memory of a request from m, its validated fields

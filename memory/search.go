@@ -105,20 +105,13 @@ func (w *Workspace) openSearch() (index.Derived, error) {
 func (w *Workspace) indexSearch(mems []*Memory, deleted []string, gen uint64) {
 	w.places.update(mems, deleted, gen)
 	defer w.indexVectors(mems, deleted, gen) // after searchMu is released
-	w.updateText(searchDocs(mems), deleted, gen)
-}
-
-// updateText applies docs and deleted, which brought the store to
-// generation gen, to the full-text index; on failure the index is marked
-// for rebuild (Invalidate).
-func (w *Workspace) updateText(docs []index.Doc, deleted []string, gen uint64) {
 	w.searchMu.Lock()
 	defer w.searchMu.Unlock()
 	ft, err := w.openSearch()
 	if err != nil {
 		return
 	}
-	if err := ft.Update(docs, deleted, gen); err != nil {
+	if err := ft.Update(searchDocs(mems), deleted, gen); err != nil {
 		ft.Invalidate()
 	}
 }
