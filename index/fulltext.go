@@ -12,15 +12,14 @@ import (
 
 	"github.com/blugelabs/bluge"
 	"github.com/blugelabs/bluge/analysis"
-	"github.com/blugelabs/bluge/analysis/lang/en"
 	blugesearch "github.com/blugelabs/bluge/search"
 )
 
 // english is the analyzer of every field and query: Unicode word
 // tokenizer, lower case, English possessives, stop words and Porter
-// (snowball) stemming (bluge analysis/lang/en), so "alerts" finds "alert"
-// and "the" finds nothing.
-var english = en.NewAnalyzer()
+// (snowball) stemming (bluge analysis/lang/en, its stemmer memoized:
+// newEnglish), so "alerts" finds "alert" and "the" finds nothing.
+var english = newEnglish()
 
 // analyzer returns the analyzer of text fields and queries.
 func analyzer() *analysis.Analyzer { return english }

@@ -33,6 +33,12 @@ import (
 type secretRule struct {
 	name string
 	re   *regexp.Regexp
+	// keywords are lower-case literals of which every match of re
+	// contains at least one, compared case-insensitively (fold): re runs
+	// only over a text that contains one, as gitleaks's rule keywords
+	// (https://github.com/gitleaks/gitleaks, "keywords" in
+	// config/gitleaks.toml). A rule without keywords always runs.
+	keywords []string
 	// check, when set, decides from the submatches whether a match is a
 	// credential rather than an example, a reference or prose.
 	check func(m []string) bool
@@ -44,58 +50,58 @@ type secretRule struct {
 // every gloss process.
 var tokenRules = sync.OnceValue(func() []secretRule {
 	return []secretRule{
-		{name: "private key", re: regexp.MustCompile(`-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----`)},
-		{name: "AWS access key id", re: regexp.MustCompile(`\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b`)},
-		{name: "GitHub token", re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{60,255})`)},
-		{name: "GitLab token", re: regexp.MustCompile(`\b(?:glpat|glptt|gldt|glrt|glcbt|glimt|glsoat|glffct|gloas)-[A-Za-z0-9_-]{20,}`)},
-		{name: "GitLab runner token", re: regexp.MustCompile(`\bGR1348941[A-Za-z0-9_-]{20,}`)},
-		{name: "Slack token", re: regexp.MustCompile(`\bxox[abposre]-(?:\d+-)?[A-Za-z0-9-]{10,}`)},
-		{name: "Slack app token", re: regexp.MustCompile(`\bxapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+`)},
-		{name: "Slack webhook", re: regexp.MustCompile(`hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/]{20,}`)},
-		{name: "Discord webhook", re: regexp.MustCompile(`discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{30,}`)},
-		{name: "npm token", re: regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`)},
-		{name: "PyPI token", re: regexp.MustCompile(`\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}`)},
-		{name: "SendGrid API key", re: regexp.MustCompile(`\bSG\.[A-Za-z0-9_-]{20,24}\.[A-Za-z0-9_-]{39,50}\b`)},
-		{name: "Azure storage account key", re: regexp.MustCompile(`(?i)AccountKey\s*=\s*[A-Za-z0-9+/]{40,}={0,2}`)},
-		{name: "Azure SAS token", re: regexp.MustCompile(`[?&]sig=[A-Za-z0-9%+/]{30,}={0,2}`)},
-		{name: "Azure AD client secret", re: regexp.MustCompile(`(?:^|[^A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?:$|[^A-Za-z0-9_~.-])`)},
-		{name: "Google API key", re: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)},
-		{name: "Google OAuth client secret", re: regexp.MustCompile(`\bGOCSPX-[A-Za-z0-9_-]{28}`)},
-		{name: "Google OAuth access token", re: regexp.MustCompile(`\bya29\.[0-9A-Za-z_-]{30,}`)},
-		{name: "GCP service account key", re: regexp.MustCompile(`"private_key_id"\s*:\s*"[a-f0-9]{40}"`)},
-		{name: "Stripe key", re: regexp.MustCompile(`\b(?:sk|rk)_(?:live|test|prod)_[0-9A-Za-z]{20,}`)},
-		{name: "Stripe webhook secret", re: regexp.MustCompile(`\bwhsec_[0-9A-Za-z]{24,}`)},
-		{name: "Anthropic API key", re: regexp.MustCompile(`\bsk-ant-(?:api|admin)\d\d-[A-Za-z0-9_-]{80,}`)},
-		{name: "OpenAI API key", re: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}|\bsk-(?:proj-|svcacct-|admin-|ant-)?[A-Za-z0-9_-]{32,}`)},
-		{name: "Hugging Face token", re: regexp.MustCompile(`\bhf_[A-Za-z]{34}\b`)},
-		{name: "DigitalOcean token", re: regexp.MustCompile(`\bdo[opr]_v1_[a-f0-9]{64}\b`)},
-		{name: "Shopify token", re: regexp.MustCompile(`\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b`)},
-		{name: "Twilio API key", re: regexp.MustCompile(`\bSK[0-9a-fA-F]{32}\b`)},
-		{name: "Mailgun API key", re: regexp.MustCompile(`\bkey-[0-9a-z]{32}\b`)},
-		{name: "Mailchimp API key", re: regexp.MustCompile(`\b[0-9a-f]{32}-us\d{1,2}\b`)},
-		{name: "Square token", re: regexp.MustCompile(`\b(?:sq0atp|sq0csp|EAAA)[0-9A-Za-z_-]{22,60}`)},
-		{name: "Docker Hub token", re: regexp.MustCompile(`\bdckr_pat_[A-Za-z0-9_-]{27,}`)},
-		{name: "HashiCorp Vault token", re: regexp.MustCompile(`\bhv[sb]\.[A-Za-z0-9_-]{24,}`)},
-		{name: "Terraform Cloud token", re: regexp.MustCompile(`\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}`)},
-		{name: "Atlassian API token", re: regexp.MustCompile(`\bATATT3[A-Za-z0-9_=-]{150,}`)},
-		{name: "Databricks token", re: regexp.MustCompile(`\bdapi[a-f0-9]{32}(?:-\d)?\b`)},
-		{name: "Doppler token", re: regexp.MustCompile(`\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}`)},
-		{name: "Grafana token", re: regexp.MustCompile(`\b(?:glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,}={0,2})`)},
-		{name: "Linear API key", re: regexp.MustCompile(`\blin_api_[A-Za-z0-9]{40}\b`)},
-		{name: "Postman API key", re: regexp.MustCompile(`\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b`)},
-		{name: "Pulumi token", re: regexp.MustCompile(`\bpul-[a-f0-9]{40}\b`)},
-		{name: "Sentry token", re: regexp.MustCompile(`\bsntry[su]_[A-Za-z0-9+/=_-]{40,}`)},
-		{name: "Telegram bot token", re: regexp.MustCompile(`\b\d{8,10}:AA[A-Za-z0-9_-]{32,33}\b`)},
-		{name: "age secret key", re: regexp.MustCompile(`\bAGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}\b`)},
-		{name: "JSON web token", re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`)},
+		{name: "private key", keywords: []string{"private key"}, re: regexp.MustCompile(`-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----`)},
+		{name: "AWS access key id", keywords: []string{"a3t", "akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "anpa", "anva", "aipa"}, re: regexp.MustCompile(`\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b`)},
+		{name: "GitHub token", keywords: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{60,255})`)},
+		{name: "GitLab token", keywords: []string{"glpat-", "glptt-", "gldt-", "glrt-", "glcbt-", "glimt-", "glsoat-", "glffct-", "gloas-"}, re: regexp.MustCompile(`\b(?:glpat|glptt|gldt|glrt|glcbt|glimt|glsoat|glffct|gloas)-[A-Za-z0-9_-]{20,}`)},
+		{name: "GitLab runner token", keywords: []string{"gr1348941"}, re: regexp.MustCompile(`\bGR1348941[A-Za-z0-9_-]{20,}`)},
+		{name: "Slack token", keywords: []string{"xox"}, re: regexp.MustCompile(`\bxox[abposre]-(?:\d+-)?[A-Za-z0-9-]{10,}`)},
+		{name: "Slack app token", keywords: []string{"xapp-"}, re: regexp.MustCompile(`\bxapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+`)},
+		{name: "Slack webhook", keywords: []string{"hooks.slack.com/"}, re: regexp.MustCompile(`hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/]{20,}`)},
+		{name: "Discord webhook", keywords: []string{"/api/webhooks/"}, re: regexp.MustCompile(`discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{30,}`)},
+		{name: "npm token", keywords: []string{"npm_"}, re: regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`)},
+		{name: "PyPI token", keywords: []string{"pypi-"}, re: regexp.MustCompile(`\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}`)},
+		{name: "SendGrid API key", keywords: []string{"sg."}, re: regexp.MustCompile(`\bSG\.[A-Za-z0-9_-]{20,24}\.[A-Za-z0-9_-]{39,50}\b`)},
+		{name: "Azure storage account key", keywords: []string{"accountkey"}, re: regexp.MustCompile(`(?i)AccountKey\s*=\s*[A-Za-z0-9+/]{40,}={0,2}`)},
+		{name: "Azure SAS token", keywords: []string{"sig="}, re: regexp.MustCompile(`[?&]sig=[A-Za-z0-9%+/]{30,}={0,2}`)},
+		{name: "Azure AD client secret", keywords: []string{"q~"}, re: regexp.MustCompile(`(?:^|[^A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?:$|[^A-Za-z0-9_~.-])`)},
+		{name: "Google API key", keywords: []string{"aiza"}, re: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)},
+		{name: "Google OAuth client secret", keywords: []string{"gocspx-"}, re: regexp.MustCompile(`\bGOCSPX-[A-Za-z0-9_-]{28}`)},
+		{name: "Google OAuth access token", keywords: []string{"ya29."}, re: regexp.MustCompile(`\bya29\.[0-9A-Za-z_-]{30,}`)},
+		{name: "GCP service account key", keywords: []string{"private_key_id"}, re: regexp.MustCompile(`"private_key_id"\s*:\s*"[a-f0-9]{40}"`)},
+		{name: "Stripe key", keywords: []string{"_live_", "_test_", "_prod_"}, re: regexp.MustCompile(`\b(?:sk|rk)_(?:live|test|prod)_[0-9A-Za-z]{20,}`)},
+		{name: "Stripe webhook secret", keywords: []string{"whsec_"}, re: regexp.MustCompile(`\bwhsec_[0-9A-Za-z]{24,}`)},
+		{name: "Anthropic API key", keywords: []string{"sk-ant-"}, re: regexp.MustCompile(`\bsk-ant-(?:api|admin)\d\d-[A-Za-z0-9_-]{80,}`)},
+		{name: "OpenAI API key", keywords: []string{"sk-"}, re: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}|\bsk-(?:proj-|svcacct-|admin-|ant-)?[A-Za-z0-9_-]{32,}`)},
+		{name: "Hugging Face token", keywords: []string{"hf_"}, re: regexp.MustCompile(`\bhf_[A-Za-z]{34}\b`)},
+		{name: "DigitalOcean token", keywords: []string{"_v1_"}, re: regexp.MustCompile(`\bdo[opr]_v1_[a-f0-9]{64}\b`)},
+		{name: "Shopify token", keywords: []string{"shp"}, re: regexp.MustCompile(`\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b`)},
+		{name: "Twilio API key", keywords: []string{"sk"}, re: regexp.MustCompile(`\bSK[0-9a-fA-F]{32}\b`)},
+		{name: "Mailgun API key", keywords: []string{"key-"}, re: regexp.MustCompile(`\bkey-[0-9a-z]{32}\b`)},
+		{name: "Mailchimp API key", keywords: []string{"-us"}, re: regexp.MustCompile(`\b[0-9a-f]{32}-us\d{1,2}\b`)},
+		{name: "Square token", keywords: []string{"sq0atp", "sq0csp", "eaaa"}, re: regexp.MustCompile(`\b(?:sq0atp|sq0csp|EAAA)[0-9A-Za-z_-]{22,60}`)},
+		{name: "Docker Hub token", keywords: []string{"dckr_pat_"}, re: regexp.MustCompile(`\bdckr_pat_[A-Za-z0-9_-]{27,}`)},
+		{name: "HashiCorp Vault token", keywords: []string{"hvs.", "hvb."}, re: regexp.MustCompile(`\bhv[sb]\.[A-Za-z0-9_-]{24,}`)},
+		{name: "Terraform Cloud token", keywords: []string{".atlasv1."}, re: regexp.MustCompile(`\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}`)},
+		{name: "Atlassian API token", keywords: []string{"atatt3"}, re: regexp.MustCompile(`\bATATT3[A-Za-z0-9_=-]{150,}`)},
+		{name: "Databricks token", keywords: []string{"dapi"}, re: regexp.MustCompile(`\bdapi[a-f0-9]{32}(?:-\d)?\b`)},
+		{name: "Doppler token", keywords: []string{"dp."}, re: regexp.MustCompile(`\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}`)},
+		{name: "Grafana token", keywords: []string{"glsa_", "glc_"}, re: regexp.MustCompile(`\b(?:glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,}={0,2})`)},
+		{name: "Linear API key", keywords: []string{"lin_api_"}, re: regexp.MustCompile(`\blin_api_[A-Za-z0-9]{40}\b`)},
+		{name: "Postman API key", keywords: []string{"pmak-"}, re: regexp.MustCompile(`\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}\b`)},
+		{name: "Pulumi token", keywords: []string{"pul-"}, re: regexp.MustCompile(`\bpul-[a-f0-9]{40}\b`)},
+		{name: "Sentry token", keywords: []string{"sntry"}, re: regexp.MustCompile(`\bsntry[su]_[A-Za-z0-9+/=_-]{40,}`)},
+		{name: "Telegram bot token", keywords: []string{":aa"}, re: regexp.MustCompile(`\b\d{8,10}:AA[A-Za-z0-9_-]{32,33}\b`)},
+		{name: "age secret key", keywords: []string{"age-secret-key-1"}, re: regexp.MustCompile(`\bAGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}\b`)},
+		{name: "JSON web token", keywords: []string{"eyj"}, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`)},
 	}
 })
 
 // anyToken is the alternation of every token rule: it matches a text iff
 // one of tokenRules does (RE2 alternation), in one pass over the text
-// instead of one per rule, so Find tries the rules one by one (for the
-// name of the first that matches) only when one does. Most texts match
-// none.
+// instead of one per rule. firstToken uses it when the keyword prefilter
+// admits many rules, so that a text matching none is still rejected in
+// one pass.
 var anyToken = sync.OnceValue(func() *regexp.Regexp {
 	var parts []string
 	for _, r := range tokenRules() {
@@ -104,15 +110,67 @@ var anyToken = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(strings.Join(parts, "|"))
 })
 
+// manyCandidates is the number of admitted token rules from which
+// firstToken first tries the alternation anyToken rather than each rule.
+const manyCandidates = 4
+
+// fold lower-cases text for the keyword prefilter so that a text
+// matching a rule's case-insensitive regexp contains one of its keywords:
+// Unicode lower case, plus the two non-ASCII letters whose simple case
+// folding is ASCII (U+017F LONG S folds to s, U+212A KELVIN SIGN to k;
+// Go's (?i) uses simple folding, regexp/syntax). normalize's NFKC already
+// maps both; fold does not rely on it.
+func fold(text string) string {
+	for i := 0; i < len(text); i++ {
+		if text[i] >= utf8.RuneSelf {
+			return strings.Map(func(r rune) rune {
+				switch r {
+				case '\u017f':
+					return 's'
+				case '\u212a':
+					return 'k'
+				}
+				return unicode.ToLower(r)
+			}, text)
+		}
+	}
+	return strings.ToLower(text)
+}
+
+// admits reports whether the folded text lower contains one of the
+// rule's keywords (always true for a rule without keywords).
+func (r *secretRule) admits(lower string) bool {
+	if len(r.keywords) == 0 {
+		return true
+	}
+	for _, k := range r.keywords {
+		if strings.Contains(lower, k) {
+			return true
+		}
+	}
+	return false
+}
+
 // firstToken returns the name of the first token rule matching text, ""
-// when none does.
-func firstToken(text string) string {
-	if !anyToken().MatchString(text) {
+// when none does. lower is fold(text). Only the rules whose keywords occur
+// in lower run; the result is the same as trying every rule in order.
+func firstToken(text, lower string) string {
+	rules := tokenRules()
+	cand := make([]int, 0, 64)
+	for i := range rules {
+		if rules[i].admits(lower) {
+			cand = append(cand, i)
+		}
+	}
+	if len(cand) == 0 {
 		return ""
 	}
-	for _, r := range tokenRules() {
-		if r.re.MatchString(text) {
-			return r.name
+	if len(cand) >= manyCandidates && !anyToken().MatchString(text) {
+		return ""
+	}
+	for _, i := range cand {
+		if rules[i].re.MatchString(text) {
+			return rules[i].name
 		}
 	}
 	return ""
@@ -124,29 +182,29 @@ var contextRules = sync.OnceValue(func() []secretRule {
 	return []secretRule{
 		// scheme://user:password@host, for any scheme (postgres, mysql,
 		// mongodb+srv, redis, amqp, ftp, https, …).
-		{name: "password in a connection string", check: func(m []string) bool { return looksSecret(m[1], 3, false) },
+		{keywords: []string{"://"}, name: "password in a connection string", check: func(m []string) bool { return looksSecret(m[1], 3, false) },
 			re: regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/@"'<>]*:([^\s@/"'<>]{3,})@[A-Za-z0-9\[]`)},
 		// Password=...; in ADO.NET / JDBC style connection strings.
 		// The key must be next to a ";" (before it or after the value).
-		{name: "password in a connection string", check: func(m []string) bool { return looksSecret(m[1]+m[2], 4, false) && !strings.Contains(m[1]+m[2], "(") },
+		{keywords: []string{"password", "pwd"}, name: "password in a connection string", check: func(m []string) bool { return looksSecret(m[1]+m[2], 4, false) && !strings.Contains(m[1]+m[2], "(") },
 			re: regexp.MustCompile(`(?i);\s*(?:password|pwd)\s*=\s*([^;\s"']{4,})|(?:^|[\s"'])(?:password|pwd)\s*=\s*([^;\s"']{4,})\s*;`)},
 		// key = value, key: value, key := value, key => value, "key": "value",
 		// where the key names a credential. The key may be prefixed
 		// (DB_PASSWORD, aws_secret_access_key); \b cannot be used before the
 		// word because "_" is a word character.
-		{name: "password or secret assignment", check: assignmentIsSecret, re: regexp.MustCompile(`(?i)([A-Za-z0-9_.-]*(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|private[_-]?key|access[_-]?key|auth[_-]?key|license[_-]?key|credentials?)[A-Za-z0-9_.-]*)(["']?\s*(?::=|=>|==|=|:)\s*)((?:"[^"\n]*"|'[^'\n]*'|` + "`[^`\\n]*`" + `|[^\s,;]+))`)},
+		{keywords: []string{"passw", "passphrase", "pwd", "secret", "token", "api", "private", "access", "auth", "license", "credential"}, name: "password or secret assignment", check: assignmentIsSecret, re: regexp.MustCompile(`(?i)([A-Za-z0-9_.-]*(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|private[_-]?key|access[_-]?key|auth[_-]?key|license[_-]?key|credentials?)[A-Za-z0-9_.-]*)(["']?\s*(?::=|=>|==|=|:)\s*)((?:"[^"\n]*"|'[^'\n]*'|` + "`[^`\\n]*`" + `|[^\s,;]+))`)},
 		// Authorization: Bearer / Basic credentials.
-		{name: "authorization header credential", check: func(m []string) bool {
+		{keywords: []string{"bearer", "token"}, name: "authorization header credential", check: func(m []string) bool {
 			return looksSecret(m[1], 20, true) && (hasDigitAndLetter(m[1]) || mixedCaseLong(m[1]))
 		}, re: regexp.MustCompile(`(?i)\b(?:bearer|token)\s+([A-Za-z0-9._~+/-]{20,}={0,2})`)},
 		// Basic credentials: base64 of "user:password".
-		{name: "authorization header credential", check: basicIsSecret,
+		{keywords: []string{"basic"}, name: "authorization header credential", check: basicIsSecret,
 			re: regexp.MustCompile(`(?i)\bbasic\s+([A-Za-z0-9+/]{8,}={0,2})`)},
 		// <password>value</password> in XML configuration.
-		{name: "password or secret in XML", check: func(m []string) bool { return looksSecret(m[2], 6, false) },
+		{keywords: []string{"</"}, name: "password or secret in XML", check: func(m []string) bool { return looksSecret(m[2], 6, false) },
 			re: regexp.MustCompile(`(?i)<([A-Za-z0-9_.:-]*(?:password|passwd|secret|token|api[_-]?key|apikey)[A-Za-z0-9_.-]*)>([^<\s]{6,})</`)},
 		// .netrc: machine HOST login USER password PASSWORD.
-		{name: "password in a .netrc entry", check: func(m []string) bool { return looksSecret(m[1], 4, false) },
+		{keywords: []string{"machine"}, name: "password in a .netrc entry", check: func(m []string) bool { return looksSecret(m[1], 4, false) },
 			re: regexp.MustCompile(`(?i)\bmachine\s+\S+\s+login\s+\S+\s+password\s+(\S+)`)},
 	}
 })
@@ -198,10 +256,14 @@ func joinTokenLines(text string) string {
 // as "GitHub token" or "password assignment".
 func Find(text string) string {
 	n := normalize(text)
-	if name := firstToken(n); name != "" {
+	lower := fold(n)
+	if name := firstToken(n, lower); name != "" {
 		return name
 	}
 	for _, r := range contextRules() {
+		if !r.admits(lower) {
+			continue
+		}
 		for _, m := range r.re.FindAllStringSubmatch(n, -1) {
 			if r.check == nil || r.check(m) {
 				return r.name
@@ -209,7 +271,7 @@ func Find(text string) string {
 		}
 	}
 	if j := joinTokenLines(n); j != n {
-		if name := firstToken(j); name != "" {
+		if name := firstToken(j, fold(j)); name != "" {
 			return name + " (split over lines)"
 		}
 	}

@@ -147,7 +147,7 @@ func TestAnyTokenIsTheRules(t *testing.T) {
 					break
 				}
 			}
-			if got := firstToken(x); got != want {
+			if got := firstToken(x, fold(x)); got != want {
 				t.Errorf("firstToken(%q) = %q, want %q", x, got, want)
 			}
 			if want != "" {

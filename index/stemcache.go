@@ -1,0 +1,68 @@
+package index
+
+import (
+	"sync"
+
+	"github.com/blevesearch/snowballstem"
+	snowball "github.com/blevesearch/snowballstem/english"
+	"github.com/blugelabs/bluge/analysis"
+	"github.com/blugelabs/bluge/analysis/lang/en"
+	"github.com/blugelabs/bluge/analysis/token"
+	"github.com/blugelabs/bluge/analysis/tokenizer"
+)
+
+// maxStemCache bounds the terms a stemCache holds; past it the cache is
+// emptied (about 100 bytes per entry: at most about 20 MB).
+const maxStemCache = 200_000
+
+// stemCache is the English (Porter 2, snowball) stemming filter of
+// bluge's analysis/lang/en (EnglishStemmerFilter) with a memo of each
+// term's stem: memory texts and code repeat the same words, and the
+// stemmer's cost (a string, a snowball Env and a copy per token) is paid
+// once per distinct term. The output is the same term for term
+// (TestStemCacheSameAsStemmer). Safe for concurrent use (bluge runs
+// analysis on several goroutines).
+type stemCache struct {
+	mu    sync.RWMutex
+	stems map[string]string
+}
+
+func newStemCache() *stemCache { return &stemCache{stems: map[string]string{}} }
+
+// Filter implements analysis.TokenFilter: each token's Term becomes its
+// stem (a new slice; the input bytes are not written).
+func (c *stemCache) Filter(input analysis.TokenStream) analysis.TokenStream {
+	for _, tok := range input {
+		c.mu.RLock()
+		st, ok := c.stems[string(tok.Term)]
+		c.mu.RUnlock()
+		if !ok {
+			env := snowballstem.NewEnv(string(tok.Term))
+			snowball.Stem(env)
+			st = env.Current()
+			c.mu.Lock()
+			if len(c.stems) >= maxStemCache {
+				c.stems = map[string]string{}
+			}
+			c.stems[string(tok.Term)] = st
+			c.mu.Unlock()
+		}
+		tok.Term = []byte(st)
+	}
+	return input
+}
+
+// newEnglish returns bluge's English analyzer (en.NewAnalyzer: Unicode
+// word tokenizer, possessives, lower case, stop words, snowball stemming)
+// with the stemming filter memoized (stemCache).
+func newEnglish() *analysis.Analyzer {
+	return &analysis.Analyzer{
+		Tokenizer: tokenizer.NewUnicodeTokenizer(),
+		TokenFilters: []analysis.TokenFilter{
+			en.NewPossessiveFilter(),
+			token.NewLowerCaseFilter(),
+			en.StopWordsFilter(),
+			newStemCache(),
+		},
+	}
+}
