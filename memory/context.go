@@ -74,10 +74,7 @@ func Tokens(s string) int { return (len(s) + 3) / 4 }
 func (w *Workspace) Context(ctx context.Context, req ContextRequest) ([]ContextItem, error) {
 	byID := map[string]*ContextItem{}
 	var order []string
-	read, fromSummaries := w.get, w.summariesRankable()
-	if fromSummaries {
-		read = w.summaryMemory
-	}
+	fromSummaries := w.summariesRankable()
 	add := func(m *Memory, reason string, score float64) {
 		it := byID[m.ID]
 		if it == nil {
@@ -103,7 +100,7 @@ func (w *Workspace) Context(ctx context.Context, req ContextRequest) ([]ContextI
 				fromSummaries: fromSummaries})
 		}
 	}()
-	err := w.contextAnchored(req, read, add)
+	err := w.contextAnchored(req, fromSummaries, add)
 	<-done
 	if err != nil {
 		return nil, err
@@ -135,9 +132,13 @@ func (w *Workspace) Context(ctx context.Context, req ContextRequest) ([]ContextI
 	return out, nil
 }
 
-// contextAnchored adds the memories of req's files (each read with read)
-// and symbols.
-func (w *Workspace) contextAnchored(req ContextRequest, read func(id string) (*Memory, error), add func(m *Memory, reason string, score float64)) error {
+// contextAnchored adds the memories of req's files and symbols, built
+// from their summaries when fromSummaries (summaryMemory), else read.
+func (w *Workspace) contextAnchored(req ContextRequest, fromSummaries bool, add func(m *Memory, reason string, score float64)) error {
+	read := w.get
+	if fromSummaries {
+		read = w.summaryMemory
+	}
 	for _, f := range req.Files {
 		ms, err := w.at(f, 0, 0, read)
 		if err != nil {
@@ -152,7 +153,7 @@ func (w *Workspace) contextAnchored(req ContextRequest, read func(id string) (*M
 		if err != nil {
 			return err
 		}
-		ms, err := w.ForSymbol(sym)
+		ms, err := w.forSymbolRanked(sym, fromSummaries)
 		if err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package memory
 import (
 	"errors"
 	"fmt"
+	"sort"
 
 	"github.com/gloss-dev/gloss/index"
 )
@@ -87,4 +88,67 @@ func (w *Workspace) fullMemory(m *Memory) *Memory {
 	}
 	full.SupersededBy = m.SupersededBy
 	return full
+}
+
+// forSymbolRanked is ForSymbol for ranking: with fromSummaries the
+// memories are built from their summaries (summaryMemory), found by the
+// place table when it answers for the store's generation (a daemon's,
+// WarmPlaces), else by one scan of every summary; without, ForSymbol.
+// Either way they are those with an anchor on symbol, in id order.
+func (w *Workspace) forSymbolRanked(symbol string, fromSummaries bool) ([]*Memory, error) {
+	if !fromSummaries {
+		return w.ForSymbol(symbol)
+	}
+	gen, err := w.Store.MemoryGeneration()
+	if err != nil {
+		return nil, err
+	}
+	if ids, ok := w.places.withSymbol(symbol, gen); ok {
+		sort.Strings(ids)
+		out := make([]*Memory, 0, len(ids))
+		for _, id := range ids {
+			m, err := w.summaryMemory(id)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, m)
+		}
+		return out, nil
+	}
+	var out []*Memory
+	err = w.Store.Summaries(func(id string, data []byte) error {
+		v, err := decodeSummary(data)
+		if err != nil {
+			return fmt.Errorf("corrupt summary of memory %s: %w", id, err)
+		}
+		for _, a := range v.Anchors {
+			if a.Symbol == symbol {
+				m := memoryOfView(v)
+				w.lifecycle(m)
+				out = append(out, m)
+				break
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// withSymbol returns the ids of the memories with an anchor on symbol,
+// unordered, and whether the table answers for generation gen.
+func (t *placeTable) withSymbol(symbol string, gen uint64) (ids []string, answers bool) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	if !t.ok || t.gen != gen {
+		return nil, false
+	}
+	for id, ps := range t.places {
+		for _, p := range ps {
+			if p.symbol == symbol {
+				ids = append(ids, id)
+				break
+			}
+		}
+	}
+	return ids, true
 }

@@ -32,13 +32,20 @@ func contextFixture(t *testing.T) (*Workspace, string) {
 	}
 	t.Cleanup(func() { w.Close() })
 	ctx := context.Background()
+	if _, err := w.Index(ctx); err != nil {
+		t.Fatal(err)
+	}
 	types := []string{"gotcha", "decision", "convention", "pattern", "note", "workflow"}
 	sources := []string{"user", "agent", "imported_git", "inferred"}
 	var reqs []RememberRequest
 	for i := range 240 {
 		f := i % 40
-		reqs = append(reqs, RememberRequest{Text: fmt.Sprintf("compaction of head %d: flush blocks before merging (note %d)\n\nThe head compaction waits for %d appenders.", f, i, i%7),
-			Path: filepath.Join(repo, "head.go"), StartLine: 3 + 5*f, EndLine: 6 + 5*f, Type: types[i%len(types)], Source: sources[i%len(sources)], Pinned: i%17 == 0})
+		r := RememberRequest{Text: fmt.Sprintf("compaction of head %d: flush blocks before merging (note %d)\n\nThe head compaction waits for %d appenders.", f, i, i%7),
+			Path: filepath.Join(repo, "head.go"), StartLine: 3 + 5*f, EndLine: 6 + 5*f, Type: types[i%len(types)], Source: sources[i%len(sources)], Pinned: i%17 == 0}
+		if i%3 == 0 {
+			r.Path, r.StartLine, r.EndLine, r.Symbol = "", 0, 0, fmt.Sprintf("compact%d", f)
+		}
+		reqs = append(reqs, r)
 	}
 	ms, errs := w.RememberBatch(ctx, reqs)
 	for _, err := range errs {
@@ -83,11 +90,19 @@ func TestContextFromSummaries(t *testing.T) {
 	if !w.summariesRankable() {
 		t.Fatal("summaries are not current after a check")
 	}
-	req := ContextRequest{Task: "fix the head compaction flush", Files: []string{filepath.Join(repo, "head.go")}}
+	req := ContextRequest{Task: "fix the head compaction flush", Files: []string{filepath.Join(repo, "head.go")}, Symbols: []string{"compact3", "compact9"}}
 	fromSum, err := w.Context(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := w.WarmPlaces(); err != nil { // the daemon's place table finds the symbols' memories
+		t.Fatal(err)
+	}
+	warm, err := w.Context(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameItems(t, warm, fromSum)
 	setSummaryFormat(t, w, 1)
 	if w.summariesRankable() {
 		t.Fatal("summaries of format 1 are rankable")
@@ -98,6 +113,15 @@ func TestContextFromSummaries(t *testing.T) {
 	}
 	if len(fromSum) != 240 || len(fromRec) != len(fromSum) {
 		t.Fatalf("%d items from summaries, %d from records; want 240", len(fromSum), len(fromRec))
+	}
+	bySymbol := 0
+	for _, it := range fromRec {
+		if strings.Contains(strings.Join(it.Reasons, ","), "symbol") {
+			bySymbol++
+		}
+	}
+	if bySymbol < 4 { // 4 anchored to the symbols, and spans inside them
+		t.Errorf("%d items for the symbols; want at least 4", bySymbol)
 	}
 	var summaries, stale, superseded int
 	for i := range fromSum {
@@ -156,5 +180,20 @@ func TestSummaryHalfLife(t *testing.T) {
 	}
 	if scope, err := summaryScope(v1); err != nil || scope != v.Scope {
 		t.Fatalf("summaryScope of a version 1 summary: %q, %v", scope, err)
+	}
+}
+
+// sameItems fails unless got and want hold the same memories, reasons,
+// scores and diffs in the same order.
+func sameItems(t *testing.T, got, want []ContextItem) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d items, want %d", len(got), len(want))
+	}
+	for i := range got {
+		g, w := got[i], want[i]
+		if g.Memory.ID != w.Memory.ID || g.Score != w.Score || g.Diff != w.Diff || strings.Join(g.Reasons, ",") != strings.Join(w.Reasons, ",") {
+			t.Fatalf("item %d: %s %v %.17g, want %s %v %.17g", i, g.Memory.ID, g.Reasons, g.Score, w.Memory.ID, w.Reasons, w.Score)
+		}
 	}
 }
