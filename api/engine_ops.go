@@ -472,6 +472,7 @@ func (e *Engine) Context(ctx context.Context, a ContextArgs) (ContextResult, err
 	res := ContextResult{Markdown: md, Tokens: used, Omitted: len(items) - len(included), Items: []ContextItem{}}
 	for _, it := range included {
 		recordAccess(owner[it.Memory], []*memory.Memory{it.Memory})
+		it = it.Full() // ranked from its summary: the record is what is returned
 		res.Items = append(res.Items, ContextItem{Memory: memory.ViewOf(it.Memory), Reasons: it.Reasons, Score: it.Score, Diff: it.Diff})
 	}
 	return res, nil

@@ -42,6 +42,20 @@ type ContextItem struct {
 	// Diff is what changed in the code of a stale memory (AnchorDiff,
 	// at most 12 lines).
 	Diff string
+
+	// ws is the workspace Context read Memory from (for Full).
+	ws *Workspace
+}
+
+// Full returns it with its Memory read from the memory's record when
+// Context ranked it from its stored summary (the anchors of which carry
+// places and statuses only), as the memory is returned to a caller; it
+// itself otherwise, or when the record cannot be read (forgotten since).
+func (it ContextItem) Full() ContextItem {
+	if it.ws != nil && it.Memory != nil {
+		it.Memory = it.ws.fullMemory(it.Memory)
+	}
+	return it
 }
 
 // Tokens estimates the tokens of s as one per 4 bytes, rounded up: the
@@ -51,14 +65,20 @@ func Tokens(s string) int { return (len(s) + 3) / 4 }
 
 // Context collects the memories of req's files and symbols and the best
 // full-text matches of its task, ranked by ContextItem.Score. It reads
-// stored statuses (no rescan) and the current files for diffs.
+// stored statuses (no rescan) and the current files for diffs. When every
+// memory has a current summary (summariesRankable) the memories are
+// ranked from their summaries and only stale ones (for their diffs) are
+// read whole: an item's Memory may then lack its anchors' hashes and
+// snapshots, and ContextItem.Full reads the record of the items a caller
+// returns. Items, order and scores are those of reading every record.
 func (w *Workspace) Context(ctx context.Context, req ContextRequest) ([]ContextItem, error) {
 	byID := map[string]*ContextItem{}
 	var order []string
+	fromSummaries := w.summariesRankable()
 	add := func(m *Memory, reason string, score float64) {
 		it := byID[m.ID]
 		if it == nil {
-			it = &ContextItem{Memory: m}
+			it = &ContextItem{Memory: m, ws: w}
 			byID[m.ID] = it
 			order = append(order, m.ID)
 		}
@@ -76,10 +96,11 @@ func (w *Workspace) Context(ctx context.Context, req ContextRequest) ([]ContextI
 			}
 		}()
 		if strings.TrimSpace(req.Task) != "" {
-			hits, searchErr = w.FusedSearch(ctx, SearchRequest{Query: req.Task, Limit: 50, Kind: ResultMemory, Files: req.Files, Symbols: req.Symbols})
+			hits, searchErr = w.FusedSearch(ctx, SearchRequest{Query: req.Task, Limit: 50, Kind: ResultMemory, Files: req.Files, Symbols: req.Symbols,
+				fromSummaries: fromSummaries})
 		}
 	}()
-	err := w.contextAnchored(req, add)
+	err := w.contextAnchored(req, fromSummaries, add)
 	<-done
 	if err != nil {
 		return nil, err
@@ -96,6 +117,7 @@ func (w *Workspace) Context(ctx context.Context, req ContextRequest) ([]ContextI
 		it.Score *= it.Memory.rankConfidence() * SourceTrust(it.Memory.Source)
 		if it.Memory.Stale() {
 			it.Score /= 2
+			it.Memory = w.fullMemory(it.Memory)
 			it.Diff = w.staleDiff(it.Memory)
 		}
 		out = append(out, *it)
@@ -110,10 +132,15 @@ func (w *Workspace) Context(ctx context.Context, req ContextRequest) ([]ContextI
 	return out, nil
 }
 
-// contextAnchored adds the memories of req's files and symbols.
-func (w *Workspace) contextAnchored(req ContextRequest, add func(m *Memory, reason string, score float64)) error {
+// contextAnchored adds the memories of req's files and symbols, built
+// from their summaries when fromSummaries (summaryMemory), else read.
+func (w *Workspace) contextAnchored(req ContextRequest, fromSummaries bool, add func(m *Memory, reason string, score float64)) error {
+	read := w.get
+	if fromSummaries {
+		read = w.summaryMemory
+	}
 	for _, f := range req.Files {
-		ms, err := w.At(f, 0, 0)
+		ms, err := w.at(f, 0, 0, read)
 		if err != nil {
 			return err
 		}
@@ -126,7 +153,7 @@ func (w *Workspace) contextAnchored(req ContextRequest, add func(m *Memory, reas
 		if err != nil {
 			return err
 		}
-		ms, err := w.ForSymbol(sym)
+		ms, err := w.forSymbolRanked(sym, fromSummaries)
 		if err != nil {
 			return err
 		}

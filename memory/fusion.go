@@ -90,6 +90,12 @@ type SearchRequest struct {
 	// and Filter.Symbol.
 	Files   []string
 	Symbols []string
+
+	// fromSummaries ranks the memories from their stored summaries
+	// (summaryMemory) instead of their records: Context sets it when the
+	// summaries are current (summariesRankable); results carry memories
+	// marked fromSummary.
+	fromSummaries bool
 }
 
 // RankerPart is one ranker's part in a fused score.
@@ -200,7 +206,7 @@ func (w *Workspace) FusedSearch(ctx context.Context, req SearchRequest) ([]Resul
 	if err != nil {
 		return nil, err
 	}
-	out, err := w.fusedResults(f, limit)
+	out, err := w.fusedResults(f, limit, req.fromSummaries)
 	if err != nil {
 		return nil, err
 	}

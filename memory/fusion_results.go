@@ -7,16 +7,20 @@ import (
 )
 
 // fusedResults returns the best limit results of f (fuser.results),
-// reading each memory that may rank (Workspace.get, annotated with the
-// memories superseding it); a memory that cannot be read (forgotten since
-// it was indexed) is left out.
-func (w *Workspace) fusedResults(f *fuser, limit int) ([]Result, error) {
+// reading each memory that may rank (Workspace.get, or summaryMemory when
+// fromSummaries; annotated with the memories superseding it); a memory
+// that cannot be read (forgotten since it was indexed) is left out.
+func (w *Workspace) fusedResults(f *fuser, limit int, fromSummaries bool) ([]Result, error) {
 	to, err := w.Incoming()
 	if err != nil {
 		return nil, err
 	}
+	read := w.get
+	if fromSummaries {
+		read = w.summaryMemory
+	}
 	return f.results(limit, func(id string) *Memory {
-		m, err := w.get(id)
+		m, err := read(id)
 		if err != nil {
 			return nil
 		}

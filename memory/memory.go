@@ -192,6 +192,9 @@ type Memory struct {
 	// parts are the confidence parts lifecycle last computed (zero for a
 	// memory not read through a workspace).
 	parts ConfidenceParts
+	// fromSummary marks a memory built from its stored summary
+	// (summaryMemory): no hashes, tokens or snapshots in its anchors.
+	fromSummary bool
 }
 
 // Stale reports whether any anchor is changed, signature_changed or

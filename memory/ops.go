@@ -12,6 +12,12 @@ import (
 // overlapping the 1-based inclusive lines first..last; first 0 means the
 // whole file.
 func (w *Workspace) At(path string, first, last int) ([]*Memory, error) {
+	return w.at(path, first, last, w.get)
+}
+
+// at is At reading each memory with read (Workspace.get, or
+// summaryMemory for ranking).
+func (w *Workspace) at(path string, first, last int, read func(id string) (*Memory, error)) ([]*Memory, error) {
 	rel, err := w.RelPath(path)
 	if err != nil {
 		return nil, err
@@ -25,7 +31,7 @@ func (w *Workspace) At(path string, first, last int) ([]*Memory, error) {
 	}
 	var out []*Memory
 	for _, id := range ids {
-		m, err := w.get(id)
+		m, err := read(id)
 		if err != nil {
 			return nil, err
 		}

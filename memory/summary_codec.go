@@ -10,14 +10,19 @@ import (
 )
 
 // summaryFormat is the summary encoding recorded in the store
-// (index.Store.SummaryFormat): 0 JSON, 1 encodeSummary's binary form. A
-// check re-encodes every summary of a store in another format once.
-const summaryFormat = 1
+// (index.Store.SummaryFormat): 0 JSON, 1 encodeSummary's binary form
+// without the half-life, 2 with it (what context ranks by). A check
+// re-encodes every summary of a store in another format once.
+const summaryFormat = 2
 
-// summaryMagic starts a summary record in the binary form (version 1 of
-// the layout below); a record starting with '{' is the JSON form older
-// glosses wrote, still read.
-const summaryMagic = 0x01
+// summaryMagic starts a summary record in the binary form (version 2 of
+// the layout below); summaryMagicV1 starts the version without the
+// half-life, still read (its half-life is 0: the type's); a record
+// starting with '{' is the JSON form older glosses wrote, still read.
+const (
+	summaryMagic   = 0x02
+	summaryMagicV1 = 0x01
+)
 
 // errSummary reports a truncated or malformed binary summary.
 var errSummary = errors.New("malformed summary record")
@@ -28,7 +33,8 @@ var errSummary = errors.New("malformed summary record")
 // elements, ints as varints, bools as one byte, times as
 // time.Time.AppendBinary with a uvarint length. Placement and
 // NearDuplicates (set only in the result of remember) and Decision are
-// not stored.
+// not stored. Version 2 ends with the memory's half-life
+// (Memory.HalfLifeDays, as a float64 below).
 // Decoding is about ten times faster than encoding/json's (no reflection,
 // no time parsing), which is what `gloss check` spends on 100,000
 // memories (issue #12).
@@ -82,11 +88,16 @@ func encodeSummaryTail(b []byte, v View) ([]byte, error) {
 	b = binary.AppendUvarint(b, math.Float64bits(l.Confidence))
 	b = appendBool(appendBool(b, l.Pinned), l.NeedsReview)
 	b = binary.AppendVarint(b, int64(l.AccessCount))
-	return appendTimes(b, v.ID, l.StaleSince, l.ExpiresAt, l.LastAccessedAt)
+	b, err := appendTimes(b, v.ID, l.StaleSince, l.ExpiresAt, l.LastAccessedAt)
+	if err != nil {
+		return nil, err
+	}
+	return binary.AppendUvarint(b, math.Float64bits(v.halfLifeDays)), nil
 }
 
-// decodeSummaryTail reads what encodeSummaryTail wrote into v.
-func decodeSummaryTail(d *summaryDecoder, v *View) {
+// decodeSummaryTail reads what encodeSummaryTail wrote into v; a
+// version 1 record (v1) has no half-life.
+func decodeSummaryTail(d *summaryDecoder, v *View, v1 bool) {
 	if n := d.count(); n > 0 {
 		v.Relations = make([]Relation, n)
 		for i := range v.Relations {
@@ -105,12 +116,15 @@ func decodeSummaryTail(d *summaryDecoder, v *View) {
 	l.Pinned, l.NeedsReview = d.bool(), d.bool()
 	l.AccessCount = d.int()
 	d.times(&l.StaleSince, &l.ExpiresAt, &l.LastAccessedAt)
+	if !v1 {
+		v.halfLifeDays = math.Float64frombits(d.uvarint())
+	}
 }
 
 // summaryScope returns the Scope of a stored summary, skipping the
 // fields before it without copying them (a JSON summary is decoded).
 func summaryScope(data []byte) (string, error) {
-	if len(data) == 0 || data[0] != summaryMagic {
+	if len(data) == 0 || (data[0] != summaryMagic && data[0] != summaryMagicV1) {
 		v, err := decodeSummary(data)
 		return v.Scope, err
 	}
@@ -126,15 +140,16 @@ func summaryScope(data []byte) (string, error) {
 	return scope, d.err
 }
 
-// decodeSummary decodes a stored summary, binary (encodeSummary) or JSON
-// (older stores). It fails with errSummary on a damaged binary record.
+// decodeSummary decodes a stored summary, binary (encodeSummary, either
+// version) or JSON (older stores). It fails with errSummary on a damaged
+// binary record.
 func decodeSummary(data []byte) (View, error) {
 	var v View
 	if len(data) > 0 && data[0] == '{' {
 		err := json.Unmarshal(data, &v)
 		return v, err
 	}
-	if len(data) == 0 || data[0] != summaryMagic {
+	if len(data) == 0 || (data[0] != summaryMagic && data[0] != summaryMagicV1) {
 		return v, errSummary
 	}
 	d := summaryDecoder{buf: data[1:]}
@@ -160,7 +175,7 @@ func decodeSummary(data []byte) (View, error) {
 		a.Status, a.OriginPath = d.string(), d.string()
 		a.OriginStartLine, a.OriginEndLine = d.int(), d.int()
 	}
-	decodeSummaryTail(&d, &v)
+	decodeSummaryTail(&d, &v, data[0] == summaryMagicV1)
 	if d.err == nil && len(d.buf) != 0 {
 		d.err = errSummary
 	}

@@ -54,6 +54,10 @@ type View struct {
 	Decision *Decision `json:"decision,omitempty"`
 
 	ViewLifecycle
+
+	// halfLifeDays is Memory.HalfLifeDays (0: the type's), kept in the
+	// stored summary for ranking from summaries and not part of the JSON.
+	halfLifeDays float64
 }
 
 // ViewLifecycle are the lifecycle fields of a View: Confidence (0..1,
@@ -71,9 +75,10 @@ type ViewLifecycle struct {
 }
 
 // Lifecycle returns the confidence inputs of a view (a stored summary):
-// its half-life is its type's.
+// its half-life is the memory's when the summary holds it (format 2),
+// else its type's.
 func (v View) Lifecycle() Lifecycle {
-	return Lifecycle{Type: v.Type, Source: v.Source, VerifiedAt: v.VerifiedAt, Pinned: v.Pinned,
+	return Lifecycle{Type: v.Type, Source: v.Source, VerifiedAt: v.VerifiedAt, HalfLifeDays: v.halfLifeDays, Pinned: v.Pinned,
 		NeedsReview: v.NeedsReview, Stale: v.Stale, StaleSince: v.StaleSince}
 }
 
@@ -81,7 +86,7 @@ func (v View) Lifecycle() Lifecycle {
 func ViewOf(m *Memory) View {
 	v := View{ID: m.ID, Type: m.Type, Title: m.Title, Body: m.Body, Tags: m.Tags, Stale: m.Stale(), Scope: m.Scope, Source: m.Source,
 		Author: m.Author, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt, VerifiedAt: m.VerifiedAt, Anchors: []AnchorView{},
-		Placement: m.Placement, NearDuplicates: m.Duplicates}
+		Placement: m.Placement, NearDuplicates: m.Duplicates, halfLifeDays: m.HalfLifeDays}
 	v.Relations, v.SupersededBy, v.Decision = m.Relations, m.SupersededBy, m.Decision
 	v.NeedsReview, v.ReviewReason = m.NeedsReview, m.ReviewReason
 	v.ViewLifecycle = ViewLifecycle{Confidence: round2(m.Confidence), Pinned: m.Pinned, NeedsReview: m.NeedsReview,
