@@ -137,6 +137,12 @@ func (w *Workspace) forSymbolRanked(symbol string, fromSummaries bool) ([]*Memor
 // withSymbol returns the ids of the memories with an anchor on symbol,
 // unordered, and whether the table answers for generation gen.
 func (t *placeTable) withSymbol(symbol string, gen uint64) (ids []string, answers bool) {
+	return t.withSymbols(map[string]bool{symbol: true}, gen)
+}
+
+// withSymbols returns the ids of the memories with an anchor on one of
+// symbols, unordered, and whether the table answers for generation gen.
+func (t *placeTable) withSymbols(symbols map[string]bool, gen uint64) (ids []string, answers bool) {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	if !t.ok || t.gen != gen {
@@ -144,7 +150,7 @@ func (t *placeTable) withSymbol(symbol string, gen uint64) (ids []string, answer
 	}
 	for id, ps := range t.places {
 		for _, p := range ps {
-			if p.symbol == symbol {
+			if symbols[p.symbol] {
 				ids = append(ids, id)
 				break
 			}

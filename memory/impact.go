@@ -95,13 +95,19 @@ func (w *Workspace) Impact(sym string, depth int) (ImpactResult, error) {
 		}
 		frontier = next
 	}
-	all, err := w.List()
-	if err != nil {
-		return res, err
-	}
 	rank := map[string]int{root.Symbol: 0}
 	for i, d := range res.Definitions {
 		rank[d.Symbol] = i + 1
+	}
+	symbols := map[string]bool{}
+	for s := range rank {
+		if s != "" {
+			symbols[s] = true
+		}
+	}
+	all, err := w.forSymbols(symbols)
+	if err != nil {
+		return res, err
 	}
 	best := map[*Memory]int{}
 	for _, m := range all {
