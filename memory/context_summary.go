@@ -3,7 +3,6 @@ package memory
 import (
 	"errors"
 	"fmt"
-	"sort"
 
 	"github.com/gloss-dev/gloss/index"
 )
@@ -99,39 +98,22 @@ func (w *Workspace) forSymbolRanked(symbol string, fromSummaries bool) ([]*Memor
 	if !fromSummaries {
 		return w.ForSymbol(symbol)
 	}
-	gen, err := w.Store.MemoryGeneration()
+	ids, ok, err := w.symbolCandidates(map[string]bool{symbol: true})
 	if err != nil {
 		return nil, err
 	}
-	if ids, ok := w.places.withSymbol(symbol, gen); ok {
-		sort.Strings(ids)
-		out := make([]*Memory, 0, len(ids))
-		for _, id := range ids {
-			m, err := w.summaryMemory(id)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, m)
-		}
-		return out, nil
+	if !ok {
+		return w.ForSymbol(symbol)
 	}
-	var out []*Memory
-	err = w.Store.Summaries(func(id string, data []byte) error {
-		v, err := decodeSummary(data)
+	out := make([]*Memory, 0, len(ids))
+	for _, id := range ids {
+		m, err := w.summaryMemory(id)
 		if err != nil {
-			return fmt.Errorf("corrupt summary of memory %s: %w", id, err)
+			return nil, err
 		}
-		for _, a := range v.Anchors {
-			if a.Symbol == symbol {
-				m := memoryOfView(v)
-				w.lifecycle(m)
-				out = append(out, m)
-				break
-			}
-		}
-		return nil
-	})
-	return out, err
+		out = append(out, m)
+	}
+	return out, nil
 }
 
 // withSymbol returns the ids of the memories with an anchor on symbol,
