@@ -137,6 +137,23 @@ func checkedBody(data []byte, magic string, min int) ([]byte, error) {
 	return body[len(magic):], nil
 }
 
+// readSizes reads the sizes shared by the model files (little-endian
+// uint32 dimension, uint32 vocabulary size, uint64 total count), checks
+// them (dimension in 1..maxDim, at most one word per remaining byte) and
+// returns an empty Builtin of those sizes and the bytes after them.
+func readSizes(r []byte, maxDim int) (*Builtin, []byte, error) {
+	le := binary.LittleEndian
+	if len(r) < 16 {
+		return nil, nil, errors.New("truncated header")
+	}
+	dim, n, total := int(le.Uint32(r)), int(le.Uint32(r[4:])), le.Uint64(r[8:])
+	r = r[16:]
+	if dim <= 0 || dim > maxDim || n < 0 || n > len(r) {
+		return nil, nil, fmt.Errorf("bad sizes (dim %d, vocabulary %d)", dim, n)
+	}
+	return &Builtin{dim: dim, words: make(map[string]int32, n), vocab: make([]string, n), counts: make([]uint32, n), total: total}, r, nil
+}
+
 func unmarshalBuiltin(data []byte) (*Builtin, error) {
 	le := binary.LittleEndian
 	r, err := checkedBody(data, builtinMagic, 20)
@@ -147,12 +164,11 @@ func unmarshalBuiltin(data []byte) (*Builtin, error) {
 	if err != nil {
 		return nil, err
 	}
-	dim, n, total := int(le.Uint32(r)), int(le.Uint32(r[4:])), le.Uint64(r[8:])
-	r = r[16:]
-	if dim <= 0 || dim > 1<<16 || n < 0 || n > len(r) {
-		return nil, fmt.Errorf("bad sizes (dim %d, vocabulary %d)", dim, n)
+	b, r, err := readSizes(r, 1<<16)
+	if err != nil {
+		return nil, err
 	}
-	b := &Builtin{dim: dim, words: make(map[string]int32, n), vocab: make([]string, n), counts: make([]uint32, n), total: total}
+	n, dim := len(b.vocab), b.dim
 	for i := 0; i < n; i++ {
 		if len(r) < 2 {
 			return nil, errors.New("truncated vocabulary")

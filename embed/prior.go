@@ -125,12 +125,11 @@ func unmarshalPrior(data []byte) (*Builtin, error) {
 	}
 	source := string(r[2 : 2+sl])
 	r = r[2+sl:]
-	dim, n, total := int(le.Uint32(r)), int(le.Uint32(r[4:])), le.Uint64(r[8:])
-	r = r[16:]
-	if dim <= 0 || dim > 1<<12 || n < 0 || n > len(r) {
-		return nil, fmt.Errorf("bad sizes (dim %d, vocabulary %d)", dim, n)
+	b, r, err := readSizes(r, 1<<12)
+	if err != nil {
+		return nil, err
 	}
-	b := &Builtin{dim: dim, words: make(map[string]int32, n), vocab: make([]string, n), counts: make([]uint32, n), total: total}
+	n, dim := len(b.vocab), b.dim
 	for i := 0; i < n; i++ {
 		if len(r) < 1 || len(r) < 1+int(r[0])+4 {
 			return nil, errors.New("truncated vocabulary")
