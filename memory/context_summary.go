@@ -116,12 +116,6 @@ func (w *Workspace) forSymbolRanked(symbol string, fromSummaries bool) ([]*Memor
 	return out, nil
 }
 
-// withSymbol returns the ids of the memories with an anchor on symbol,
-// unordered, and whether the table answers for generation gen.
-func (t *placeTable) withSymbol(symbol string, gen uint64) (ids []string, answers bool) {
-	return t.withSymbols(map[string]bool{symbol: true}, gen)
-}
-
 // withSymbols returns the ids of the memories with an anchor on one of
 // symbols, unordered, and whether the table answers for generation gen.
 func (t *placeTable) withSymbols(symbols map[string]bool, gen uint64) (ids []string, answers bool) {
