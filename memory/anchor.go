@@ -30,13 +30,14 @@ func (w *Workspace) anchorAt(f *index.File, first, last int) (Anchor, error) {
 		return Anchor{}, err
 	}
 	if best := definitionAt(f, first, last); best != nil {
-		return w.symbolAnchor(f, *best), nil
+		return w.SymbolAnchor(f, *best), nil
 	}
 	return w.spanAnchor(f, first, last), nil
 }
 
-// symbolAnchor anchors the definition d of file f.
-func (w *Workspace) symbolAnchor(f *index.File, d index.Definition) Anchor {
+// SymbolAnchor returns the anchor (kind symbol, status fresh) of the
+// definition d of the parsed file f, as Remember makes it.
+func (w *Workspace) SymbolAnchor(f *index.File, d index.Definition) Anchor {
 	a := Anchor{
 		Path:          f.Path,
 		Symbol:        d.Symbol,
@@ -176,7 +177,7 @@ func (r *resolver) fileHash(path string) string {
 		return h
 	}
 	h := ""
-	if src, err := index.ReadSourceFile(r.w.Root, path, r.w.maxFileSize()); err == nil {
+	if src, err := index.ReadSourceFile(r.w.Root, path, r.w.MaxFileSize()); err == nil {
 		h = index.HashBytes(src)
 	}
 	r.hashes[path] = h
@@ -435,7 +436,7 @@ func (r *resolver) findSnapshot(a Anchor) *index.File {
 		if lang != nil && index.LanguageFor(p) != lang {
 			continue
 		}
-		src, err := index.ReadSourceFile(r.w.Root, p, r.w.maxFileSize())
+		src, err := index.ReadSourceFile(r.w.Root, p, r.w.MaxFileSize())
 		if err != nil || !bytes.Contains(src, []byte(snap)) {
 			continue
 		}

@@ -51,7 +51,7 @@ func (w *Workspace) indexedFile(rel string, record func(string) (*index.FileReco
 	if err != nil || rec == nil {
 		return nil
 	}
-	src, err := index.ReadSourceFile(w.Root, rel, w.maxFileSize())
+	src, err := index.ReadSourceFile(w.Root, rel, w.MaxFileSize())
 	if err != nil || index.CheckContent(src) != "" {
 		return nil
 	}
@@ -70,7 +70,7 @@ func (w *Workspace) storedLinesAnchor(f *index.File, first, last int) (a Anchor,
 		return Anchor{}, false, err
 	}
 	if d := definitionAt(f, first, last); d != nil {
-		return w.symbolAnchor(f, *d), true, nil
+		return w.SymbolAnchor(f, *d), true, nil
 	}
 	if !w.storedTokens(f) {
 		return Anchor{}, false, nil

@@ -57,7 +57,7 @@ func TestStoredFileAnchorsMatchParse(t *testing.T) {
 			t.Fatalf("%s: stored definitions differ from the parse:\n%+v\n%+v", rel, stored.Defs, parsed.Defs)
 		}
 		for i, d := range parsed.Defs {
-			if got, want := w.symbolAnchor(stored, stored.Defs[i]), w.symbolAnchor(parsed, d); !reflect.DeepEqual(got, want) {
+			if got, want := w.SymbolAnchor(stored, stored.Defs[i]), w.SymbolAnchor(parsed, d); !reflect.DeepEqual(got, want) {
 				t.Errorf("%s: symbol anchor of %s:\nstored %+v\nparsed %+v", rel, d.Symbol, got, want)
 			}
 			for _, first := range []int{d.DocLine, d.Range.StartLine} {
@@ -125,7 +125,7 @@ func TestRememberBatchStoredAnchors(t *testing.T) {
 		}
 		want, err := w.anchorAt(f, first, last)
 		if req.Symbol != "" {
-			want, err = w.symbolAnchor(f, f.Defs[definitionIndex(f.Defs, got.Symbol)]), nil
+			want, err = w.SymbolAnchor(f, f.Defs[definitionIndex(f.Defs, got.Symbol)]), nil
 		}
 		f.Release()
 		if err != nil {

@@ -12,7 +12,7 @@ import (
 // indexing size limit (--max-file-size) or not source text (binary,
 // generated or minified: index.CheckContent).
 func (w *Workspace) Anchorable(rel string, content []byte) error {
-	if max := w.maxFileSize(); int64(len(content)) > max {
+	if max := w.MaxFileSize(); int64(len(content)) > max {
 		return fmt.Errorf("%s is %d bytes, over the %d-byte limit of indexed files (--max-file-size): gloss does not follow code there", rel, len(content), max)
 	}
 	if reason := index.CheckContent(content); reason != "" {

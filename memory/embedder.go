@@ -111,7 +111,7 @@ func (w *Workspace) trainingUnits() ([]embed.Unit, int, error) {
 		for _, c := range callers {
 			units = append(units, embed.Unit{Head: names[c], Body: strings.Join(calls[c], " ")})
 		}
-		if src, err := index.ReadSourceFile(w.Root, rec.Path, w.maxFileSize()); err == nil {
+		if src, err := index.ReadSourceFile(w.Root, rec.Path, w.MaxFileSize()); err == nil {
 			units = append(units, commentUnits(rec, src)...)
 		}
 		return nil

@@ -76,7 +76,7 @@ func (f Filter) Keep(m *Memory) bool {
 		return true
 	}
 	for _, a := range m.Anchors {
-		if (f.Path == "" || pathMatches(f.Path, a.Path)) && (f.Symbol == "" || a.Symbol == f.Symbol || scip.DisplayName(a.Symbol) == f.Symbol) {
+		if (f.Path == "" || PathMatches(f.Path, a.Path)) && (f.Symbol == "" || a.Symbol == f.Symbol || scip.DisplayName(a.Symbol) == f.Symbol) {
 			return true
 		}
 	}
@@ -92,9 +92,10 @@ func hasTag(tags []string, tag string) bool {
 	return false
 }
 
-// pathMatches matches rel against pattern, or, for a pattern without
-// wildcards, against it as a directory prefix.
-func pathMatches(pattern, rel string) bool {
+// PathMatches matches the workspace-relative path rel against pattern
+// (path.Match), or, for a pattern without wildcards, against it as a
+// directory prefix.
+func PathMatches(pattern, rel string) bool {
 	if ok, _ := path.Match(pattern, rel); ok {
 		return true
 	}

@@ -323,7 +323,7 @@ func (w *Workspace) pathCandidates(pattern string) (map[string]bool, error) {
 	last, match := "", false
 	err := w.Store.MemoryAnchorPaths(func(path, id string) error {
 		if path != last {
-			last, match = path, pathMatches(pattern, path)
+			last, match = path, PathMatches(pattern, path)
 		}
 		if match {
 			out[id] = true
@@ -445,7 +445,7 @@ func (f Filter) keepsSymbols() bool {
 // symbol (a SCIP symbol, a display name such as "Execute", or
 // "Type.Method").
 func (f Filter) KeepSymbol(d index.Definition) bool {
-	if !f.keepsSymbols() || (f.Path != "" && !pathMatches(f.Path, d.Path)) {
+	if !f.keepsSymbols() || (f.Path != "" && !PathMatches(f.Path, d.Path)) {
 		return false
 	}
 	if f.Symbol == "" || d.Symbol == f.Symbol || d.Name == f.Symbol || scip.DisplayName(d.Symbol) == f.Symbol {

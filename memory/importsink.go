@@ -3,10 +3,6 @@ package memory
 import (
 	"encoding/json"
 	"errors"
-
-	ts "github.com/odvcencio/gotreesitter"
-
-	"github.com/gloss-dev/gloss/index"
 )
 
 // This file is the surface package memory/importgit writes through: it
@@ -96,37 +92,6 @@ func (w *Workspace) SetImportMark(branch, mark string) error {
 	}
 	return w.commit(b, nil, nil)
 }
-
-// NewMemory validates the fields of req (text, type, title, scope,
-// source, tags) as Remember does, applies their defaults and returns the
-// new memory with a fresh id and timestamps, without anchors and not
-// stored. It needs no lock; the error describes the first invalid field.
-func (w *Workspace) NewMemory(req RememberRequest) (*Memory, error) {
-	return w.memoryFromRequest(req)
-}
-
-// SymbolAnchor returns the anchor (kind symbol, status fresh) of the
-// definition d of the parsed file f, as Remember makes it.
-func (w *Workspace) SymbolAnchor(f *index.File, d index.Definition) Anchor {
-	return w.symbolAnchor(f, d)
-}
-
-// MaxFileSize is the indexing size limit in bytes (Options.MaxFileSize,
-// else index.DefaultMaxFileSize).
-func (w *Workspace) MaxFileSize() int64 { return w.maxFileSize() }
-
-// TakeParsers takes a set of tree-sitter parsers (one per language, made
-// as needed by index.Indexer) from the workspace's pool, or an empty set;
-// give it back with PutParsers. A set is used by one goroutine at a time.
-func (w *Workspace) TakeParsers() map[*index.Language]*ts.Parser { return w.takeParsers() }
-
-// PutParsers returns a set taken with TakeParsers to the pool.
-func (w *Workspace) PutParsers(ps map[*index.Language]*ts.Parser) { w.putParsers(ps) }
-
-// PathMatches matches the workspace-relative path rel against pattern
-// (path.Match), or, for a pattern without wildcards, against it as a
-// directory prefix.
-func PathMatches(pattern, rel string) bool { return pathMatches(pattern, rel) }
 
 // importedKey is what identifies the commit of an imported memory
 // across rewrites: its author and author date, with the commit hash.

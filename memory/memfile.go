@@ -226,7 +226,7 @@ func (w *Workspace) legacyAnchor(fa FileAnchor) (Anchor, error) {
 		if fa.Symbol != "" {
 			for _, d := range f.Defs {
 				if d.Symbol == fa.Symbol {
-					a, found = w.symbolAnchor(f, d), true
+					a, found = w.SymbolAnchor(f, d), true
 					break
 				}
 			}

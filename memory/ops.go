@@ -113,7 +113,7 @@ func (w *Workspace) verifyIndexed(id string, overlay map[string][]byte) (*Memory
 			found := false
 			for _, d := range f.Defs {
 				if d.Symbol == a.Symbol {
-					na, found = w.symbolAnchor(f, d), true
+					na, found = w.SymbolAnchor(f, d), true
 					break
 				}
 			}
@@ -225,8 +225,9 @@ func SortByPlace(ms []*Memory) {
 	})
 }
 
-// maxFileSize is the indexing size limit in bytes.
-func (w *Workspace) maxFileSize() int64 {
+// MaxFileSize is the indexing size limit in bytes (the indexer's MaxFileSize,
+// else index.DefaultMaxFileSize).
+func (w *Workspace) MaxFileSize() int64 {
 	if w.Indexer.MaxFileSize > 0 {
 		return w.Indexer.MaxFileSize
 	}

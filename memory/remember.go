@@ -98,7 +98,7 @@ func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) (
 }
 
 // newMemory builds the memory of a request from m, its validated fields
-// (memoryFromRequest, nil for a request that failed validation with
+// (NewMemory, nil for a request that failed validation with
 // verr), and its anchor (autoAnchor, then requestAnchors). Files read from
 // disk are cached in st. It is called by RememberBatch with w.writeMu
 // held; it returns the memory, not yet stored, or the first validation or
@@ -118,7 +118,7 @@ func (w *Workspace) newMemory(req RememberRequest, m *Memory, verr error, st *ba
 	return m, nil
 }
 
-// validateChunk runs memoryFromRequest over reqs on GOMAXPROCS goroutines
+// validateChunk runs NewMemory over reqs on GOMAXPROCS goroutines
 // (the secret scan of each text is most of it and needs no lock), then
 // gives the memories new ids in request order, so that the ids of a batch
 // sort as its requests do.
@@ -136,7 +136,7 @@ func (w *Workspace) validateChunk(reqs []RememberRequest) ([]*Memory, []error) {
 				if i >= len(reqs) {
 					return
 				}
-				ms[i], errs[i] = w.memoryFromRequest(reqs[i])
+				ms[i], errs[i] = w.NewMemory(reqs[i])
 			}
 		}()
 	}
@@ -149,11 +149,12 @@ func (w *Workspace) validateChunk(reqs []RememberRequest) ([]*Memory, []error) {
 	return ms, errs
 }
 
-// memoryFromRequest validates the fields of req (text, type, title, scope,
-// source, tags), applies their defaults and returns the new memory with a
-// fresh id and timestamps, without anchors. It needs no lock and reads
-// nothing from the store; the error describes the first invalid field.
-func (w *Workspace) memoryFromRequest(req RememberRequest) (*Memory, error) {
+// NewMemory validates the fields of req (text, type, title, scope,
+// source, tags) as Remember does, applies their defaults and returns the
+// new memory with a fresh id and timestamps, without anchors and not
+// stored. It needs no lock and reads nothing from the store; the error
+// describes the first invalid field.
+func (w *Workspace) NewMemory(req RememberRequest) (*Memory, error) {
 	text := strings.TrimSpace(req.Text)
 	if text == "" {
 		return nil, fmt.Errorf("memory text is empty")
@@ -283,7 +284,7 @@ func (w *Workspace) anchorLines(req RememberRequest, st *batchState) (Anchor, er
 			size = fi.Size()
 		}
 	}
-	if max := w.maxFileSize(); size > max {
+	if max := w.MaxFileSize(); size > max {
 		return Anchor{}, fmt.Errorf("%s is %d bytes, over the %d-byte limit of indexed files (--max-file-size): gloss cannot follow code there", rel, size, max)
 	}
 	if req.Content == nil {
@@ -356,7 +357,7 @@ func (w *Workspace) anchorSymbol(sym string, st *batchState) (Anchor, error) {
 	}
 	for _, d := range f.Defs {
 		if d.Symbol == defs[0].Symbol {
-			return w.symbolAnchor(f, d), nil
+			return w.SymbolAnchor(f, d), nil
 		}
 	}
 	return Anchor{}, fmt.Errorf("%s changed since it was indexed: run `gloss index` and try again", defs[0].Path)

@@ -39,7 +39,7 @@ func (w *Workspace) readMemoryFile(path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return index.ReadSourceFile(w.Root, filepath.ToSlash(rel), w.maxFileSize())
+	return index.ReadSourceFile(w.Root, filepath.ToSlash(rel), w.MaxFileSize())
 }
 
 // ErrNotProject is wrapped by the error of indexing a folder that is not a
@@ -70,5 +70,5 @@ func (w *Workspace) ReadFile(path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return index.ReadSourceFile(w.Root, rel, w.maxFileSize())
+	return index.ReadSourceFile(w.Root, rel, w.MaxFileSize())
 }

@@ -420,7 +420,7 @@ func (w *Workspace) RelPath(p string) (string, error) {
 // returned File. Files of languages gloss does not parse get a File with
 // whitespace-separated tokens and no definitions.
 func (w *Workspace) parseFile(rel string) (*index.File, error) {
-	src, err := index.ReadSourceFile(w.Root, rel, w.maxFileSize())
+	src, err := index.ReadSourceFile(w.Root, rel, w.MaxFileSize())
 	if err != nil {
 		return nil, err
 	}
@@ -435,8 +435,8 @@ func (w *Workspace) parseSource(rel string, src []byte) (*index.File, error) {
 	if lang == nil {
 		return index.PlainFile(rel, src), nil
 	}
-	ps := w.takeParsers()
-	defer w.putParsers(ps)
+	ps := w.TakeParsers()
+	defer w.PutParsers(ps)
 	return w.Indexer.ParseSource(ps, lang, rel, src)
 }
 
@@ -466,7 +466,7 @@ func (w *Workspace) overlayFile(rel string, src []byte) (*index.File, error) {
 		}
 		w.docStops[rel] = stop
 		w.stopMu.Unlock()
-		ps := w.takeParsers()
+		ps := w.TakeParsers()
 		restore := w.Indexer.WithStop(ps, lang, stop)
 		if old != nil && old.Lang != nil {
 			f, err = w.Indexer.ReparseTolerant(ps, old, src)
@@ -474,7 +474,7 @@ func (w *Workspace) overlayFile(rel string, src []byte) (*index.File, error) {
 			f, err = w.Indexer.ParseSource(ps, lang, rel, src)
 		}
 		restore()
-		w.putParsers(ps)
+		w.PutParsers(ps)
 		w.stopMu.Lock()
 		if w.docStops[rel] == stop {
 			delete(w.docStops, rel)
@@ -530,7 +530,10 @@ func (w *Workspace) ForgetDocument(path string) {
 	w.forgetBuffer(rel)
 }
 
-func (w *Workspace) takeParsers() map[*index.Language]*ts.Parser {
+// TakeParsers takes a set of tree-sitter parsers (one per language, made
+// as needed by index.Indexer) from the workspace's pool, or an empty set;
+// give it back with PutParsers. A set is used by one goroutine at a time.
+func (w *Workspace) TakeParsers() map[*index.Language]*ts.Parser {
 	w.parserMu.Lock()
 	defer w.parserMu.Unlock()
 	if n := len(w.parsers); n > 0 {
@@ -541,7 +544,8 @@ func (w *Workspace) takeParsers() map[*index.Language]*ts.Parser {
 	return map[*index.Language]*ts.Parser{}
 }
 
-func (w *Workspace) putParsers(ps map[*index.Language]*ts.Parser) {
+// PutParsers returns a set taken with TakeParsers to the pool.
+func (w *Workspace) PutParsers(ps map[*index.Language]*ts.Parser) {
 	w.parserMu.Lock()
 	w.parsers = append(w.parsers, ps)
 	w.parserMu.Unlock()
