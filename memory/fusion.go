@@ -2,11 +2,13 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
 
 	"github.com/gloss-dev/gloss/index"
+	"github.com/gloss-dev/gloss/internal/ident"
 	"github.com/gloss-dev/gloss/scip"
 )
 
@@ -106,9 +108,14 @@ type RankerPart struct {
 	// Score is the ranker's own score: BM25, cosine similarity or
 	// proximity (GraphHit.Proximity).
 	Score float64 `json:"score"`
-	// Weight is RankerWeights[Ranker]; Contribution = Weight/(RRFK+Rank).
+	// Weight is RankerWeights[Ranker], for the text ranker times
+	// TextWeightScale(Coverage); Contribution = Weight/(RRFK+Rank).
 	Weight       float64 `json:"weight"`
 	Contribution float64 `json:"contribution"`
+	// Coverage is set on the text ranker's parts: the query coverage
+	// (QueryCoverage, 0 to 1) of the text ranker's first hit, which
+	// scales its weight.
+	Coverage float64 `json:"coverage,omitempty"`
 	// Why is the graph relation that placed the memory.
 	Why string `json:"why,omitempty"`
 }
@@ -202,7 +209,7 @@ func (w *Workspace) FusedSearch(ctx context.Context, req SearchRequest) ([]Resul
 	if req.Kind != ResultMemory && req.Filter.keepsSymbols() {
 		rankers = append(rankers, func(l *rankList) error { return w.codeRanker(ctx, req, depth, limit, l) })
 	}
-	f, err := runRankers(rankers)
+	f, err := runRankers(rankers, func(lists []rankList) (fusionWeights, error) { return w.queryWeights(req.Query, lists) })
 	if err != nil {
 		return nil, err
 	}
@@ -416,6 +423,103 @@ func (w *Workspace) graphSeeds(req SearchRequest) ([]index.Definition, []string,
 type fuser struct {
 	byKey map[string]*Result
 	order []string
+	// weights are this query's (queryWeights); the zero value weighs
+	// by RankerWeights.
+	weights fusionWeights
+}
+
+// fusionWeights adjust RankerWeights to one query: the text ranker's
+// weight is multiplied by textScale, and its parts record coverage
+// (RankerPart.Coverage) when known.
+type fusionWeights struct {
+	set       bool
+	textScale float64
+	coverage  float64
+}
+
+// weight returns the weight of ranker's parts.
+func (fw fusionWeights) weight(ranker string) float64 {
+	if fw.set && ranker == RankerText {
+		return RankerWeights[ranker] * fw.textScale
+	}
+	return RankerWeights[ranker]
+}
+
+// CoverageFull is the query coverage (QueryCoverage) from which the text
+// ranker gets its full weight: the best full-text hit holds at least a
+// third of the query's terms.
+const CoverageFull = 1.0 / 3
+
+// TextWeightScale is the factor on the text ranker's weight for a query
+// whose best full-text hit has query coverage c: min(1, (c/CoverageFull)²).
+//
+// Why: a paraphrase shares no content word with its note, so BM25 still
+// ranks 40 memories on the query's incidental words ("period" in "why are
+// waiting periods randomized" matches the notes on billing periods), and
+// under RRF every memory on both the text and the vector list (text rank
+// 20 + vector rank 6: 1/80 + 1/66) outranks the vector list's first
+// (1/61). Coverage is the coordination level of the best lexical match
+// (the share of query terms it contains; Salton and McGill, "Introduction
+// to Modern Information Retrieval", 1983), a post-retrieval predictor of
+// how well the lexical ranker did; weighting each ranker of a fusion by
+// its predicted quality for the query follows Markovits, Shtok, Kurland
+// and Carmel, "Predicting query performance for fusion-based retrieval"
+// (CIKM 2012). Identifier queries cover 1, tasks 0.2–0.8 (mostly ≥ 1/3),
+// paraphrases 0–0.4 (mostly 0.12–0.2) on the ranking golden set
+// (internal/rankeval); CoverageFull and the square were chosen on its
+// tuning halves (docs/eval.md).
+func TextWeightScale(coverage float64) float64 {
+	r := coverage / CoverageFull
+	return min(1, r*r)
+}
+
+// queryWeights returns the weights of one query's parts: the text
+// ranker's scaled by TextWeightScale of the query coverage of its first
+// hit (its record, read unless a filter read it: Workspace.get); RankerWeights when there is no
+// text hit or that memory was forgotten meanwhile.
+func (w *Workspace) queryWeights(query string, lists []rankList) (fusionWeights, error) {
+	for _, l := range lists {
+		if len(l) == 0 || l[0].p.Ranker != RankerText {
+			continue
+		}
+		m := l[0].r.Memory
+		if m == nil {
+			var err error
+			if m, err = w.get(l[0].r.id); errors.Is(err, ErrNotFound) {
+				return fusionWeights{}, nil
+			} else if err != nil {
+				return fusionWeights{}, err
+			}
+		}
+		c := QueryCoverage(query, m)
+		return fusionWeights{set: true, textScale: TextWeightScale(c), coverage: c}, nil
+	}
+	return fusionWeights{}, nil
+}
+
+// QueryCoverage returns the share of query's distinct full-text terms
+// (index.Terms of the query and of its identifiers split into words, as
+// the text ranker queries: queryTexts) that occur in m's full-text
+// document (SearchDocument, every field): 0 to 1, 0 for a query without
+// terms.
+func QueryCoverage(query string, m *Memory) float64 {
+	q := map[string]bool{}
+	for _, t := range index.Terms(query + " " + ident.Split(query)) {
+		q[t] = true
+	}
+	if len(q) == 0 {
+		return 0
+	}
+	found := 0
+	for _, text := range searchDoc(m).Fields {
+		for _, t := range index.Terms(text) {
+			if q[t] {
+				found++
+				delete(q, t)
+			}
+		}
+	}
+	return float64(found) / float64(found+len(q))
 }
 
 func (f *fuser) add(r Result, p RankerPart) {
@@ -429,7 +533,10 @@ func (f *fuser) add(r Result, p RankerPart) {
 	if cur.Memory == nil {
 		cur.Memory = r.Memory
 	}
-	p.Weight = RankerWeights[p.Ranker]
+	p.Weight = f.weights.weight(p.Ranker)
+	if f.weights.set && p.Ranker == RankerText {
+		p.Coverage = f.weights.coverage
+	}
 	p.Contribution = p.Weight / float64(RRFK+p.Rank)
 	cur.Explain.Rankers = append(cur.Explain.Rankers, p)
 	cur.Explain.RRF += p.Contribution

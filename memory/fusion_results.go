@@ -109,9 +109,10 @@ func (l *rankList) add(r Result, p RankerPart) { *l = append(*l, rankEntry{r, p}
 // runRankers runs the rankers concurrently (the first on the calling
 // goroutine), each filling its own list, and fuses the lists in the
 // rankers' order, so results and their explanations do not depend on
-// which finished first. It returns the first ranker's error in that order;
-// a ranker's panic is returned as an error.
-func runRankers(rankers []func(*rankList) error) (*fuser, error) {
+// which finished first, each part weighed by weigh's weights (nil weigh:
+// RankerWeights). It returns the first ranker's error in that order (a
+// ranker's panic is returned as an error), else weigh's error.
+func runRankers(rankers []func(*rankList) error, weigh func([]rankList) (fusionWeights, error)) (*fuser, error) {
 	lists := make([]rankList, len(rankers))
 	errs := make([]error, len(rankers))
 	var wg sync.WaitGroup
@@ -131,11 +132,19 @@ func runRankers(rankers []func(*rankList) error) (*fuser, error) {
 		errs[0] = rankers[0](&lists[0])
 	}
 	wg.Wait()
-	f := &fuser{byKey: map[string]*Result{}}
-	for i, l := range lists {
-		if errs[i] != nil {
-			return nil, errs[i]
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
 		}
+	}
+	f := &fuser{byKey: map[string]*Result{}}
+	if weigh != nil {
+		var err error
+		if f.weights, err = weigh(lists); err != nil {
+			return nil, err
+		}
+	}
+	for _, l := range lists {
 		for _, e := range l {
 			f.add(e.r, e.p)
 		}

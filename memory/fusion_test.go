@@ -106,3 +106,28 @@ func TestFuserResultsReadLazily(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryCoverage checks the share of query terms found in a memory's
+// full-text document and the text weight it gives (TextWeightScale).
+func TestQueryCoverage(t *testing.T) {
+	m := &Memory{ID: "A", Title: "Retries are capped", Body: "backoffCap bounds one sleep between attempts", Tags: []string{"retry"}}
+	for _, tc := range []struct {
+		query string
+		want  float64
+	}{
+		{"backoffCap", 1},                         // backoffcap, backoff, cap: all in the body (split)
+		{"retry cap", 1},                          // stems of "Retries", "capped"
+		{"longest sleep between tries", 1.0 / 3},  // longest, sleep, tri ("between" is a stop word): sleep
+		{"why are waiting periods randomized", 0}, // no term shared
+		{"the", 0}, // stop words only: no terms
+	} {
+		if got := QueryCoverage(tc.query, m); got != tc.want {
+			t.Errorf("QueryCoverage(%q) = %g, want %g", tc.query, got, tc.want)
+		}
+	}
+	for _, tc := range []struct{ c, want float64 }{{0, 0}, {1.0 / 6, 0.25}, {1.0 / 3, 1}, {0.8, 1}} {
+		if got := TextWeightScale(tc.c); got < tc.want-1e-9 || got > tc.want+1e-9 {
+			t.Errorf("TextWeightScale(%g) = %g, want %g", tc.c, got, tc.want)
+		}
+	}
+}

@@ -91,6 +91,9 @@ func printSearch(w io.Writer, items []api.SearchItem) {
 		if e := it.Explain; e != nil {
 			for _, p := range e.Rankers {
 				fmt.Fprintf(w, "    %-6s rank %-4d score %-8.4g weight %.2f → %.5f", p.Ranker, p.Rank, p.Score, p.Weight, p.Contribution)
+				if p.Ranker == memory.RankerText && p.Weight < memory.RankerWeights[memory.RankerText] {
+					fmt.Fprintf(w, " (weight lowered: the best text hit holds %.0f%% of the query's terms)", 100*p.Coverage)
+				}
 				if p.Why != "" {
 					fmt.Fprintf(w, " (%s)", termSafe(p.Why, false))
 				}

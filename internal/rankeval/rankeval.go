@@ -230,9 +230,11 @@ func Table(names []string, metrics map[string]map[string]Metrics) string {
 	return b.String()
 }
 
+// kindOrder orders kinds as Kinds does, a half ("paraphrase-tune") with
+// its kind.
 func kindOrder(kind string) int {
 	for i, k := range Kinds {
-		if k == kind {
+		if k == kind || strings.HasPrefix(kind, k+"-") {
 			return i
 		}
 	}

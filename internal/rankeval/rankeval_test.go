@@ -39,11 +39,13 @@ var floors = map[string]map[string]Metrics{
 		KindTask:       {RecallAt5: 0.59, MRRAt10: 0.67},
 	},
 	// Issue #15 asks fused recall@5 >= 0.9 on every kind; identifiers
-	// meet it, paraphrases and tasks do not yet (docs/eval.md).
+	// meet it, paraphrases and tasks do not yet (docs/eval.md). The
+	// text ranker's weight by query coverage (memory.TextWeightScale)
+	// raised paraphrases from 0.077 / 0.032 and task MRR@10 from 0.783.
 	"fused": {
 		KindIdentifier: {RecallAt5: 0.98, MRRAt10: 0.96},
-		KindParaphrase: {RecallAt5: 0.07, MRRAt10: 0.03},
-		KindTask:       {RecallAt5: 0.80, MRRAt10: 0.78},
+		KindParaphrase: {RecallAt5: 0.15, MRRAt10: 0.06},
+		KindTask:       {RecallAt5: 0.80, MRRAt10: 0.80},
 	},
 }
 
@@ -199,12 +201,16 @@ func TestRankingReport(t *testing.T) {
 	f := loadFixture(t)
 	names, results, metrics := f.evaluate(t)
 	fmt.Printf("\n%d memories, %d queries (%s)\n\n%s\n", len(f.byKey), len(f.queries), kindCounts(f.queries), Table(names, metrics))
-	// Paraphrase halves: hyper-parameters of the vector ranker are chosen
-	// on "tune" only; "held-out" shows whether the choice generalises.
+	// Halves of every kind: hyper-parameters of the rankers and of
+	// fusion are chosen on "tune" only; "heldout" shows whether the
+	// choice generalises.
 	split := map[string]map[string]Metrics{}
 	for _, n := range names {
-		tune, held := SplitHalves(results[n], "paraphrase")
-		split[n] = map[string]Metrics{"paraphrase-tune": Summarize(tune)["paraphrase"], "paraphrase-heldout": Summarize(held)["paraphrase"]}
+		split[n] = map[string]Metrics{}
+		for _, k := range Kinds {
+			tune, held := SplitHalves(results[n], k)
+			split[n][k+"-tune"], split[n][k+"-heldout"] = Summarize(tune)[k], Summarize(held)[k]
+		}
 	}
 	fmt.Printf("%s\n", Table(names, split))
 }
