@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/internal/ident"
@@ -500,8 +501,12 @@ func (w *Workspace) queryWeights(query string, lists []rankList) (fusionWeights,
 // QueryCoverage returns the share of query's distinct full-text terms
 // (index.Terms of the query and of its identifiers split into words, as
 // the text ranker queries: queryTexts) that occur in m's full-text
-// document (SearchDocument, every field): 0 to 1, 0 for a query without
-// terms.
+// document (SearchDocument: title, body, tags, type, anchor paths and
+// symbol names, anchored code, each as written and with identifiers
+// split into words): 0 to 1, 0 for a query without terms. The
+// document's words (split at every rune that is neither a letter nor a
+// digit) are deduplicated before they are split and analysed, so a long
+// anchored snippet costs one split and one stemming per distinct word.
 func QueryCoverage(query string, m *Memory) float64 {
 	q := map[string]bool{}
 	for _, t := range index.Terms(query + " " + ident.Split(query)) {
@@ -510,17 +515,37 @@ func QueryCoverage(query string, m *Memory) float64 {
 	if len(q) == 0 {
 		return 0
 	}
-	found := 0
-	for _, text := range searchDoc(m).Fields {
-		for _, t := range index.Terms(text) {
-			if q[t] {
-				found++
-				delete(q, t)
+	texts := []string{m.Title, m.Body, m.Type}
+	texts = append(texts, m.Tags...)
+	for _, a := range m.Anchors {
+		texts = append(texts, a.Path, a.Snapshot)
+		if p, err := scip.Parse(a.Symbol); a.Symbol != "" && err == nil {
+			for _, d := range p.Descriptors {
+				texts = append(texts, d.Name)
 			}
+		}
+	}
+	seen := map[string]bool{}
+	var words []string
+	for _, text := range texts {
+		for _, w := range strings.FieldsFunc(text, notWordRune) {
+			if !seen[w] {
+				seen[w] = true
+				words = append(words, w, ident.Split(w))
+			}
+		}
+	}
+	found := 0
+	for _, t := range index.Terms(strings.Join(words, " ")) {
+		if q[t] {
+			found++
+			delete(q, t)
 		}
 	}
 	return float64(found) / float64(found+len(q))
 }
+
+func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
 
 func (f *fuser) add(r Result, p RankerPart) {
 	k := r.Key()

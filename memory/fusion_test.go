@@ -131,3 +131,20 @@ func TestQueryCoverage(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkQueryCoverage measures what the text ranker's weight costs a
+// fused search beyond reading one memory: the coverage of a five-word
+// query in a memory of a 40-word note anchored to a 60-line function.
+func BenchmarkQueryCoverage(b *testing.B) {
+	var code strings.Builder
+	for i := 0; i < 12; i++ {
+		fmt.Fprintf(&code, "\tif attempt%d >= p.MaxAttempts {\n\t\treturn lastErr\n\t}\n\tdelay := p.NextDelay(attempt%d)\n\ttimer := time.NewTimer(delay)\n", i, i)
+	}
+	m := &Memory{ID: "A", Type: "gotcha", Title: "Retries are capped at the policy's maximum",
+		Body: strings.Repeat("The backoff doubles each attempt and a single sleep is bounded by backoffCap. ", 3),
+		Tags: []string{"retry"}, Anchors: []Anchor{{Path: "internal/retry/retry.go", Symbol: "scip-go gomod example.com/x v1 `example.com/x/retry`/Do().", Snapshot: code.String()}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		QueryCoverage("longest pause between tries at startup", m)
+	}
+}
