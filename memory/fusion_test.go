@@ -132,6 +132,34 @@ func TestQueryCoverage(t *testing.T) {
 	}
 }
 
+// TestFuserTextWeight checks that a low query coverage lowers the text
+// ranker's parts (weight and coverage in the explanation), so the vector
+// list's first hit outranks a memory both lists rank 20th, and that full
+// coverage leaves RRF as it was (agreement wins).
+func TestFuserTextWeight(t *testing.T) {
+	a, b := &Memory{ID: "A"}, &Memory{ID: "B"}
+	for _, tc := range []struct {
+		coverage float64
+		want     string
+	}{{1.0 / 6, "A B"}, {1, "B A"}} {
+		f := &fuser{byKey: map[string]*Result{}, weights: fusionWeights{set: true, textScale: TextWeightScale(tc.coverage), coverage: tc.coverage}}
+		f.add(Result{Kind: ResultMemory, Memory: a}, RankerPart{Ranker: RankerVector, Rank: 1})
+		f.add(Result{Kind: ResultMemory, Memory: b}, RankerPart{Ranker: RankerVector, Rank: 20})
+		f.add(Result{Kind: ResultMemory, Memory: b}, RankerPart{Ranker: RankerText, Rank: 20})
+		res := f.results(10, nil)
+		if got := res[0].Memory.ID + " " + res[1].Memory.ID; got != tc.want {
+			t.Errorf("coverage %.2f: order %s, want %s", tc.coverage, got, tc.want)
+		}
+		for _, r := range res {
+			for _, p := range r.Explain.Rankers {
+				if p.Ranker == RankerText && (p.Coverage != tc.coverage || p.Weight != TextWeightScale(tc.coverage)) {
+					t.Errorf("coverage %.2f: text part %+v", tc.coverage, p)
+				}
+			}
+		}
+	}
+}
+
 // BenchmarkQueryCoverage measures what the text ranker's weight costs a
 // fused search beyond reading one memory: the coverage of a five-word
 // query in a memory of a 40-word note anchored to a 60-line function.
