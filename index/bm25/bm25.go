@@ -512,3 +512,17 @@ func (b *Builder) Index() *Index {
 	}
 	return b.x
 }
+
+// FieldStats returns field's statistics over the live documents: the
+// documents having it, the sum of their lengths in tokens, and its
+// number of distinct terms (those of deleted documents included until
+// the next compaction).
+func (x *Index) FieldStats(name string) (docs int, sumLen uint64, terms int) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	f := x.fields[name]
+	if f == nil {
+		return 0, 0, 0
+	}
+	return f.docs, f.sumLen, len(f.terms)
+}
