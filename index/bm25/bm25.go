@@ -283,6 +283,7 @@ type cursor struct {
 	avgLen float64
 	lens   []uint32
 	ub     float64 // score upper bound of any posting
+	slot   int     // position in the query's clause order
 }
 
 func (c *cursor) doc() uint32 {
@@ -357,7 +358,7 @@ func (x *Index) Search(clauses []Clause, k int, prune bool) []Hit {
 		}
 		avg := float64(f.sumLen) / float64(f.docs)
 		w := merged[kk] * Idf(uint64(df), uint64(f.docs))
-		c := &cursor{p: p, weight: w, avgLen: avg, lens: f.lens}
+		c := &cursor{p: p, weight: w, avgLen: avg, lens: f.lens, slot: len(cs)}
 		c.ub = TermScore(w, p.maxTF, p.minLen, avg)
 		if w < 0 { // a negative weight: no useful bound
 			c.ub = 0
@@ -376,6 +377,9 @@ func (x *Index) Search(clauses []Clause, k int, prune bool) []Hit {
 		bound[i] = sum
 	}
 	const slack = 1 + 1e-9 // bounds summed in another order than scores
+	// A document's score is summed in clause order (part), whatever the
+	// pruning, so that it is the same to the last bit with or without.
+	part := make([]float64, len(cs))
 	top := &hitHeap{}
 	theta := math.Inf(-1) // the k-th best score once k are held
 	essential := 0        // cs[:essential] alone cannot reach theta
@@ -387,10 +391,12 @@ func (x *Index) Search(clauses []Clause, k int, prune bool) []Hit {
 		if d == math.MaxUint32 {
 			break
 		}
+		clear(part)
 		s := 0.0
 		for _, c := range cs[essential:] {
 			if c.doc() == d {
-				s += c.score()
+				part[c.slot] = c.score()
+				s += part[c.slot]
 				c.i++
 			}
 		}
@@ -406,11 +412,16 @@ func (x *Index) Search(clauses []Clause, k int, prune bool) []Hit {
 			c := cs[i]
 			c.seek(d)
 			if c.doc() == d {
-				s += c.score()
+				part[c.slot] = c.score()
+				s += part[c.slot]
 			}
 		}
 		if pruned {
 			continue
+		}
+		s = 0
+		for _, v := range part {
+			s += v
 		}
 		h := Hit{ID: x.ids[d], Score: s}
 		if top.Len() < k {
