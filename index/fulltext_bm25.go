@@ -60,10 +60,10 @@ func BM25Clauses(q Query) []bm25.Clause {
 }
 
 // LoadBM25 reads the live documents of the index into a bm25.Index: their
-// ids (the _id field), and for each of fields every term's postings with
-// their frequencies and field lengths (Bluge's norms). Every document is
-// taken to have every one of fields, as the memory index's documents do
-// (memory.searchDoc). It reads the snapshot a search would; at 100,000
+// ids (the _id field), for each of fields every term's postings with
+// their frequencies and field lengths (Bluge's norms), and Bluge's
+// statistics of the field (CollectionStats), so that the bm25.Index ranks
+// as this index does. It reads the snapshot a search would; at 100,000
 // memories it is a pass over every posting of the index.
 func (f *FullText) LoadBM25(ctx context.Context, fields []string) (out *bm25.Index, err error) {
 	defer Recover(f.dir, "load full-text index", &err)
@@ -122,6 +122,7 @@ func loadBM25(r blugesearch.Reader, fields []string) (*bm25.Index, error) {
 		if err != nil {
 			return err
 		}
+		defer func() { _ = it.Close() }() // recycled with its dictionaries: a new one per term opened every segment's
 		for {
 			p, err := it.Next()
 			if err != nil {
@@ -138,18 +139,27 @@ func loadBM25(r blugesearch.Reader, fields []string) (*bm25.Index, error) {
 	}
 	sort.Slice(docs, func(i, j int) bool { return docs[i].num < docs[j].num })
 	ids := make([]string, len(docs))
-	local := make(map[uint64]uint32, len(docs))
+	var local []uint32 // Bluge's document number -> ours + 1; 0: none (deleted)
+	if len(docs) > 0 {
+		local = make([]uint32, docs[len(docs)-1].num+1)
+	}
 	for i, d := range docs {
 		ids[i] = d.id
-		local[d.num] = uint32(i)
+		local[d.num] = uint32(i) + 1
 	}
 	b := bm25.NewBuilder(ids, fields)
 	for _, field := range fields {
-		err := eachTerm(r, field, func(term string) error {
+		cs, err := r.CollectionStats(field)
+		if err != nil {
+			return nil, err
+		}
+		b.Stats(field, int(cs.DocumentCount()), cs.SumTotalTermFrequency())
+		err = eachTerm(r, field, func(term string) error {
 			it, err := r.PostingsIterator([]byte(term), field, true, true, false)
 			if err != nil {
 				return err
 			}
+			defer func() { _ = it.Close() }()
 			for {
 				p, err := it.Next()
 				if err != nil {
@@ -158,10 +168,11 @@ func loadBM25(r blugesearch.Reader, fields []string) (*bm25.Index, error) {
 				if p == nil {
 					return nil
 				}
-				n, ok := local[p.Number()]
-				if !ok {
+				num := p.Number()
+				if num >= uint64(len(local)) || local[num] == 0 {
 					continue // no live _id: not a document of ours
 				}
+				n := local[num] - 1
 				// Bluge stores a field's length as the bits of a float32
 				// (BM25Similarity.ComputeNorm).
 				length := math.Float32bits(float32(p.Norm()))

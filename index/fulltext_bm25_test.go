@@ -151,9 +151,8 @@ func TestBM25MatchesBluge(t *testing.T) {
 
 // TestBM25UpdatesMatchFreshIndex checks that an index kept current by
 // Apply (puts of new and changed documents, deletions, enough of them
-// to compact) ranks as a Bluge index rebuilt from the final documents,
-// which holds no deleted documents (Bluge's statistics count deleted
-// documents until a merge; this index's never do).
+// to compact on the way) and then compacted ranks as a Bluge index
+// rebuilt from the final documents, which holds no deleted documents.
 func TestBM25UpdatesMatchFreshIndex(t *testing.T) {
 	rng := rand.New(rand.NewSource(5))
 	live := map[string]Doc{}
@@ -184,6 +183,7 @@ func TestBM25UpdatesMatchFreshIndex(t *testing.T) {
 			t.Fatalf("round %d: %d documents, want %d", round, x.Len(), len(live))
 		}
 	}
+	x.Compact()
 	var final []Doc
 	for _, d := range live {
 		final = append(final, d)
@@ -195,6 +195,53 @@ func TestBM25UpdatesMatchFreshIndex(t *testing.T) {
 	defer ft.Close()
 	if err := ft.Rebuild(final, 1); err != nil {
 		t.Fatal(err)
+	}
+	for i, q := range bm25Queries(rng, 150) {
+		sameRanking(t, fmt.Sprintf("query %d %+v", i, q.Texts), x.Search(BM25Clauses(q), q.Limit, true), blugeAll(t, ft, q), q.Limit)
+	}
+}
+
+// TestBM25LoadedAfterUpdates checks that an index loaded from a Bluge
+// index that took updates and deletions in many batches (segments
+// merged or not, deleted documents still counted in its statistics)
+// ranks exactly as that Bluge index does: LoadBM25 takes Bluge's field
+// statistics.
+func TestBM25LoadedAfterUpdates(t *testing.T) {
+	rng := rand.New(rand.NewSource(9))
+	ft, _, err := OpenFullText(filepath.Join(t.TempDir(), "bluge"), "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ft.Close()
+	live := map[string]bool{}
+	for round := range 30 {
+		var docs []Doc
+		var deleted []string
+		seen := map[string]bool{}
+		for range 40 {
+			id := fmt.Sprintf("m%04d", rng.Intn(500))
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			if live[id] && rng.Intn(4) == 0 {
+				deleted = append(deleted, id)
+				delete(live, id)
+				continue
+			}
+			docs = append(docs, bm25Doc(rng, id))
+			live[id] = true
+		}
+		if err := ft.Update(docs, deleted, uint64(round+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x, err := ft.LoadBM25(context.Background(), bm25Names())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x.Len() != len(live) {
+		t.Fatalf("loaded %d documents, want %d", x.Len(), len(live))
 	}
 	for i, q := range bm25Queries(rng, 150) {
 		sameRanking(t, fmt.Sprintf("query %d %+v", i, q.Texts), x.Search(BM25Clauses(q), q.Limit, true), blugeAll(t, ft, q), q.Limit)

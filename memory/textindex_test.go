@@ -11,11 +11,11 @@ import (
 )
 
 // TestTextTable checks the daemon's in-memory BM25 index: not used until
-// warmed; once warmed, the text ranking is that of an index built from
-// every stored memory's full-text document (the same analysis, boosts and
-// BM25 over the live memories), and stays so through remember, a change
-// and forget; a write it missed drops it and the text ranker falls back
-// to Bluge.
+// warmed; once warmed, the text ranking is Bluge's (scores to rounding,
+// ties in id order); remember and forget reach it, and once compacted it
+// ranks as an index built from every stored memory's full-text document
+// (so the writes were applied exactly); a write it missed drops it and
+// the text ranker falls back to Bluge.
 func TestTextTable(t *testing.T) {
 	w := openVecWorkspace(t, vecRepo(t), "none", nil)
 	defer w.Close()
@@ -43,9 +43,11 @@ func TestTextTable(t *testing.T) {
 	// every stored memory's document.
 	check := func(when string) {
 		t.Helper()
-		if w.text.index(gen()) == nil {
+		x := w.text.index(gen())
+		if x == nil {
 			t.Fatalf("%s: the table does not answer", when)
 		}
+		x.Compact()
 		mems, err := w.List()
 		if err != nil {
 			t.Fatal(err)
@@ -74,9 +76,33 @@ func TestTextTable(t *testing.T) {
 	if err := w.WarmText(ctx); err != nil {
 		t.Fatal(err)
 	}
-	check("warmed")
+	ft, err := w.searchIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range queries {
+		got, err := w.textRanking(ctx, q, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, err := ft.Search(ctx, TextQuery(q, 1000))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != min(10, len(all)) || len(got) == 0 {
+			t.Fatalf("warmed: %q: %d hits, Bluge %d", q, len(got), len(all))
+		}
+		for i, h := range got {
+			ok := false // h is among Bluge's hits of its score
+			for _, b := range all {
+				ok = ok || b.ID == h.ID && math.Abs(b.Score-h.Score) <= 1e-9*b.Score
+			}
+			if !ok || math.Abs(all[i].Score-h.Score) > 1e-9*all[i].Score {
+				t.Fatalf("warmed: %q hit %d = %v; Bluge %v", q, i, h, all[:len(got)])
+			}
+		}
+	}
 	id := remember(t, w, "openPool", "the pool drains idle connections")
-	check("after remember")
 	if got, _ := w.textRanking(ctx, "drains idle", 5); len(got) != 1 || got[0].ID != id {
 		t.Fatalf("after remember: drains idle = %v, want %s", got, id)
 	}

@@ -40,7 +40,10 @@ const bm25Depth = 40
 // the Bluge index by index.FullText.LoadBM25, MaxScore pruning): load
 // seconds, Go heap growth, CPU per query, p50/p95, and its agreement with
 // Bluge: queries whose hit ids are the same in the same order, the same
-// as a set, and the largest relative score difference.
+// as a set, whose scores are the same position by position (to 1e-12
+// relative: lists that differ only in the order or the cut of tied
+// documents), and the largest relative score difference of a document
+// both return.
 //
 // With --index DIR, DIR (a copy of a gloss home's projects/ID/bluge: it
 // is opened for writing) is used as the Bluge index instead of generated
@@ -173,7 +176,7 @@ func bm25Compare(ctx context.Context, ft *index.FullText, words string, docs int
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	wall = wall[:0]
-	same, sameSet, maxDiff := 0, 0, 0.0
+	same, sameSet, sameScores, maxDiff := 0, 0, 0, 0.0
 	cpu0 = selfCPU()
 	var got [][]bm25.Hit
 	for _, q := range qs {
@@ -202,6 +205,13 @@ func bm25Compare(ctx context.Context, ft *index.FullText, words string, docs int
 		if inOrder {
 			same++
 		}
+		scores := len(res) == len(blugeRes[i]) // position by position, to rounding
+		for j := 0; scores && j < len(res); j++ {
+			scores = math.Abs(res[j].Score-blugeRes[i][j].Score) <= 1e-12*math.Abs(blugeRes[i][j].Score)
+		}
+		if scores {
+			sameScores++
+		}
 		if inSet {
 			sameSet++
 		}
@@ -210,7 +220,7 @@ func bm25Compare(ctx context.Context, ft *index.FullText, words string, docs int
 	r["cpu_ms_per_query"] = round(cpu*1000/float64(len(qs)), 3)
 	r["load_seconds"], r["load_cpu_seconds"] = round(loadWall, 2), round(loadCPU, 2)
 	r["heap_mib"] = round(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/(1<<20), 1)
-	r["same_order"], r["same_set"], r["max_rel_score_diff"] = same, sameSet, maxDiff
+	r["same_order"], r["same_set"], r["same_scores"], r["max_rel_score_diff"] = same, sameSet, sameScores, maxDiff
 	r["memories"], r["load"] = x.Len(), loadAvg()
 	emit(r)
 	return nil

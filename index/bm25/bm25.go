@@ -13,12 +13,19 @@
 // warmed (issue #15). It holds analyzed terms only: analysis (the English
 // analyzer of package index) is the caller's.
 //
-// Statistics are those of the live documents: N (documents with the
-// field), the average field length and each term's document frequency
-// count no deleted document. Bluge's count deleted documents until a
-// segment merge drops them, so on a Bluge index with deletions not yet
-// merged the two rankings can differ slightly; on a Bluge index without
-// pending deletions scores agree to rounding (the sum order differs).
+// Statistics follow Bluge's: N (documents with the field) and the
+// field's total length keep counting a deleted or replaced document until
+// a compaction drops it, as Bluge's count it until a segment merge does;
+// a term's document frequency counts live documents only, as Bluge's
+// (ice PostingsList.Count). An index loaded from Bluge (Builder.Stats)
+// starts from Bluge's own statistics,
+// which for merged segments are not the textbook ones (ice v1.0.0
+// merge.go: a field's total length becomes a running sum of document
+// frequencies, and a field with no token is no longer counted as
+// present), so that the ranking is Bluge's on the index it was loaded
+// from; writes after that count as in a new Bluge segment. Compact
+// recomputes every statistic from the live documents, as a Bluge index
+// built anew from them has.
 package bm25
 
 import (
@@ -75,9 +82,11 @@ type Index struct {
 type field struct {
 	lens   []uint32 // document number -> field length (0: absent or empty)
 	has    []bool   // document number -> document has the field
-	docs   int      // live documents with the field
-	sumLen uint64   // sum of their lengths
+	docs   int      // N: documents with the field (deleted ones too, until compaction)
+	sumLen uint64   // their total length
 	terms  map[string]*postings
+	// statsSet: docs and sumLen were set by Builder.Stats.
+	statsSet bool
 }
 
 // postings is one term's posting list in one field.
@@ -188,13 +197,7 @@ func (x *Index) remove(id string) {
 	}
 	delete(x.num, id)
 	x.ids[n] = ""
-	x.dead++
-	for _, f := range x.fields {
-		if int(n) < len(f.has) && f.has[n] {
-			f.docs--
-			f.sumLen -= uint64(f.lens[n])
-		}
-	}
+	x.dead++ // its statistics stay until compaction, as in Bluge
 }
 
 // maybeCompact rewrites every posting list without tombstones, and
@@ -204,6 +207,18 @@ func (x *Index) maybeCompact() {
 	if x.dead <= 1024 || x.dead <= len(x.num)/2 {
 		return
 	}
+	x.compact()
+}
+
+// Compact drops deleted documents from every posting list and recomputes
+// every statistic from the live documents.
+func (x *Index) Compact() {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.compact()
+}
+
+func (x *Index) compact() {
 	renum := make([]uint32, len(x.ids))
 	ids := make([]string, 0, len(x.num))
 	for n, id := range x.ids {
@@ -222,6 +237,13 @@ func (x *Index) maybeCompact() {
 			}
 		}
 		f.lens, f.has = lens, has
+		f.docs, f.sumLen = 0, 0
+		for n := range has {
+			if has[n] {
+				f.docs++
+				f.sumLen += uint64(lens[n])
+			}
+		}
 		for term, p := range f.terms {
 			j := 0
 			for i, d := range p.docs {
@@ -478,7 +500,8 @@ type Builder struct {
 
 // NewBuilder starts an Index of the documents ids, numbered by their
 // position in ids; every document has every one of fields (possibly
-// empty: length 0, as Bluge counts a field added with no tokens).
+// empty: length 0, as Bluge counts a field added with no tokens), which
+// Stats may override.
 func NewBuilder(ids []string, fields []string) *Builder {
 	x := New()
 	x.ids = ids
@@ -513,9 +536,22 @@ func (b *Builder) Posting(field, term string, doc, tf, length uint32) {
 	p.add(doc, tf, length)
 }
 
+// Stats sets field's statistics, N (documents with the field) and its
+// total length in tokens, to another index's (Bluge's CollectionStats:
+// DocumentCount, SumTotalTermFrequency) instead of those of the postings
+// added.
+func (b *Builder) Stats(field string, docs int, sumLen uint64) {
+	if f := b.x.fields[field]; f != nil {
+		f.docs, f.sumLen, f.statsSet = docs, sumLen, true
+	}
+}
+
 // Index returns the index built; the Builder is not used again.
 func (b *Builder) Index() *Index {
 	for _, f := range b.x.fields {
+		if f.statsSet {
+			continue
+		}
 		f.sumLen = 0
 		for _, l := range f.lens {
 			f.sumLen += uint64(l)
@@ -524,10 +560,9 @@ func (b *Builder) Index() *Index {
 	return b.x
 }
 
-// FieldStats returns field's statistics over the live documents: the
-// documents having it, the sum of their lengths in tokens, and its
-// number of distinct terms (those of deleted documents included until
-// the next compaction).
+// FieldStats returns field's statistics: N (the documents having it), the
+// sum of their lengths in tokens (both counting deleted documents until
+// the next compaction), and its number of distinct terms.
 func (x *Index) FieldStats(name string) (docs int, sumLen uint64, terms int) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
