@@ -153,7 +153,9 @@ func loadBM25(r blugesearch.Reader, fields []string) (*bm25.Index, error) {
 		if err != nil {
 			return nil, err
 		}
-		b.Stats(field, int(cs.DocumentCount()), cs.SumTotalTermFrequency())
+		if cs != nil { // nil for an index of no segment
+			b.Stats(field, int(cs.DocumentCount()), cs.SumTotalTermFrequency())
+		}
 		err = eachTerm(r, field, func(term string) error {
 			it, err := r.PostingsIterator([]byte(term), field, true, true, false)
 			if err != nil {
