@@ -124,11 +124,12 @@ func (t *placeTable) withSymbols(symbols map[string]bool, gen uint64) (ids []str
 	if !t.ok || t.gen != gen {
 		return nil, false
 	}
-	for id, ps := range t.places {
-		for _, p := range ps {
-			if symbols[p.symbol] {
+	seen := map[string]bool{}
+	for sym := range symbols {
+		for id := range t.bySymbol[sym] {
+			if !seen[id] {
+				seen[id] = true
 				ids = append(ids, id)
-				break
 			}
 		}
 	}

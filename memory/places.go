@@ -19,6 +19,32 @@ type placeTable struct {
 	ok     bool // warmed and in step with the writes since, at gen
 	gen    uint64
 	places map[string][]place
+	// bySymbol holds, for each SCIP symbol anchored, the ids of its
+	// memories: withSymbols reads it instead of walking every place
+	// (O(memories) per lookup).
+	bySymbol map[string]map[string]struct{}
+}
+
+// index adds (add true) or removes id's places ps to or from bySymbol.
+func (t *placeTable) index(id string, ps []place, add bool) {
+	for _, p := range ps {
+		if p.symbol == "" {
+			continue
+		}
+		ids := t.bySymbol[p.symbol]
+		if add {
+			if ids == nil {
+				ids = map[string]struct{}{}
+				t.bySymbol[p.symbol] = ids
+			}
+			ids[id] = struct{}{}
+			continue
+		}
+		delete(ids, id)
+		if len(ids) == 0 {
+			delete(t.bySymbol, p.symbol)
+		}
+	}
 }
 
 // place is where an anchor is: its workspace-relative path and SCIP
@@ -48,13 +74,17 @@ func (t *placeTable) update(changed []*Memory, deleted []string, gen uint64) {
 		return
 	}
 	if t.gen == 0 || t.gen+1 != gen { // generations count up by one from a nonzero start (index.Store.MemoryGeneration)
-		t.ok, t.places = false, nil
+		t.ok, t.places, t.bySymbol = false, nil, nil
 		return
 	}
 	for _, m := range changed {
-		t.places[m.ID] = placesOf(m)
+		t.index(m.ID, t.places[m.ID], false)
+		ps := placesOf(m)
+		t.places[m.ID] = ps
+		t.index(m.ID, ps, true)
 	}
 	for _, id := range deleted {
+		t.index(id, t.places[id], false)
 		delete(t.places, id)
 	}
 	t.gen = gen
@@ -115,7 +145,10 @@ func (w *Workspace) WarmPlaces() error {
 	}
 	t := &w.places
 	t.mu.Lock()
-	t.ok, t.gen, t.places = true, gen, places
+	t.ok, t.gen, t.places, t.bySymbol = true, gen, places, map[string]map[string]struct{}{}
+	for id, ps := range places {
+		t.index(id, ps, true)
+	}
 	t.mu.Unlock()
 	return nil
 }

@@ -2,13 +2,15 @@ package memory
 
 import (
 	"context"
+	"sort"
 	"strings"
 	"testing"
 )
 
 // TestPlaceTable checks that the warmed place table answers for the
-// store's generation, follows remember and forget, and is dropped when a
-// write passes it by; and that the graph ranker reads it.
+// store's generation, follows remember and forget (its places and its
+// symbol -> ids index, withSymbols), and is dropped when a write passes
+// it by; and that the graph ranker reads it.
 func TestPlaceTable(t *testing.T) {
 	w := openVecWorkspace(t, vecRepo(t), "none", nil)
 	defer w.Close()
@@ -33,9 +35,32 @@ func TestPlaceTable(t *testing.T) {
 	if !answers || !found || len(ps) != 1 || !strings.Contains(ps[0].symbol, "retryCap") || ps[0].path != "a.go" {
 		t.Fatalf("after warming: %v found %v answers %v", ps, found, answers)
 	}
+	retrySym := ps[0].symbol
+	bySym := func(syms ...string) string {
+		t.Helper()
+		set := map[string]bool{}
+		for _, s := range syms {
+			set[s] = true
+		}
+		ids, ok := w.places.withSymbols(set, gen())
+		if !ok {
+			t.Fatal("withSymbols does not answer")
+		}
+		sort.Strings(ids)
+		return strings.Join(ids, ",")
+	}
+	if got := bySym(retrySym); got != id1 {
+		t.Fatalf("withSymbols(retryCap) = %q, want %s", got, id1)
+	}
 	id2 := remember(t, w, "openPool", "the pool is opened lazily")
-	if ps, found, answers := w.places.lookup(id2, gen()); !answers || !found || !strings.Contains(ps[0].symbol, "openPool") {
-		t.Fatalf("after remember: %v found %v answers %v", ps, found, answers)
+	ps2, found, answers := w.places.lookup(id2, gen())
+	if !answers || !found || !strings.Contains(ps2[0].symbol, "openPool") {
+		t.Fatalf("after remember: %v found %v answers %v", ps2, found, answers)
+	}
+	want := []string{id1, id2}
+	sort.Strings(want)
+	if got := bySym(retrySym, ps2[0].symbol, "no-such-symbol"); got != strings.Join(want, ",") {
+		t.Fatalf("withSymbols(both) = %q, want %v", got, want)
 	}
 	seeds, err := w.QuerySymbols("openPool")
 	if err != nil || len(seeds) != 1 {
@@ -50,6 +75,9 @@ func TestPlaceTable(t *testing.T) {
 	}
 	if _, found, answers := w.places.lookup(id1, gen()); !answers || found {
 		t.Fatalf("after forget: found %v answers %v", found, answers)
+	}
+	if got := bySym(retrySym); got != "" {
+		t.Fatalf("after forget: withSymbols(retryCap) = %q, want none", got)
 	}
 	w.places.update(nil, nil, gen()+2) // a write the table did not see
 	if _, _, answers := w.places.lookup(id2, gen()+2); answers {

@@ -104,6 +104,8 @@ func (w *Workspace) openSearch() (index.Derived, error) {
 // rebuild instead.
 func (w *Workspace) indexSearch(mems []*Memory, deleted []string, gen uint64) {
 	w.places.update(mems, deleted, gen)
+	docs := searchDocs(mems)
+	w.text.update(docs, deleted, gen)
 	defer w.indexVectors(mems, deleted, gen) // after searchMu is released
 	w.searchMu.Lock()
 	defer w.searchMu.Unlock()
@@ -111,7 +113,7 @@ func (w *Workspace) indexSearch(mems []*Memory, deleted []string, gen uint64) {
 	if err != nil {
 		return
 	}
-	if err := ft.Update(searchDocs(mems), deleted, gen); err != nil {
+	if err := ft.Update(docs, deleted, gen); err != nil {
 		ft.Invalidate()
 	}
 }
@@ -167,8 +169,12 @@ func (w *Workspace) Search(ctx context.Context, query string, limit int) ([]Sear
 }
 
 // textRanking returns the BM25 ranking of memories for query (best
-// first, ties by id), at most n.
+// first, ties by id), at most n: from the daemon's in-memory index once
+// warmed (WarmText), else from Bluge.
 func (w *Workspace) textRanking(ctx context.Context, query string, n int) ([]index.Scored, error) {
+	if out, ok, err := w.warmTextRanking(query, n); ok || err != nil {
+		return out, err
+	}
 	ft, err := w.searchIndex()
 	if err != nil {
 		return nil, err

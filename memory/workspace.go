@@ -127,6 +127,7 @@ type Workspace struct {
 	rels relCache // the relation index by target (relations.go)
 
 	places placeTable // every memory's anchor places, once warmed (places.go)
+	text   textTable  // the memories' in-memory BM25 index, once warmed (textindex.go)
 }
 
 // DataHome returns $GLOSS_HOME, else $XDG_DATA_HOME/gloss, else
