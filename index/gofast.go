@@ -454,3 +454,11 @@ func stringTokens(lit string, p int, emit func(a, b int)) {
 	}
 	emit(p+n, p+n+1)
 }
+
+// Reparsable reports whether Reparse and ReparseLean can re-parse only the
+// changed declarations of f's next version: false for a File of
+// ParseGoFast or ParseRegions, plain text, or a released one (they parse
+// the next version whole).
+func (f *File) Reparsable() bool {
+	return !f.plain && !f.partial && len(f.tops) > 0 && (f.spans != nil || len(f.segs) > 0)
+}
