@@ -2,6 +2,9 @@ package index
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"hash"
 	"go/ast"
 	"go/parser"
 	"go/scanner"
@@ -273,22 +276,28 @@ func (g *goFast) add(s fastDef) string {
 	f := g.f
 	start, end := s.node.start, s.node.end
 	sym := g.x.symbol(s.descs...)
-	all := f.Tokens(start, end)
-	var sig, body []Token
+	// The tokens of the node, hashed as HashTokens hashes f.Tokens(start,
+	// end) (node bounds are token bounds, so no token is cut), without
+	// making their texts.
+	var all, sig, body tokenHasher
 	bs, be := -1, -1
 	if s.body != nil {
 		bs, be = s.body.start, s.body.end
 	}
-	for _, t := range all {
-		isName := t.Start >= s.name.start && t.End <= s.name.end
+	i := sort.Search(len(f.spans), func(i int) bool { return int(f.spans[i].end) > start })
+	for ; i < len(f.spans) && int(f.spans[i].start) < end; i++ {
+		ts, te := int(f.spans[i].start), int(f.spans[i].end)
+		tok := f.Src[ts:te]
+		all.add(tok)
+		isName := ts >= s.name.start && te <= s.name.end
 		switch {
-		case bs >= 0 && t.Start >= bs && t.End <= be:
-			body = append(body, t)
+		case bs >= 0 && ts >= bs && te <= be:
+			body.add(tok)
 		case isName:
 		case s.header:
-			sig = append(sig, t)
+			sig.add(tok)
 		default:
-			body = append(body, t)
+			body.add(tok)
 		}
 	}
 	doc, docLine := g.precedingDoc(start, s.prev)
@@ -306,12 +315,12 @@ func (g *goFast) add(s fastDef) string {
 		Range:       r,
 		DocLine:     docLine,
 		NameRange:   f.Lines.RangeOf(s.name.start, s.name.end),
-		ContentHash: HashTokens(all),
-		BodyHash:    HashTokens(body),
-		BodyTokens:  len(body),
+		ContentHash: all.sum(),
+		BodyHash:    body.sum(),
+		BodyTokens:  body.n,
 	}
 	if s.header {
-		d.SignatureHash = HashTokens(sig)
+		d.SignatureHash = sig.sum()
 		if d.SignatureHash == "" {
 			d.SignatureHash = "-"
 		}
@@ -461,4 +470,30 @@ func stringTokens(lit string, p int, emit func(a, b int)) {
 // the next version whole).
 func (f *File) Reparsable() bool {
 	return !f.plain && !f.partial && len(f.tops) > 0 && (f.spans != nil || len(f.segs) > 0)
+}
+
+// tokenHasher computes HashTokens of a token stream fed one text at a
+// time.
+type tokenHasher struct {
+	h hash.Hash
+	n int
+}
+
+func (t *tokenHasher) add(text []byte) {
+	if t.h == nil {
+		t.h = sha256.New()
+	} else {
+		t.h.Write([]byte{0})
+	}
+	t.h.Write(text)
+	t.n++
+}
+
+// sum returns the hex SHA-256 of the texts joined by NUL bytes, "" for
+// none (HashTokens).
+func (t *tokenHasher) sum() string {
+	if t.n == 0 {
+		return ""
+	}
+	return hex.EncodeToString(t.h.Sum(nil))
 }
