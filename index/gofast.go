@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"hash"
 	"go/ast"
 	"go/parser"
 	"go/scanner"
@@ -67,6 +66,7 @@ type goFast struct {
 	tf       *token.File
 	x        *extractor // for symbols only (no tree)
 	comments []*ast.Comment
+	hash     [3]tokenHasher // content, signature, body (add)
 }
 
 func (g *goFast) off(p token.Pos) int { return g.tf.Offset(p) }
@@ -279,7 +279,10 @@ func (g *goFast) add(s fastDef) string {
 	// The tokens of the node, hashed as HashTokens hashes f.Tokens(start,
 	// end) (node bounds are token bounds, so no token is cut), without
 	// making their texts.
-	var all, sig, body tokenHasher
+	all, sig, body := &g.hash[0], &g.hash[1], &g.hash[2]
+	all.reset()
+	sig.reset()
+	body.reset()
 	bs, be := -1, -1
 	if s.body != nil {
 		bs, be = s.body.start, s.body.end
@@ -473,19 +476,20 @@ func (f *File) Reparsable() bool {
 }
 
 // tokenHasher computes HashTokens of a token stream fed one text at a
-// time.
+// time: the texts joined by NUL bytes are collected in buf (reused from
+// one definition to the next) and hashed at once.
 type tokenHasher struct {
-	h hash.Hash
-	n int
+	buf []byte
+	n   int
 }
 
+func (t *tokenHasher) reset() { t.buf, t.n = t.buf[:0], 0 }
+
 func (t *tokenHasher) add(text []byte) {
-	if t.h == nil {
-		t.h = sha256.New()
-	} else {
-		t.h.Write([]byte{0})
+	if t.n > 0 {
+		t.buf = append(t.buf, 0)
 	}
-	t.h.Write(text)
+	t.buf = append(t.buf, text...)
 	t.n++
 }
 
@@ -495,5 +499,6 @@ func (t *tokenHasher) sum() string {
 	if t.n == 0 {
 		return ""
 	}
-	return hex.EncodeToString(t.h.Sum(nil))
+	h := sha256.Sum256(t.buf)
+	return hex.EncodeToString(h[:])
 }
