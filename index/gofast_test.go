@@ -137,3 +137,38 @@ func defNames(f *File) []string {
 	}
 	return out
 }
+
+// TestSameTokens: files differing in comments and whitespace only have the
+// same tokens, with compact tokens (ParseGoFast, DropTree) or syntax
+// trees; a changed token or one more token makes them differ.
+func TestSameTokens(t *testing.T) {
+	ix := &Indexer{Project: NewProject(t.TempDir())}
+	ps := map[*Language]*ts.Parser{}
+	lang := LanguageFor("a.go")
+	base := "package p\n\nfunc F() string { return \"a\\tb\" }\n"
+	for _, c := range []struct {
+		src  string
+		same bool
+	}{
+		{"package p\n// c\nfunc F() string {\n\treturn \"a\\tb\" // d\n}\n", true},
+		{"package p\n\nfunc F() string { return \"a\\tc\" }\n", false},
+		{"package p\n\nfunc F() string { return \"a\\tb\"; }\n", false},
+	} {
+		a, _ := ix.ParseGoFast(lang, "p/a.go", []byte(base))
+		b, ok := ix.ParseGoFast(lang, "p/a.go", []byte(c.src))
+		if !ok {
+			t.Fatalf("%q: fast path refused", c.src)
+		}
+		tree, err := ix.ParseSource(ps, lang, "p/a.go", []byte(c.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := SameTokens(a, b); got != c.same {
+			t.Errorf("%q: SameTokens (compact) = %v, want %v", c.src, got, c.same)
+		}
+		if got := SameTokens(a, tree); got != c.same {
+			t.Errorf("%q: SameTokens (with a tree) = %v, want %v", c.src, got, c.same)
+		}
+		tree.Release()
+	}
+}

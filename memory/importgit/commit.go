@@ -102,7 +102,7 @@ func (fc fileChange) sameTokens() bool {
 	if fc.f == nil || fc.old == nil {
 		return false
 	}
-	return index.HashTokens(fc.f.Tokens(0, len(fc.f.Src))) == index.HashTokens(fc.old.Tokens(0, len(fc.old.Src)))
+	return index.SameTokens(fc.f, fc.old)
 }
 
 // process compares every code file the commit changed with its first
