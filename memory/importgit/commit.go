@@ -423,7 +423,7 @@ func (im *importer) parseBlob(cf *catFile, ps map[*index.Language]*ts.Parser, re
 }
 
 // fastGo parses a Go file with index.Indexer.ParseGoFast (go/parser and
-// go/scanner, about 20 times cheaper than tree-sitter, with the same
+// go/scanner, about 18 times cheaper than tree-sitter, with the same
 // definitions and tokens); ok is false for other languages, for a file
 // the fast path does not vouch for (a syntax error), and in the
 // reference and tree-sitter modes of the tests.
