@@ -72,7 +72,7 @@ type goFast struct {
 
 func (g *goFast) off(p token.Pos) int { return g.tf.Offset(p) }
 
-// span is a node's byte range [start, end) in the source.
+// fastSpan is a node's byte range [start, end) in the source.
 type fastSpan struct{ start, end int }
 
 func (g *goFast) span(n ast.Node) fastSpan { return fastSpan{g.off(n.Pos()), g.off(n.End())} }
@@ -350,7 +350,14 @@ func (g *goFast) precedingDoc(start, prev int) (string, int) {
 	curStart := lines.LineOf(start)
 	for k := hi - 1; k >= lo; k-- {
 		c := g.comments[k]
-		cs, ce := g.off(c.Pos()), g.off(c.End())
+		// The comment's text and end from the source: go/ast drops the
+		// carriage returns of a comment's Text, and tree-sitter's node
+		// keeps them.
+		cs := g.off(c.Pos())
+		ce := cs + lineLen(g.f.Src[cs:])
+		if strings.HasPrefix(c.Text, "/*") {
+			ce = cs + 2 + bytes.Index(g.f.Src[cs+2:], []byte("*/")) + 2
+		}
 		if lines.LineOf(ce)+1 < curStart {
 			break
 		}
@@ -359,7 +366,7 @@ func (g *goFast) precedingDoc(start, prev int) (string, int) {
 		if k == lo && prev > 0 && lines.LineOf(prev) == lines.LineOf(cs) {
 			break
 		}
-		parts = append(parts, cleanComment(c.Text))
+		parts = append(parts, cleanComment(string(g.f.Src[cs:ce])))
 		line = lines.LineOf(cs)
 		curStart = line
 	}

@@ -55,7 +55,7 @@ func TestParseGoFastMatchesParse(t *testing.T) {
 		"semi.go":    "package p; import \"fmt\"; func F() { fmt.Println(1); return }; type T struct { A int; B, C string `json:\"c\"` }\n",
 		"doc.go":     "package p\n\n// A is a.\n// More.\nconst A = 1\n\n/* B\n * is b. */\nvar B = 2 // trailing\n// C is c.\nvar C int\n\n// group\nconst (\n\t// D is d.\n\tD = iota // d\n\t// E is e.\n\tE\n\n\t// F is f.\n\tF, G = 1, 2\n\t_ = 3\n)\n\ntype (\n\t// H is h.\n\tH int\n\tI = H\n)\n\n// J is j.\ntype J struct { // open\n\t// K is k.\n\tK int // k\n\tL, M struct {\n\t\t// N is n.\n\t\tN []struct{ O int }\n\t}\n\t*P\n\tfmt.Stringer\n\tQ[int]\n\t*R[int, string] `tag`\n}\n\n// S is s.\ntype S interface {\n\t// T is t.\n\tT(a int) (b int, err error)\n\tfmt.Stringer\n\t~int | string\n\tU()\n}\n",
 		"generic.go": "package p\n\ntype List[T any] struct{ next *List[T]; v T }\n\nfunc (l *List[T]) Push(v T) {}\nfunc (l List[T]) Len() int { return 0 }\nfunc (_ *Map[K, V]) Get(k K) V { var v V; return v }\nfunc (Map[K, V]) Set() {}\nfunc _() {}\nfunc Asm(x int) int\nfunc G[T interface{ ~int }](x T) T { return x }\n",
-		"crlf.go":    "package p\r\n\r\n// A is a.\r\n/* block\r\n   doc */\r\nfunc A() string {\r\n\treturn `x\r\ny`\r\n}\r\n",
+		"crlf.go":    "package p\r\n\r\n// A is a.\r\n/* block\r\n   doc */\r\nfunc A() string {\r\n\treturn `x\r\ny`\r\n}\r\n\r\n/*\r\n\r\n\r\nB\r\n\r\n\r\n\r\n*/\r\nvar B = 1\r\n",
 	}
 	ix := &Indexer{Project: NewProject(t.TempDir())}
 	ps := map[*Language]*ts.Parser{}
