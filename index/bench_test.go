@@ -75,3 +75,42 @@ func setBytes(b *testing.B, srcs map[string][]byte) {
 	}
 	b.SetBytes(n)
 }
+
+// BenchmarkParseGoFast is BenchmarkExtract through ParseGoFast (go/parser
+// and go/scanner; definitions, hashes and compact tokens, no calls),
+// against BenchmarkExtractLean, the tree-sitter parse it stands for
+// (Parse + DropTree).
+func BenchmarkParseGoFast(b *testing.B) {
+	srcs := benchSources(b)
+	lang := LanguageByName("go")
+	ix := &Indexer{Project: NewProject(b.TempDir())}
+	setBytes(b, srcs)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for p, s := range srcs {
+			if _, ok := ix.ParseGoFast(lang, p, s); !ok {
+				b.Fatalf("%s: fast path refused", p)
+			}
+		}
+	}
+}
+
+// BenchmarkExtractLean is BenchmarkExtract followed by DropTree, the
+// tree-sitter way ParseGoFast replaces.
+func BenchmarkExtractLean(b *testing.B) {
+	srcs := benchSources(b)
+	lang := LanguageByName("go")
+	parsers := map[*Language]*ts.Parser{}
+	ix := &Indexer{Project: NewProject(b.TempDir())}
+	setBytes(b, srcs)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for p, s := range srcs {
+			f, err := ix.ParseSource(parsers, lang, p, s)
+			if err != nil {
+				b.Fatal(err)
+			}
+			f.DropTree()
+		}
+	}
+}

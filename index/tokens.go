@@ -235,3 +235,23 @@ func TokenTexts(toks []Token) []string {
 	}
 	return out
 }
+
+// SameTokens reports whether the whole token streams of a and b (Tokens
+// over each file) have the same texts, as comparing the HashTokens of both
+// would, without making the texts when both files keep compact tokens
+// (DropTree, ReparseLean, ParseGoFast).
+func SameTokens(a, b *File) bool {
+	if a.spans == nil || b.spans == nil {
+		return HashTokens(a.Tokens(0, len(a.Src))) == HashTokens(b.Tokens(0, len(b.Src)))
+	}
+	if len(a.spans) != len(b.spans) {
+		return false
+	}
+	for i, s := range a.spans {
+		t := b.spans[i]
+		if string(a.Src[s.start:s.end]) != string(b.Src[t.start:t.end]) {
+			return false
+		}
+	}
+	return true
+}

@@ -25,10 +25,13 @@ type importer struct {
 	// (index.ParseRegions), shared by the workers.
 	chunks *index.ChunkMemo
 	live   *liveCommits
-	// wholeParses makes compare parse both versions of every file whole,
-	// without the cache: the reference the faster ways must agree with
-	// (tests).
+	// wholeParses makes compare parse both versions of every file whole
+	// with tree-sitter, without the cache: the reference the faster ways
+	// must agree with (tests).
 	wholeParses bool
+	// noFastGo turns off index.Indexer.ParseGoFast, so that Go files take
+	// the tree-sitter ways (tests of those ways).
+	noFastGo bool
 }
 
 // importJob is one commit for a worker; the result goes to out.
@@ -99,7 +102,7 @@ func (fc fileChange) sameTokens() bool {
 	if fc.f == nil || fc.old == nil {
 		return false
 	}
-	return index.HashTokens(fc.f.Tokens(0, len(fc.f.Src))) == index.HashTokens(fc.old.Tokens(0, len(fc.old.Src)))
+	return index.SameTokens(fc.f, fc.old)
 }
 
 // process compares every code file the commit changed with its first
@@ -260,6 +263,13 @@ func (im *importer) compare(cf *catFile, ps map[*index.Language]*ts.Parser, seq 
 			return fc, false, fileSkipReason(err), ignoreUnreadable(err)
 		}
 	}
+	fc.diff()
+	return fc, true, "", nil
+}
+
+// diff fills fc's touched definitions, removed count and same flag from
+// its two whole parses (either may be nil: added or deleted file).
+func (fc *fileChange) diff() {
 	if fc.f != nil {
 		fc.touched = touchedDefs(fc.f, fc.old)
 	}
@@ -273,7 +283,6 @@ func (im *importer) compare(cf *catFile, ps map[*index.Language]*ts.Parser, seq 
 	if len(fc.touched) == 0 && fc.removed == 0 {
 		fc.same = fc.sameTokens()
 	}
-	return fc, true, "", nil
 }
 
 // touchedDefs returns the definitions of f that are new or whose content
@@ -390,15 +399,19 @@ func isGenerated(src []byte) bool {
 }
 
 // parseBlob reads a blob and parses it as the workspace file rel, into a
-// File without syntax trees: incrementally from base (another version of
-// rel, without trees) when given, else whole.
+// File without syntax trees: a Go file without tree-sitter when it can
+// (fastGo), else incrementally from base (another version of rel, without
+// trees) when given and re-parsable, else whole.
 func (im *importer) parseBlob(cf *catFile, ps map[*index.Language]*ts.Parser, rel, blob string, base *index.File) (*index.File, error) {
 	src, err := im.readBlob(cf, blob)
 	if err != nil {
 		return nil, err
 	}
+	if f, ok := im.fastGo(rel, src); ok {
+		return f, nil
+	}
 	var f *index.File
-	if base != nil && base.Lang != nil && base.Path == rel {
+	if base != nil && base.Lang != nil && base.Path == rel && base.Reparsable() {
 		f, err = reparseSteps(im.w.Indexer, ps, base, src)
 	} else if f, err = im.w.Indexer.ParseSource(ps, index.LanguageFor(rel), rel, src); err == nil {
 		f.DropTree()
@@ -407,6 +420,18 @@ func (im *importer) parseBlob(cf *catFile, ps map[*index.Language]*ts.Parser, re
 		return nil, unreadableError{err.Error()}
 	}
 	return f, nil
+}
+
+// fastGo parses a Go file with index.Indexer.ParseGoFast (go/parser and
+// go/scanner, about 18 times cheaper than tree-sitter, with the same
+// definitions and tokens); ok is false for other languages, for a file
+// the fast path does not vouch for (a syntax error), and in the
+// reference and tree-sitter modes of the tests.
+func (im *importer) fastGo(rel string, src []byte) (*index.File, bool) {
+	if im.wholeParses || im.noFastGo {
+		return nil, false
+	}
+	return im.w.Indexer.ParseGoFast(index.LanguageFor(rel), rel, src)
 }
 
 // relPath maps a repository path to the workspace-relative path; ok is

@@ -2,6 +2,7 @@ package importgit
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"sort"
@@ -19,9 +20,11 @@ import (
 // does, and returns each examined commit's outcome: its skip reason, or
 // the symbols and content hashes its memory is anchored to. mode picks
 // how file versions are parsed: "cached" (one parse cache for the run, as
-// Run), "cold" (an empty cache for each commit: first sight
-// everywhere, ParseRegions for Go) or "whole" (both versions parsed whole:
-// the reference).
+// Run), "cold" (an empty cache for each commit: first sight everywhere),
+// both with Go files parsed by index.Indexer.ParseGoFast, the same two
+// with "-treesitter" appended (Go files parsed with tree-sitter:
+// incrementally from the cache, ParseRegions at first sight), or "whole"
+// (both versions parsed whole with tree-sitter: the reference).
 func importOutcomes(t testing.TB, w *memory.Workspace, limit int, mode string) map[string]string {
 	t.Helper()
 	ctx := context.Background()
@@ -30,7 +33,7 @@ func importOutcomes(t testing.TB, w *memory.Workspace, limit int, mode string) m
 	if err != nil {
 		t.Fatal(err)
 	}
-	im := &importer{w: w, plan: p, opts: opts, cache: newFileCache(), chunks: index.NewChunkMemo(chunkMemoBytes), live: newLiveCommits(ctx, w.Root, p), wholeParses: mode == "whole"}
+	im := &importer{w: w, plan: p, opts: opts, cache: newFileCache(), chunks: index.NewChunkMemo(chunkMemoBytes), live: newLiveCommits(ctx, w.Root, p), wholeParses: mode == "whole", noFastGo: strings.HasSuffix(mode, "-treesitter")}
 	cf, err := startCatFile(ctx, w.Root)
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +64,7 @@ func importOutcomes(t testing.TB, w *memory.Workspace, limit int, mode string) m
 			if reason := im.precheck(c, false); reason != "" {
 				continue
 			}
-			if mode == "cold" {
+			if strings.HasPrefix(mode, "cold") {
 				im.cache, im.chunks = newFileCache(), index.NewChunkMemo(chunkMemoBytes)
 			}
 			out[c.Hash] = outcome(im.process(cf, ps, importJob{seq: seq, c: c}))
@@ -72,7 +75,8 @@ func importOutcomes(t testing.TB, w *memory.Workspace, limit int, mode string) m
 }
 
 // outcome describes a commit's result: the skip reason, or the sorted
-// symbol@content-hash of the memory's anchors.
+// symbol@hashes:lines of the memory's anchors (content, signature and
+// body hashes, first and last line).
 func outcome(r commitResult) string {
 	if r.err != nil {
 		return "error: " + r.err.Error()
@@ -82,7 +86,7 @@ func outcome(r commitResult) string {
 	}
 	var as []string
 	for _, a := range r.mem.Anchors {
-		as = append(as, a.Symbol+"@"+a.ContentHash[:min(8, len(a.ContentHash))])
+		as = append(as, fmt.Sprintf("%s@%.8s/%.8s/%.8s:%d-%d", a.Symbol, a.ContentHash, a.SignatureHash, a.BodyHash, a.Range.StartLine, a.Range.EndLine))
 	}
 	sort.Strings(as)
 	return strings.Join(as, "|")
@@ -93,7 +97,7 @@ func outcome(r commitResult) string {
 func compareOutcomes(t *testing.T, w *memory.Workspace, limit int) map[string]string {
 	t.Helper()
 	ref := importOutcomes(t, w, limit, "whole")
-	for _, mode := range []string{"cached", "cold"} {
+	for _, mode := range []string{"cached", "cold", "cached-treesitter", "cold-treesitter"} {
 		got := importOutcomes(t, w, limit, mode)
 		for c, want := range ref {
 			if got[c] != want {
@@ -106,8 +110,11 @@ func compareOutcomes(t *testing.T, w *memory.Workspace, limit int) map[string]st
 
 // TestImportGitParsesAgree: a commit's memory does not depend on how its
 // file versions were parsed (from the parse cache, by regions at first
-// sight, or whole), so a second run, whose cache differs because it skips
-// the commits imported by the first, imports nothing new. Two cases that
+// sight, or whole; Go files with go/parser or with tree-sitter), so a
+// second run, whose cache differs because it skips the commits imported
+// by the first, imports nothing new, and the fast Go parse anchors what
+// tree-sitter does (a file with a syntax error falls back to tree-sitter
+// in one commit and is fixed in the next). Two cases that
 // made them disagree: the same content at two paths (the cache answered
 // one path's parse for the other, whose symbols differ) and a symbol
 // naming several definitions of a file (two init functions: the whole
@@ -132,6 +139,13 @@ func TestImportGitParsesAgree(t *testing.T) {
 	testutil.Commit(t, repo, "Add node")
 	testutil.WriteFiles(t, repo, map[string]string{"d/d.go": strings.ReplaceAll(fields, "node", "Node")})
 	testutil.Commit(t, repo, "Export Node")
+	broken := "package e\n\n// G is g.\nfunc G() int { return 1 }\n\nfunc H() int { return 2 }\n"
+	testutil.WriteFiles(t, repo, map[string]string{"e/e.go": broken})
+	testutil.Commit(t, repo, "Add G and H")
+	testutil.WriteFiles(t, repo, map[string]string{"e/e.go": strings.Replace(broken, "return 2 }", "return 3 +  }", 1)})
+	testutil.Commit(t, repo, "Break H")
+	testutil.WriteFiles(t, repo, map[string]string{"e/e.go": strings.Replace(broken, "return 1 }", "return 4 }", 1)})
+	testutil.Commit(t, repo, "Fix H and change G")
 	w, err := memory.Open(repo, memory.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -149,7 +163,7 @@ func TestImportGitParsesAgree(t *testing.T) {
 		got = append(got, strings.Join(names, " "))
 	}
 	sort.Strings(got)
-	want := []string{"a/A().", "a/A(). a/B(). b/A(). b/B(). c/F(). c/init(). c/init(). c/n.", "b/B().", "c/F().", "d/Node#A. d/Node#B. d/Node#C. d/Node#Name.", "d/node#A. d/node#B. d/node#C. d/node#Name. d/use()."}
+	want := []string{"a/A().", "a/A(). a/B(). b/A(). b/B(). c/F(). c/init(). c/init(). c/n.", "b/B().", "c/F().", "d/Node#A. d/Node#B. d/Node#C. d/Node#Name.", "d/node#A. d/node#B. d/node#C. d/node#Name. d/use().", "e/G(). e/H().", "e/G(). e/H().", "e/H()."}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("anchored definitions per commit %q, want %q", got, want)
 	}

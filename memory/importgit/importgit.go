@@ -136,6 +136,11 @@ func gitOut(ctx context.Context, dir string, args ...string) (string, error) {
 	return strings.TrimSpace(string(out)), err
 }
 
+// orderWindow is how many commits the walk may read ahead of the oldest
+// one whose result is not stored yet (results are small: a memory or a
+// skip reason).
+const orderWindow = 256
+
 // runImport streams the planned commits through the parse workers and
 // stores their memories in order.
 func runImport(ctx context.Context, w *memory.Workspace, p *importPlan, opts Options, res *Result) error {
@@ -149,7 +154,11 @@ func runImport(ctx context.Context, w *memory.Workspace, p *importPlan, opts Opt
 	}
 	im := &importer{w: w, plan: p, opts: opts, cache: newFileCache(), chunks: index.NewChunkMemo(chunkMemoBytes), live: newLiveCommits(ctx, w.Root, p)}
 	workers := max(1, runtime.GOMAXPROCS(0))
-	order := make(chan chan commitResult, 2*workers)
+	// The collector takes results in commit order: a window of
+	// orderWindow commits lets a worker run ahead of one busy with a large
+	// commit (with 2 per worker, most of the window held merges and bots
+	// decided without a worker, and the other worker stood idle).
+	order := make(chan chan commitResult, orderWindow)
 	jobs := make(chan importJob, 2*workers)
 	errc := make(chan error, workers+1)
 	for range workers {

@@ -28,6 +28,17 @@ func (im *importer) comparePartial(cf *catFile, ps map[*index.Language]*ts.Parse
 			return false, fileSkipReason(err), ignoreUnreadable(err)
 		}
 	}
+	// Both versions parsed whole without tree-sitter cost less than the
+	// declarations around the edits parsed with it, and the new version
+	// goes to the cache for the next commit on the path.
+	if old, ok := im.fastGo(rel, src[0]); ok {
+		if f, ok := im.fastGo(rel, src[1]); ok {
+			fc.f, fc.old, fc.blob = f, old, ch.Blob
+			im.cache.put(rel, ch.Blob, f)
+			fc.diff()
+			return true, "", nil
+		}
+	}
 	edits := lineEdits(string(src[0]), string(src[1]))
 	if len(edits) == 0 {
 		return false, "", nil // identical (mode change) or too large a change
