@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	ts "github.com/odvcencio/gotreesitter"
 
@@ -169,8 +170,9 @@ func Parse(parser *ts.Parser, lang *Language, path string, src []byte, pc Packag
 	if tree == nil || tree.RootNode() == nil {
 		return nil, fmt.Errorf("parse %s: no syntax tree", path)
 	}
-	if tree.ParseStopReason() == ts.ParseStopCancelled {
-		// Cut short by Indexer.Interrupt: no extraction from a partial tree.
+	if tree.ParseStopReason() == ts.ParseStopCancelled && !timedOut(parser) {
+		// Cut short by Indexer.Interrupt or a WithStop flag: no extraction
+		// from a partial tree. (A timeout keeps its partial tree.)
 		tree.Release()
 		return nil, ErrInterrupted
 	}
@@ -191,6 +193,14 @@ func Parse(parser *ts.Parser, lang *Language, path string, src []byte, pc Packag
 	x.collectCalls()
 	x.collectImports()
 	return f, nil
+}
+
+// timedOut reports whether the parser's cancellation flag holds
+// stopTimeout: its parse was stopped by Indexer.ParseSource's deadline,
+// not interrupted.
+func timedOut(parser *ts.Parser) bool {
+	flag := parser.CancellationFlag()
+	return flag != nil && atomic.LoadUint32(flag) == stopTimeout
 }
 
 // extractor carries the state of one file's extraction.

@@ -31,7 +31,7 @@ type Indexer struct {
 	stop uint32 // read and written with sync/atomic
 
 	flagMu sync.Mutex
-	flags  map[*uint32]struct{} // WithStop flags in use, set by Interrupt too
+	flags  map[*uint32]struct{} // flags of running parses and WithStop, set by Interrupt too
 
 	sched scheduler // Prioritize, Foreground (schedule.go)
 }
@@ -43,11 +43,11 @@ var ErrInterrupted = errors.New("gloss: parse interrupted (the workspace is clos
 // (ParseSource returns ErrInterrupted): the workspace is closing and no
 // parse may hold up its shutdown. It cannot be undone.
 func (ix *Indexer) Interrupt() {
-	atomic.StoreUint32(&ix.stop, 1)
 	ix.flagMu.Lock()
 	defer ix.flagMu.Unlock()
+	atomic.StoreUint32(&ix.stop, stopInterrupt)
 	for f := range ix.flags {
-		atomic.StoreUint32(f, 1)
+		atomic.StoreUint32(f, stopInterrupt)
 	}
 }
 
@@ -59,21 +59,11 @@ func (ix *Indexer) Interrupt() {
 // short by stop returns ErrInterrupted.
 func (ix *Indexer) WithStop(parsers map[*Language]*ts.Parser, lang *Language, stop *uint32) (restore func()) {
 	p := ix.parser(parsers, lang)
-	ix.flagMu.Lock()
-	if ix.flags == nil {
-		ix.flags = map[*uint32]struct{}{}
-	}
-	ix.flags[stop] = struct{}{}
-	if atomic.LoadUint32(&ix.stop) != 0 {
-		atomic.StoreUint32(stop, 1)
-	}
-	ix.flagMu.Unlock()
+	ix.addFlag(stop)
 	p.SetCancellationFlag(stop)
 	return func() {
 		p.SetCancellationFlag(&ix.stop)
-		ix.flagMu.Lock()
-		delete(ix.flags, stop)
-		ix.flagMu.Unlock()
+		ix.removeFlag(stop)
 	}
 }
 
@@ -416,18 +406,48 @@ func (ix *Indexer) parseOne(parsers map[*Language]*ts.Parser, j parseJob) parseR
 	return parseResult{rec: rec, toks: toks, same: same}
 }
 
-// ParseTimeout bounds the parse of one file.
+// ParseTimeout bounds the parse of one file. A parse that runs out of
+// time returns a partial tree marked HasError, whose complete definitions
+// are still extracted; zero or less times out at once (tests).
 var ParseTimeout = 30 * time.Second
+
+// Values of the cancellation flags gloss gives its parsers: stopInterrupt
+// (Interrupt, a caller's WithStop flag: the parse fails with
+// ErrInterrupted) and stopTimeout (ParseTimeout ran out: the partial tree
+// is kept).
+const (
+	stopInterrupt uint32 = 1
+	stopTimeout   uint32 = 2
+)
 
 // ParseSource parses src as the file at path with a parser from parsers
 // (created and cached there on first use for the language). The caller owns
 // the returned File and must Release it.
+//
+// The parse is bounded by ParseTimeout through the parser's cancellation
+// flag, which a timer sets to stopTimeout (gotreesitter's SetTimeoutMicros
+// would read the clock at every stop check of the parse loop, ~5 % of a
+// cold index's CPU); Interrupt and WithStop flags set it to stopInterrupt.
 func (ix *Indexer) ParseSource(parsers map[*Language]*ts.Parser, lang *Language, path string, src []byte) (*File, error) {
 	p := ix.parser(parsers, lang)
 	if atomic.LoadUint32(&ix.stop) != 0 {
 		return nil, ErrInterrupted
 	}
+	flag := p.CancellationFlag()
+	if flag == &ix.stop {
+		// No WithStop flag: this parse gets its own, which Interrupt sets
+		// as it sets ix.stop, and which the timer may set alone.
+		flag = new(uint32)
+		ix.addFlag(flag)
+		p.SetCancellationFlag(flag)
+		defer func() {
+			p.SetCancellationFlag(&ix.stop)
+			ix.removeFlag(flag)
+		}()
+	}
+	d := armDeadline(flag, ParseTimeout)
 	f, err := Parse(p, lang, path, src, ix.Project)
+	d.disarm()
 	if err == nil && atomic.LoadUint32(&ix.stop) != 0 {
 		// A cancelled parse is partial: never take it for the file.
 		f.Release()
@@ -436,16 +456,78 @@ func (ix *Indexer) ParseSource(parsers map[*Language]*ts.Parser, lang *Language,
 	return f, err
 }
 
+// deadline sets a cancellation flag to stopTimeout when its time runs out,
+// unless the parse it bounds has ended (disarm).
+type deadline struct {
+	flag  *uint32
+	timer *time.Timer
+	mu    sync.Mutex
+	over  bool // disarmed: the timer must not set the flag any more
+	fired bool // the flag was set to stopTimeout
+}
+
+// armDeadline starts the timer of one parse: after d, flag goes from 0 to
+// stopTimeout (a flag already set by an interrupt keeps its value).
+func armDeadline(flag *uint32, d time.Duration) *deadline {
+	dl := &deadline{flag: flag}
+	if d <= 0 {
+		dl.expire()
+		return dl
+	}
+	dl.timer = time.AfterFunc(d, dl.expire)
+	return dl
+}
+
+func (dl *deadline) expire() {
+	dl.mu.Lock()
+	defer dl.mu.Unlock()
+	if !dl.over && atomic.CompareAndSwapUint32(dl.flag, 0, stopTimeout) {
+		dl.fired = true
+	}
+}
+
+// disarm ends the deadline after the parse: the timer can no longer fire,
+// and a flag it set goes back to 0, so that a WithStop flag serves the
+// next parse (an interrupt's value stays).
+func (dl *deadline) disarm() {
+	if dl.timer != nil {
+		dl.timer.Stop()
+	}
+	dl.mu.Lock()
+	defer dl.mu.Unlock()
+	dl.over = true
+	if dl.fired {
+		atomic.CompareAndSwapUint32(dl.flag, stopTimeout, 0)
+	}
+}
+
+// addFlag registers a cancellation flag for Interrupt (set at once if the
+// indexer is already interrupted); removeFlag forgets it.
+func (ix *Indexer) addFlag(flag *uint32) {
+	ix.flagMu.Lock()
+	defer ix.flagMu.Unlock()
+	if ix.flags == nil {
+		ix.flags = map[*uint32]struct{}{}
+	}
+	ix.flags[flag] = struct{}{}
+	if atomic.LoadUint32(&ix.stop) != 0 {
+		atomic.StoreUint32(flag, stopInterrupt)
+	}
+}
+
+func (ix *Indexer) removeFlag(flag *uint32) {
+	ix.flagMu.Lock()
+	defer ix.flagMu.Unlock()
+	delete(ix.flags, flag)
+}
+
 // parser returns the parser of lang in parsers, creating it (with the
-// parse timeout and the indexer's cancellation flag) on first use.
+// indexer's cancellation flag; ParseSource bounds each parse's time) on
+// first use.
 func (ix *Indexer) parser(parsers map[*Language]*ts.Parser, lang *Language) *ts.Parser {
 	p := parsers[lang]
 	if p == nil {
 		p = ts.NewParser(lang.TS())
-		// Bound pathological inputs (e.g. minified code): a parse that
-		// runs out of time returns a partial tree marked HasError, whose
-		// complete definitions are still extracted.
-		p.SetTimeoutMicros(uint64(ParseTimeout.Microseconds()))
 		p.SetCancellationFlag(&ix.stop)
 		parsers[lang] = p
 	}
