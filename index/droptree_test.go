@@ -82,8 +82,8 @@ func TestDropTreeTokens(t *testing.T) {
 // sources and on TypeScript and JavaScript sources.
 func TestParseStreamSameRecords(t *testing.T) {
 	srcs := map[string][]byte{
-		"c.ts": []byte("export class K<T> extends B implements I {\n  @dec() m(a: T): void { this.x = `t ${a}`; }\n  get y() { return 1 }\n}\nexport const f = async (a: number) => a * 2;\ninterface I { a: string; b(): void }\n"),
-		"d.js": []byte("const h = (a) => {\n  return a * 2;\n};\nclass C { m() { return `x ${h(1)}` } }\nfunction g() { /* c */ return 1 }\n"),
+		"c.ts":  []byte("export class K<T> extends B implements I {\n  @dec() m(a: T): void { this.x = `t ${a}`; }\n  get y() { return 1 }\n}\nexport const f = async (a: number) => a * 2;\ninterface I { a: string; b(): void }\n"),
+		"d.js":  []byte("const h = (a) => {\n  return a * 2;\n};\nclass C { m() { return `x ${h(1)}` } }\nfunction g() { /* c */ return 1 }\n"),
 		"e.tsx": []byte("export function App(p: {a: string}) { return <div className=\"x\">{p.a}</div>; }\n"),
 	}
 	names, err := filepath.Glob("*.go")
