@@ -13,6 +13,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 	ts "github.com/odvcencio/gotreesitter"
+	"golang.org/x/sync/semaphore"
 )
 
 // Indexer keeps the symbol graph of one workspace in sync with its files.
@@ -25,6 +26,12 @@ type Indexer struct {
 	MaxFileSize int64
 	// Workers is the number of parsing goroutines; 0 means GOMAXPROCS.
 	Workers int
+	// MaxParseBytes bounds the bytes of source the workers of a run parse
+	// at once (a file larger than the bound is parsed alone); 0 means
+	// DefaultMaxParseBytes. Syntax trees take up to ~400 bytes per source
+	// byte, so this bounds the run's parse memory, which Workers alone
+	// does not (two large test files parsed together).
+	MaxParseBytes int64
 
 	// stop is the cancellation flag of every parser ParseSource creates
 	// (tree-sitter's cancellation flag: non-zero ends a parse at once).
@@ -333,12 +340,30 @@ func (ix *Indexer) count(st *Stats) error {
 	return nil
 }
 
-// parseAll reads and parses jobs on Workers goroutines.
+// DefaultMaxParseBytes is Indexer.MaxParseBytes when it is 0: 512 KiB of
+// source, about 200 MB of syntax trees at gotreesitter's worst ~400 bytes
+// per source byte (measured on prometheus' largest test files).
+const DefaultMaxParseBytes = 512 << 10
+
+// parseWeight is the share of the parse budget (of max bytes) a file of
+// size bytes takes: its size, at least 1 and at most the whole budget.
+func parseWeight(size, max int64) int64 {
+	return min(max, size+1)
+}
+
+// parseAll reads and parses jobs on Workers goroutines, with at most
+// MaxParseBytes of source being parsed at once (a weighted semaphore:
+// golang.org/x/sync/semaphore, each file weighing its size).
 func (ix *Indexer) parseAll(ctx context.Context, jobs []parseJob) <-chan parseResult {
 	workers := ix.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	budget := ix.MaxParseBytes
+	if budget <= 0 {
+		budget = DefaultMaxParseBytes
+	}
+	sem := semaphore.NewWeighted(budget)
 	in := make(chan parseJob)
 	out := make(chan parseResult, workers*2)
 	var wg sync.WaitGroup
@@ -349,8 +374,14 @@ func (ix *Indexer) parseAll(ctx context.Context, jobs []parseJob) <-chan parseRe
 			parsers := map[*Language]*ts.Parser{}
 			for j := range in {
 				ix.yield(ctx)
+				w := parseWeight(j.cand.Size, budget)
+				if sem.Acquire(ctx, w) != nil {
+					continue // cancelled: Run reports ctx.Err()
+				}
 				beforeParse(j.cand.Path)
-				out <- ix.parseOne(parsers, j)
+				res := ix.parseOne(parsers, j)
+				sem.Release(w)
+				out <- res
 			}
 		}()
 	}
