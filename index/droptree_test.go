@@ -10,9 +10,20 @@ import (
 	ts "github.com/odvcencio/gotreesitter"
 )
 
-// TestDropTreeTokens checks that a File whose trees were dropped answers
-// Tokens exactly as the tree walk does, for line-aligned and arbitrary
-// byte windows, in Go, Python, TypeScript and JavaScript sources.
+// walkedTokens is File.Tokens by the tree walk, whatever stream f keeps.
+func walkedTokens(f *File, start, end int) []Token {
+	start, end = max(start, 0), min(end, len(f.Src))
+	var out []Token
+	f.walkTokens(start, end, func(s, e int) {
+		out = append(out, Token{Text: string(f.Src[s:e]), Start: s, End: e})
+	})
+	return out
+}
+
+// TestDropTreeTokens checks that a File answers Tokens exactly as the tree
+// walk does, from the stream Parse took (File.stream) and after its trees
+// were dropped, for line-aligned and arbitrary byte windows, in Go,
+// Python, TypeScript and JavaScript sources.
 func TestDropTreeTokens(t *testing.T) {
 	srcs := map[string]string{
 		"a.go": "package a\n\n// F doc.\nfunc F(x int) string {\n\ts := `raw\nmulti line`\n\treturn s + \"q\" // c\n}\n\ntype T struct{ A, B int }\n",
@@ -46,7 +57,10 @@ func TestDropTreeTokens(t *testing.T) {
 		ws = append(ws, window{0, len(src)}, window{-5, len(src) + 5})
 		want := make([][]Token, len(ws))
 		for i, w := range ws {
-			want[i] = f.Tokens(w.s, w.e)
+			want[i] = walkedTokens(f, w.s, w.e)
+			if got := f.Tokens(w.s, w.e); !reflect.DeepEqual(got, want[i]) {
+				t.Fatalf("%s: Tokens(%d, %d) from the parse's stream:\n got %v\nwant %v", name, w.s, w.e, got, want[i])
+			}
 		}
 		hash := HashBytes(f.Src)
 		f.DropTree()
@@ -58,5 +72,63 @@ func TestDropTreeTokens(t *testing.T) {
 				t.Fatalf("%s: Tokens(%d, %d) after DropTree:\n got %v\nwant %v", name, w.s, w.e, got, want[i])
 			}
 		}
+	}
+}
+
+// TestParseStreamSameRecords checks that taking definitions' tokens from
+// the stream Parse computes once (File.stream) gives exactly the
+// definitions, calls, imports and token record of the tree walk per
+// definition (the language marked skipsTokens), on this package's Go
+// sources and on TypeScript and JavaScript sources.
+func TestParseStreamSameRecords(t *testing.T) {
+	srcs := map[string][]byte{
+		"c.ts":  []byte("export class K<T> extends B implements I {\n  @dec() m(a: T): void { this.x = `t ${a}`; }\n  get y() { return 1 }\n}\nexport const f = async (a: number) => a * 2;\ninterface I { a: string; b(): void }\n"),
+		"d.js":  []byte("const h = (a) => {\n  return a * 2;\n};\nclass C { m() { return `x ${h(1)}` } }\nfunction g() { /* c */ return 1 }\n"),
+		"e.tsx": []byte("export function App(p: {a: string}) { return <div className=\"x\">{p.a}</div>; }\n"),
+	}
+	names, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		src, err := os.ReadFile(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srcs[n] = src
+	}
+	ix := &Indexer{Project: NewProject(t.TempDir())}
+	parse := func(name string, src []byte, walk bool) (*File, []byte) {
+		lang := LanguageFor(name)
+		old := lang.skipsTokens
+		lang.skipsTokens = walk
+		defer func() { lang.skipsTokens = old }()
+		f, err := ix.ParseSource(map[*Language]*ts.Parser{}, lang, name, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (f.stream != nil) == walk {
+			t.Fatalf("%s: stream kept %v with walk %v", name, f.stream != nil, walk)
+		}
+		rec, err := f.tokenRecord()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f, rec
+	}
+	for name, src := range srcs {
+		got, gotRec := parse(name, src, false)
+		want, wantRec := parse(name, src, true)
+		if len(want.Defs) == 0 && name != "doc.go" {
+			t.Errorf("%s: no definitions", name)
+		}
+		if !reflect.DeepEqual(got.Defs, want.Defs) || !reflect.DeepEqual(got.Calls, want.Calls) || !reflect.DeepEqual(got.Imports, want.Imports) {
+			t.Errorf("%s: definitions, calls or imports differ between the stream and the tree walk", name)
+		}
+		if !reflect.DeepEqual(gotRec, wantRec) {
+			t.Errorf("%s: token records differ", name)
+		}
+		got.Release()
+		want.Release()
 	}
 }

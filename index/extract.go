@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	ts "github.com/odvcencio/gotreesitter"
 
@@ -111,6 +112,12 @@ type File struct {
 	// spans and srcHash are set by DropTree (the trees are then gone).
 	spans   []tokenSpan
 	srcHash string
+	// stream is the whole token stream of a full parse (Parse), taken once
+	// before extraction when the language marks no skip nodes: Tokens
+	// answers definitions' windows from it (spanTokens) and the token
+	// record reuses it, instead of a tree walk per definition and one
+	// more for the file. Release drops it.
+	stream []tokenSpan
 	// partial: made by ParseRegions (some declarations only).
 	partial bool
 }
@@ -138,7 +145,7 @@ func (f *File) Release() {
 	for _, t := range f.owned {
 		t.Release()
 	}
-	f.owned, f.segs, f.tree = nil, nil, nil
+	f.owned, f.segs, f.tree, f.stream = nil, nil, nil, nil
 }
 
 // PlainFile returns a File for text gloss cannot parse (no language
@@ -169,14 +176,18 @@ func Parse(parser *ts.Parser, lang *Language, path string, src []byte, pc Packag
 	if tree == nil || tree.RootNode() == nil {
 		return nil, fmt.Errorf("parse %s: no syntax tree", path)
 	}
-	if tree.ParseStopReason() == ts.ParseStopCancelled {
-		// Cut short by Indexer.Interrupt: no extraction from a partial tree.
+	if tree.ParseStopReason() == ts.ParseStopCancelled && !timedOut(parser) {
+		// Cut short by Indexer.Interrupt or a WithStop flag: no extraction
+		// from a partial tree. (A timeout keeps its partial tree.)
 		tree.Release()
 		return nil, ErrInterrupted
 	}
 	f := &File{Path: path, Lang: lang, Src: src, Lines: NewLines(src), tree: tree, lang: lang, skipNodes: map[*ts.Node]bool{}, owned: []*ts.Tree{tree}}
 	f.segs = []segment{{tree: tree, src: src, skip: f.skipNodes, from: 0, to: len(src)}}
 	f.HasError = tree.RootNode().HasError()
+	if !lang.skipsTokens && len(src) < 1<<31 {
+		f.stream = f.compactTokens()
+	}
 	x := &extractor{f: f, lang: lang.TS(), pc: pc}
 	lang.extract(x)
 	root := tree.RootNode()
@@ -191,6 +202,14 @@ func Parse(parser *ts.Parser, lang *Language, path string, src []byte, pc Packag
 	x.collectCalls()
 	x.collectImports()
 	return f, nil
+}
+
+// timedOut reports whether the parser's cancellation flag holds
+// stopTimeout: its parse was stopped by Indexer.ParseSource's deadline,
+// not interrupted.
+func timedOut(parser *ts.Parser) bool {
+	flag := parser.CancellationFlag()
+	return flag != nil && atomic.LoadUint32(flag) == stopTimeout
 }
 
 // extractor carries the state of one file's extraction.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 	ts "github.com/odvcencio/gotreesitter"
+	"golang.org/x/sync/semaphore"
 )
 
 // Indexer keeps the symbol graph of one workspace in sync with its files.
@@ -25,13 +26,19 @@ type Indexer struct {
 	MaxFileSize int64
 	// Workers is the number of parsing goroutines; 0 means GOMAXPROCS.
 	Workers int
+	// MaxParseBytes bounds the bytes of source the workers of a run parse
+	// at once (a file larger than the bound is parsed alone); 0 means
+	// DefaultMaxParseBytes. Syntax trees take up to ~400 bytes per source
+	// byte, so this bounds the run's parse memory, which Workers alone
+	// does not (two large test files parsed together).
+	MaxParseBytes int64
 
 	// stop is the cancellation flag of every parser ParseSource creates
 	// (tree-sitter's cancellation flag: non-zero ends a parse at once).
 	stop uint32 // read and written with sync/atomic
 
 	flagMu sync.Mutex
-	flags  map[*uint32]struct{} // WithStop flags in use, set by Interrupt too
+	flags  map[*uint32]struct{} // flags of running parses and WithStop, set by Interrupt too
 
 	sched scheduler // Prioritize, Foreground (schedule.go)
 }
@@ -43,11 +50,11 @@ var ErrInterrupted = errors.New("gloss: parse interrupted (the workspace is clos
 // (ParseSource returns ErrInterrupted): the workspace is closing and no
 // parse may hold up its shutdown. It cannot be undone.
 func (ix *Indexer) Interrupt() {
-	atomic.StoreUint32(&ix.stop, 1)
 	ix.flagMu.Lock()
 	defer ix.flagMu.Unlock()
+	atomic.StoreUint32(&ix.stop, stopInterrupt)
 	for f := range ix.flags {
-		atomic.StoreUint32(f, 1)
+		atomic.StoreUint32(f, stopInterrupt)
 	}
 }
 
@@ -59,21 +66,11 @@ func (ix *Indexer) Interrupt() {
 // short by stop returns ErrInterrupted.
 func (ix *Indexer) WithStop(parsers map[*Language]*ts.Parser, lang *Language, stop *uint32) (restore func()) {
 	p := ix.parser(parsers, lang)
-	ix.flagMu.Lock()
-	if ix.flags == nil {
-		ix.flags = map[*uint32]struct{}{}
-	}
-	ix.flags[stop] = struct{}{}
-	if atomic.LoadUint32(&ix.stop) != 0 {
-		atomic.StoreUint32(stop, 1)
-	}
-	ix.flagMu.Unlock()
+	ix.addFlag(stop)
 	p.SetCancellationFlag(stop)
 	return func() {
 		p.SetCancellationFlag(&ix.stop)
-		ix.flagMu.Lock()
-		delete(ix.flags, stop)
-		ix.flagMu.Unlock()
+		ix.removeFlag(stop)
 	}
 }
 
@@ -265,7 +262,7 @@ func (w *indexWriter) apply(results <-chan parseResult, st *Stats) error {
 			st.Unchanged++
 		} else {
 			st.Parsed++
-			if st.Parsed%256 == 0 {
+			if st.Parsed%256 == 0 || res.rec.Size >= largeParseBytes {
 				// gotreesitter keeps released node arenas in a global pool
 				// that only grows; drain it now and then so a large index
 				// run does not hold every arena it ever used.
@@ -297,6 +294,13 @@ func (w *indexWriter) apply(results <-chan parseResult, st *Stats) error {
 	}
 	return nil
 }
+
+// largeParseBytes is the size from which a parsed file's arenas are
+// drained from gotreesitter's pool at once (ts.DrainArenaPools) rather
+// than at the next 256th file: the arenas of one 400 KB test file hold
+// ~150 MB, which the pool would otherwise keep alive for the rest of the
+// run.
+const largeParseBytes = 128 << 10
 
 // finish removes the records of removed files, bumps the generation when
 // anything changed, and commits durably.
@@ -343,12 +347,30 @@ func (ix *Indexer) count(st *Stats) error {
 	return nil
 }
 
-// parseAll reads and parses jobs on Workers goroutines.
+// DefaultMaxParseBytes is Indexer.MaxParseBytes when it is 0: 512 KiB of
+// source, about 200 MB of syntax trees at gotreesitter's worst ~400 bytes
+// per source byte (measured on prometheus' largest test files).
+const DefaultMaxParseBytes = 512 << 10
+
+// parseWeight is the share of the parse budget (of max bytes) a file of
+// size bytes takes: its size, at least 1 and at most the whole budget.
+func parseWeight(size, max int64) int64 {
+	return min(max, size+1)
+}
+
+// parseAll reads and parses jobs on Workers goroutines, with at most
+// MaxParseBytes of source being parsed at once (a weighted semaphore:
+// golang.org/x/sync/semaphore, each file weighing its size).
 func (ix *Indexer) parseAll(ctx context.Context, jobs []parseJob) <-chan parseResult {
 	workers := ix.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	budget := ix.MaxParseBytes
+	if budget <= 0 {
+		budget = DefaultMaxParseBytes
+	}
+	sem := semaphore.NewWeighted(budget)
 	in := make(chan parseJob)
 	out := make(chan parseResult, workers*2)
 	var wg sync.WaitGroup
@@ -359,8 +381,14 @@ func (ix *Indexer) parseAll(ctx context.Context, jobs []parseJob) <-chan parseRe
 			parsers := map[*Language]*ts.Parser{}
 			for j := range in {
 				ix.yield(ctx)
+				w := parseWeight(j.cand.Size, budget)
+				if sem.Acquire(ctx, w) != nil {
+					continue // cancelled: Run reports ctx.Err()
+				}
 				beforeParse(j.cand.Path)
-				out <- ix.parseOne(parsers, j)
+				res := ix.parseOne(parsers, j)
+				sem.Release(w)
+				out <- res
 			}
 		}()
 	}
@@ -416,18 +444,48 @@ func (ix *Indexer) parseOne(parsers map[*Language]*ts.Parser, j parseJob) parseR
 	return parseResult{rec: rec, toks: toks, same: same}
 }
 
-// ParseTimeout bounds the parse of one file.
+// ParseTimeout bounds the parse of one file. A parse that runs out of
+// time returns a partial tree marked HasError, whose complete definitions
+// are still extracted; zero or less times out at once (tests).
 var ParseTimeout = 30 * time.Second
+
+// Values of the cancellation flags gloss gives its parsers: stopInterrupt
+// (Interrupt, a caller's WithStop flag: the parse fails with
+// ErrInterrupted) and stopTimeout (ParseTimeout ran out: the partial tree
+// is kept).
+const (
+	stopInterrupt uint32 = 1
+	stopTimeout   uint32 = 2
+)
 
 // ParseSource parses src as the file at path with a parser from parsers
 // (created and cached there on first use for the language). The caller owns
 // the returned File and must Release it.
+//
+// The parse is bounded by ParseTimeout through the parser's cancellation
+// flag, which a timer sets to stopTimeout (gotreesitter's SetTimeoutMicros
+// would read the clock at every stop check of the parse loop, ~5 % of a
+// cold index's CPU); Interrupt and WithStop flags set it to stopInterrupt.
 func (ix *Indexer) ParseSource(parsers map[*Language]*ts.Parser, lang *Language, path string, src []byte) (*File, error) {
 	p := ix.parser(parsers, lang)
 	if atomic.LoadUint32(&ix.stop) != 0 {
 		return nil, ErrInterrupted
 	}
+	flag := p.CancellationFlag()
+	if flag == &ix.stop {
+		// No WithStop flag: this parse gets its own, which Interrupt sets
+		// as it sets ix.stop, and which the timer may set alone.
+		flag = new(uint32)
+		ix.addFlag(flag)
+		p.SetCancellationFlag(flag)
+		defer func() {
+			p.SetCancellationFlag(&ix.stop)
+			ix.removeFlag(flag)
+		}()
+	}
+	d := armDeadline(flag, ParseTimeout)
 	f, err := Parse(p, lang, path, src, ix.Project)
+	d.disarm()
 	if err == nil && atomic.LoadUint32(&ix.stop) != 0 {
 		// A cancelled parse is partial: never take it for the file.
 		f.Release()
@@ -436,16 +494,78 @@ func (ix *Indexer) ParseSource(parsers map[*Language]*ts.Parser, lang *Language,
 	return f, err
 }
 
+// deadline sets a cancellation flag to stopTimeout when its time runs out,
+// unless the parse it bounds has ended (disarm).
+type deadline struct {
+	flag  *uint32
+	timer *time.Timer
+	mu    sync.Mutex
+	over  bool // disarmed: the timer must not set the flag any more
+	fired bool // the flag was set to stopTimeout
+}
+
+// armDeadline starts the timer of one parse: after d, flag goes from 0 to
+// stopTimeout (a flag already set by an interrupt keeps its value).
+func armDeadline(flag *uint32, d time.Duration) *deadline {
+	dl := &deadline{flag: flag}
+	if d <= 0 {
+		dl.expire()
+		return dl
+	}
+	dl.timer = time.AfterFunc(d, dl.expire)
+	return dl
+}
+
+func (dl *deadline) expire() {
+	dl.mu.Lock()
+	defer dl.mu.Unlock()
+	if !dl.over && atomic.CompareAndSwapUint32(dl.flag, 0, stopTimeout) {
+		dl.fired = true
+	}
+}
+
+// disarm ends the deadline after the parse: the timer can no longer fire,
+// and a flag it set goes back to 0, so that a WithStop flag serves the
+// next parse (an interrupt's value stays).
+func (dl *deadline) disarm() {
+	if dl.timer != nil {
+		dl.timer.Stop()
+	}
+	dl.mu.Lock()
+	defer dl.mu.Unlock()
+	dl.over = true
+	if dl.fired {
+		atomic.CompareAndSwapUint32(dl.flag, stopTimeout, 0)
+	}
+}
+
+// addFlag registers a cancellation flag for Interrupt (set at once if the
+// indexer is already interrupted); removeFlag forgets it.
+func (ix *Indexer) addFlag(flag *uint32) {
+	ix.flagMu.Lock()
+	defer ix.flagMu.Unlock()
+	if ix.flags == nil {
+		ix.flags = map[*uint32]struct{}{}
+	}
+	ix.flags[flag] = struct{}{}
+	if atomic.LoadUint32(&ix.stop) != 0 {
+		atomic.StoreUint32(flag, stopInterrupt)
+	}
+}
+
+func (ix *Indexer) removeFlag(flag *uint32) {
+	ix.flagMu.Lock()
+	defer ix.flagMu.Unlock()
+	delete(ix.flags, flag)
+}
+
 // parser returns the parser of lang in parsers, creating it (with the
-// parse timeout and the indexer's cancellation flag) on first use.
+// indexer's cancellation flag; ParseSource bounds each parse's time) on
+// first use.
 func (ix *Indexer) parser(parsers map[*Language]*ts.Parser, lang *Language) *ts.Parser {
 	p := parsers[lang]
 	if p == nil {
 		p = ts.NewParser(lang.TS())
-		// Bound pathological inputs (e.g. minified code): a parse that
-		// runs out of time returns a partial tree marked HasError, whose
-		// complete definitions are still extracted.
-		p.SetTimeoutMicros(uint64(ParseTimeout.Microseconds()))
 		p.SetCancellationFlag(&ix.stop)
 		parsers[lang] = p
 	}

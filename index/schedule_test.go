@@ -101,3 +101,57 @@ func TestForegroundPausesParses(t *testing.T) {
 		t.Fatalf("foreground count %d after release", n)
 	}
 }
+
+// TestParseBudget checks the weights of the parse budget (each file its
+// size, an empty file 1, a file over the budget the whole budget, so it is
+// parsed alone rather than never), and that a run whose budget is smaller
+// than every file still indexes every file, with the same definitions as
+// a run with the default budget.
+func TestParseBudget(t *testing.T) {
+	for _, c := range []struct{ size, max, want int64 }{
+		{0, 100, 1}, {10, 100, 11}, {99, 100, 100}, {5000, 100, 100},
+	} {
+		if got := parseWeight(c.size, c.max); got != c.want {
+			t.Errorf("parseWeight(%d, %d) = %d, want %d", c.size, c.max, got, c.want)
+		}
+	}
+	root := t.TempDir()
+	for i := range 8 {
+		src := fmt.Sprintf("package p\n\n// F%d doc.\nfunc F%d(a int) int { return a + %d }\n\ntype T%d struct{ A int }\n", i, i, i, i)
+		if err := os.WriteFile(filepath.Join(root, fmt.Sprintf("f%d.go", i)), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	index := func(budget int64) map[string][]Definition {
+		st, err := OpenStore(filepath.Join(t.TempDir(), "pebble"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		ix := &Indexer{Root: root, Store: st, Project: NewProject(root), Workers: 4, MaxParseBytes: budget}
+		stats, err := ix.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if stats.Parsed != 8 {
+			t.Fatalf("budget %d: parsed %d files, want 8", budget, stats.Parsed)
+		}
+		defs := map[string][]Definition{}
+		for i := range 8 {
+			p := fmt.Sprintf("f%d.go", i)
+			rec, err := st.File(p)
+			if err != nil || rec == nil {
+				t.Fatalf("budget %d: %s not stored: %v", budget, p, err)
+			}
+			defs[p] = rec.Defs
+		}
+		return defs
+	}
+	small, def := index(1), index(0)
+	if !reflect.DeepEqual(small, def) {
+		t.Fatal("definitions differ between a 1-byte parse budget and the default")
+	}
+	if len(def["f3.go"]) != 3 {
+		t.Fatalf("f3.go: %d definitions, want 3 (F3, T3, T3.A)", len(def["f3.go"]))
+	}
+}

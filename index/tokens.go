@@ -26,7 +26,10 @@ type Token struct {
 func (f *File) Tokens(start, end int) []Token {
 	start, end = max(start, 0), min(end, len(f.Src))
 	if f.spans != nil {
-		return f.spanTokens(start, end)
+		return spanTokens(f.Src, f.spans, start, end)
+	}
+	if f.stream != nil {
+		return spanTokens(f.Src, f.stream, start, end)
 	}
 	var out []Token
 	f.walkTokens(start, end, func(s, e int) {
@@ -71,7 +74,10 @@ func (f *File) DropTree() {
 	if f.spans != nil || f.plain || len(f.Src) >= 1<<31 {
 		return
 	}
-	spans := f.compactTokens()
+	spans := f.stream
+	if spans == nil {
+		spans = f.compactTokens()
+	}
 	f.srcHash = HashBytes(f.Src)
 	f.Release()
 	f.skipNodes = nil
@@ -94,19 +100,20 @@ func (f *File) compactTokens() []tokenSpan {
 	return spans
 }
 
-// spanTokens is Tokens over the compact stream of DropTree: tokens inside
-// [start, end) whole, those straddling a bound split on whitespace within
-// the window (gapTokens), exactly as collectTokens clips a leaf or a gap.
-func (f *File) spanTokens(start, end int) []Token {
-	i := sort.Search(len(f.spans), func(i int) bool { return int(f.spans[i].end) > start })
+// spanTokens is Tokens over spans, the compact whole-file stream of src
+// (DropTree, File.stream): tokens inside [start, end) whole, those
+// straddling a bound split on whitespace within the window (gapTokens),
+// exactly as collectTokens clips a leaf or a gap.
+func spanTokens(src []byte, spans []tokenSpan, start, end int) []Token {
+	i := sort.Search(len(spans), func(i int) bool { return int(spans[i].end) > start })
 	var out []Token
-	for ; i < len(f.spans) && int(f.spans[i].start) < end; i++ {
-		s, e := int(f.spans[i].start), int(f.spans[i].end)
+	for ; i < len(spans) && int(spans[i].start) < end; i++ {
+		s, e := int(spans[i].start), int(spans[i].end)
 		if s >= start && e <= end {
-			out = append(out, Token{Text: string(f.Src[s:e]), Start: s, End: e})
+			out = append(out, Token{Text: string(src[s:e]), Start: s, End: e})
 		} else {
-			gapTokens(f.Src, max(s, start), min(e, end), func(s, e int) {
-				out = append(out, Token{Text: string(f.Src[s:e]), Start: s, End: e})
+			gapTokens(src, max(s, start), min(e, end), func(s, e int) {
+				out = append(out, Token{Text: string(src[s:e]), Start: s, End: e})
 			})
 		}
 	}

@@ -107,6 +107,9 @@ func (f *File) tokenRecord() ([]byte, error) {
 	}
 	spans := f.spans
 	if spans == nil {
+		spans = f.stream
+	}
+	if spans == nil {
 		spans = f.compactTokens()
 	}
 	return encodeTokens(f.SrcHash(), spans)

@@ -241,7 +241,9 @@ func retrainNeeded(s builtinState, ok bool, files, memories int) bool {
 }
 
 // afterIndex keeps the built-in model current after an index run that
-// changed files st.Changed (see retrainNeeded). A new model replaces the
+// changed files st.Changed (see retrainNeeded). A workspace without a
+// model and without memories gets none here: the embedder trains it on
+// first use. A new model replaces the
 // embedder and re-embeds the vector index. Failures are reported through
 // Options.Warn and never fail indexing. With retrain false an existing
 // model is kept and the changes are only counted.
@@ -252,6 +254,15 @@ func (w *Workspace) afterIndex(ctx context.Context, st index.Stats, retrain bool
 	if err := w.refreshBuiltin(ctx, len(st.Changed), st.Files, retrain); err != nil && !errors.Is(err, context.Canceled) {
 		w.warn(fmt.Errorf("built-in embedder: %w", err))
 	}
+}
+
+// untrainedLazily reports whether the workspace holds no built-in model
+// in memory either (w.vecs.emb): refreshBuiltin may then leave training to
+// the embedder's first use.
+func (w *Workspace) untrainedLazily() bool {
+	w.vecs.mu.Lock()
+	defer w.vecs.mu.Unlock()
+	return w.vecs.emb == nil
 }
 
 func (w *Workspace) refreshBuiltin(ctx context.Context, changed, files int, retrain bool) error {
@@ -271,6 +282,14 @@ func (w *Workspace) refreshBuiltin(ctx context.Context, changed, files int, retr
 	memories, err := w.Store.MemoryCount()
 	if err != nil {
 		return err
+	}
+	if !ok && memories == 0 && w.untrainedLazily() {
+		// No model yet and no memory to embed (a cold index of a new
+		// workspace): nothing needs vectors now, so the model is trained at
+		// its first use (embedder, from openVectors: a remember, search or
+		// context), not on the index's critical path; until then no state
+		// is saved, so every index run comes here again.
+		return nil
 	}
 	if !retrainNeeded(s, ok, files, memories) {
 		return w.saveBuiltinState(s)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -268,5 +269,44 @@ func TestCommentUnits(t *testing.T) {
 	}
 	if want := "retry the charge three times at most the gateway throttles"; len(got) != 1 || got[0] != want {
 		t.Fatalf("comment units %q, want [%q] (no doc comment, no URL)", got, want)
+	}
+}
+
+// A cold Index of a workspace without memories trains no built-in model
+// (nothing needs vectors yet); the first memory's vectors train it (on
+// the indexed code: it is embedded before it is stored), and search finds
+// the memory.
+func TestColdIndexTrainsAtFirstUse(t *testing.T) {
+	repo := vecRepo(t)
+	w := openVecWorkspace(t, repo, "", nil)
+	defer w.Close()
+	ctx := context.Background()
+	if _, err := w.Index(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(w.builtinPath(builtinModelFile)); !os.IsNotExist(err) {
+		t.Fatalf("model after a cold index without memories: %v, want none", err)
+	}
+	if _, ok := w.loadBuiltinState(); ok {
+		t.Fatal("state saved without a model")
+	}
+	id := remember(t, w, "retryCap", "quokka marsupials hop around the retry loop")
+	if got := vecIDs(t, w, "quokka marsupials"); got != id {
+		t.Fatalf("search after the first memory: %q, want %s", got, id)
+	}
+	if _, err := os.Stat(w.builtinPath(builtinModelFile)); err != nil {
+		t.Fatalf("no model after the first use: %v", err)
+	}
+	s, ok := w.loadBuiltinState()
+	if !ok || s.Files == 0 {
+		t.Fatalf("state after the first use %+v", s)
+	}
+	// The next index run with nothing changed keeps that model.
+	model := w.vecs.emb.Model()
+	if _, err := w.Index(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if w.vecs.emb.Model() != model {
+		t.Fatal("an index run with nothing changed retrained")
 	}
 }
