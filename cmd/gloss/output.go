@@ -129,8 +129,13 @@ func writeViewsJSON(bw *bufio.Writer, mems []memory.View) error {
 		data []byte
 		err  error
 	}
+	free := make(chan []byte, 2*runtime.GOMAXPROCS(0)+1) // written blocks' buffers, for reuse
 	encode := func(lo, hi int) encoded {
 		var out, data []byte
+		select {
+		case out = <-free:
+		default:
+		}
 		for i := lo; i < hi; i++ {
 			var err error
 			if data, err = memory.AppendViewJSON(data[:0], &mems[i], "    ", "  "); err != nil {
@@ -176,6 +181,10 @@ func writeViewsJSON(bw *bufio.Writer, mems []memory.View) error {
 		}
 		if _, err := bw.Write(e.data); err != nil {
 			return err
+		}
+		select {
+		case free <- e.data[:0]:
+		default:
 		}
 	}
 	return nil
