@@ -319,3 +319,51 @@ func TestVectorsOpenCompactsLongLog(t *testing.T) {
 		}
 	}
 }
+
+// TestVectorsAppendThenCompactLog: Append never rewrites the base, even
+// past the log length Update compacts at; the index reads the same
+// before and after CompactLog, which leaves a short log alone and
+// compacts a long one into a base that reopens with every row.
+func TestVectorsAppendThenCompactLog(t *testing.T) {
+	dir := t.TempDir()
+	e := &letterEmbedder{model: "letters@1"}
+	v, _ := openVec(t, dir, e)
+	if err := v.Rebuild([]Doc{vdoc("b1", "aaa")}, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.CompactLog(); err != nil || v.logRecs != 0 {
+		t.Fatalf("CompactLog of an empty log: %v, %d records", err, v.logRecs)
+	}
+	epoch := v.st.epoch
+	gen := uint64(1)
+	for c := 0; c < 3; c++ { // 3 × 501 records: past max(1,024, rows/64)
+		var docs []Doc
+		for i := 0; i < 500; i++ {
+			docs = append(docs, vdoc(fmt.Sprintf("n%d-%03d", c, i), "bbb"))
+		}
+		gen++
+		if err := v.Append(docs, nil, gen); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if v.st.epoch != epoch || v.logRecs != 3*501 {
+		t.Fatalf("after Append: epoch %d (want %d), %d log records (want %d)", v.st.epoch, epoch, v.logRecs, 3*501)
+	}
+	if err := v.CompactLog(); err != nil {
+		t.Fatal(err)
+	}
+	if v.logRecs != 0 || v.st.epoch == epoch {
+		t.Fatalf("after CompactLog: %d log records, epoch %d (was %d)", v.logRecs, v.st.epoch, epoch)
+	}
+	for _, x := range []*Vectors{v, func() *Vectors { v3, _ := openVec(t, dir, e); return v3 }()} {
+		if n, _ := x.Count(); n != 1501 {
+			t.Fatalf("%d rows, want 1501", n)
+		}
+		if g, _ := x.Generation(); g != 4 {
+			t.Fatalf("generation %d, want 4", g)
+		}
+		if got := search(t, x, "a", 1); got != "b1" {
+			t.Fatalf("search a = %q, want b1", got)
+		}
+	}
+}

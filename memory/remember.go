@@ -89,6 +89,9 @@ func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) (
 	st.duplicates = len(reqs) <= maxDuplicateChecks
 	defer st.release()
 	defer w.loadBatchSites(len(reqs))()
+	if len(reqs) > RememberChunk {
+		defer w.bulkVectors()()
+	}
 	for lo := 0; lo < len(reqs); lo += RememberChunk {
 		hi := min(lo+RememberChunk, len(reqs))
 		w.rememberChunk(ctx, reqs[lo:hi], out[lo:hi], errs[lo:hi], st)

@@ -31,6 +31,10 @@ type vectorState struct {
 	disabled bool // spec "none"
 	idx      *index.Vectors
 	checked  bool // idx was compared with the store's generation and count
+	// bulk is set by RememberBatch for a batch of several chunks: updates
+	// append to the index's log and the batch compacts it once at its
+	// end (index.Vectors.Append, CompactLog).
+	bulk bool
 
 	building bool      // a background rebuild runs
 	failedAt time.Time // when the last background rebuild failed
@@ -213,9 +217,34 @@ func (w *Workspace) indexVectors(mems []*Memory, deleted []string, gen uint64) {
 	if g, known := v.Generation(); known && g == gen {
 		return // a rebuild already saw these changes
 	}
-	if err := v.Update(vectorDocs(mems), deleted, gen); err != nil {
+	update := v.Update
+	if w.vecs.bulk {
+		update = v.Append
+	}
+	if err := update(vectorDocs(mems), deleted, gen); err != nil {
 		v.Invalidate()
 		w.warn(fmt.Errorf("vector index: %w (it will be rebuilt)", err))
+	}
+}
+
+// bulkVectors makes the vector updates of the chunks of one
+// RememberBatch append to the index's log (see vectorState.bulk); the
+// function it returns ends that and compacts a long log once. A failed
+// compaction leaves the log, which the next opening replays, and is
+// reported through Options.Warn.
+func (w *Workspace) bulkVectors() func() {
+	w.vecs.mu.Lock()
+	w.vecs.bulk = true
+	w.vecs.mu.Unlock()
+	return func() {
+		w.vecs.mu.Lock()
+		defer w.vecs.mu.Unlock()
+		w.vecs.bulk = false
+		if v := w.vecs.idx; v != nil {
+			if err := v.CompactLog(); err != nil {
+				w.warn(fmt.Errorf("vector index: %w", err))
+			}
+		}
 	}
 }
 
