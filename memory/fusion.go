@@ -503,10 +503,11 @@ func (w *Workspace) queryWeights(query string, lists []rankList) (fusionWeights,
 // the text ranker queries: queryTexts) that occur in m's full-text
 // document (SearchDocument: title, body, tags, type, anchor paths and
 // symbol names, anchored code, each as written and with identifiers
-// split into words): 0 to 1, 0 for a query without terms. The
-// document's words (split at every rune that is neither a letter nor a
-// digit) are deduplicated before they are split and analysed, so a long
-// anchored snippet costs one split and one stemming per distinct word.
+// split into words, as searchDoc builds it): 0 to 1, 0 for a query
+// without terms. The document's words (split at every rune that is
+// neither a letter nor a digit) are deduplicated before they are
+// analysed, so a long anchored snippet costs one stemming per distinct
+// word.
 func QueryCoverage(query string, m *Memory) float64 {
 	q := map[string]bool{}
 	for _, t := range index.Terms(query + " " + ident.Split(query)) {
@@ -515,23 +516,13 @@ func QueryCoverage(query string, m *Memory) float64 {
 	if len(q) == 0 {
 		return 0
 	}
-	texts := []string{m.Title, m.Body, m.Type}
-	texts = append(texts, m.Tags...)
-	for _, a := range m.Anchors {
-		texts = append(texts, a.Path, a.Snapshot)
-		if p, err := scip.Parse(a.Symbol); a.Symbol != "" && err == nil {
-			for _, d := range p.Descriptors {
-				texts = append(texts, d.Name)
-			}
-		}
-	}
 	seen := map[string]bool{}
 	var words []string
-	for _, text := range texts {
+	for _, text := range searchDoc(m).Fields {
 		for _, w := range strings.FieldsFunc(text, notWordRune) {
 			if !seen[w] {
 				seen[w] = true
-				words = append(words, w, ident.Split(w))
+				words = append(words, w)
 			}
 		}
 	}
