@@ -17,8 +17,10 @@ import (
 // largest part of a daemon search (issue #15), which MaxScore pruning
 // over the same postings cuts. Its rankings are Bluge's (the same fields,
 // analysis, boosts and BM25 arithmetic; TestBM25MatchesBluge,
-// TestTextTableMatchesBluge), but for the statistics of documents Bluge
-// has deleted and not yet merged away, which this one does not count.
+// TestTextTableMatchesBluge). Both count deleted documents in the
+// statistics until compaction; the statistics part only after this
+// index compacts (it then counts from its postings) or after a Bluge
+// merge (which rewrites Bluge's field lengths: docs/benchmarks.md).
 // Every memory write applies its changes (update), as for the place
 // table; a table that missed one is not used again until warmed anew. A
 // CLI process never warms it: loading costs more than its single query.
