@@ -3,13 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/gloss-dev/gloss/api"
 )
@@ -28,23 +25,9 @@ func importGitCmd(g *globals) *cobra.Command {
 				return err
 			}
 			defer b.Close()
-			ctx := cmd.Context()
-			var bar *progressbar.ProgressBar
-			if !g.json && term.IsTerminal(int(os.Stderr.Fd())) {
-				ctx = api.WithProgress(ctx, func(done, total int) {
-					if bar == nil {
-						bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(os.Stderr),
-							progressbar.OptionSetDescription("commits"), progressbar.OptionShowCount(),
-							progressbar.OptionShowIts(), progressbar.OptionSetItsString("commits"),
-							progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
-					}
-					_ = bar.Set(done)
-				})
-			}
+			ctx, end := withProgressBar(cmd.Context(), g, "commits")
 			res, err := b.ImportGit(ctx, a)
-			if bar != nil {
-				_ = bar.Finish()
-			}
+			end()
 			if err != nil {
 				return err
 			}
