@@ -59,8 +59,11 @@ type fixture struct {
 
 // loadFixture copies testdata/repo into a new hermetic git repository,
 // indexes it and remembers every memory of testdata/memories.txt through
-// Workspace.RememberBatch (the path of `gloss remember --batch`).
-func loadFixture(t *testing.T) *fixture {
+// Workspace.RememberBatch (the path of `gloss remember --batch`). embedder
+// is the vector index's embedder (memory.Options.Embedder, embed.ParseSpec
+// syntax); the golden files are those of "builtin", whatever
+// $GLOSS_EMBEDDER says.
+func loadFixture(t *testing.T, embedder string) *fixture {
 	t.Helper()
 	home := testutil.Hermetic(t)
 	repo := testutil.InitRepo(t)
@@ -70,7 +73,7 @@ func loadFixture(t *testing.T) *fixture {
 	// written, at a rate per type, so on a loaded machine (seconds between
 	// RememberBatch and the queries) near-equal fused scores could swap.
 	now := func() time.Time { return time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC) }
-	w, err := memory.Open(repo, memory.Options{Home: home, Now: now})
+	w, err := memory.Open(repo, memory.Options{Home: home, Now: now, Embedder: embedder})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +159,7 @@ func (f *fixture) evaluate(t *testing.T) ([]string, map[string][]Result, map[str
 // summary table with the golden files (rewritten with -update), and
 // asserts the floors.
 func TestRanking(t *testing.T) {
-	f := loadFixture(t)
+	f := loadFixture(t, "builtin")
 	if len(f.byKey) < 200 {
 		t.Errorf("%d memories, want at least 200", len(f.byKey))
 	}
@@ -208,20 +211,29 @@ func TestRanking(t *testing.T) {
 	}
 }
 
+// reportEmbedderEnv selects the embedder of TestRankingReport (embed.ParseSpec
+// syntax, e.g. model2vec:/path/to/dir); unset means the built-in model.
+const reportEmbedderEnv = "GLOSS_RANKEVAL_EMBEDDER"
+
 // TestRankingReport prints the summary table as Markdown for docs/eval.md
-// (go test ./internal/rankeval -run TestRankingReport -v).
+// (go test ./internal/rankeval -run TestRankingReport -v), with the
+// embedder named by $GLOSS_RANKEVAL_EMBEDDER (default builtin).
 func TestRankingReport(t *testing.T) {
 	if !testing.Verbose() {
 		t.Skip("prints a report; run with -v")
 	}
-	f := loadFixture(t)
+	embedder := os.Getenv(reportEmbedderEnv)
+	if embedder == "" {
+		embedder = "builtin"
+	}
+	f := loadFixture(t, embedder)
 	if os.Getenv("GLOSS_RANKEVAL_WARM") != "" { // the daemon's text ranker (WarmText)
 		if err := f.w.WarmText(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 	}
 	names, results, metrics := f.evaluate(t)
-	fmt.Printf("\n%d memories, %d queries (%s)\n\n%s\n", len(f.byKey), len(f.queries), kindCounts(f.queries), Table(names, metrics))
+	fmt.Printf("\nembedder %s\n%d memories, %d queries (%s)\n\n%s\n", embedder, len(f.byKey), len(f.queries), kindCounts(f.queries), Table(names, metrics))
 	// Halves of every kind: hyper-parameters of the rankers and of
 	// fusion are chosen on "tune" only; "heldout" shows whether the
 	// choice generalises.
