@@ -118,68 +118,23 @@ func (g *goFast) refs(af *ast.File) bool {
 // by tree-sitter's Go grammar is not known.
 //
 // A generic function called with explicit type arguments, F[T](args) or
-// pkg.F[T](args), is ambiguous in the grammar. With exactly one argument
-// tree-sitter reads a conversion to the generic type F[T] (or a call of
-// an index expression): no name. With none or several, it reads a call
-// of F with type_arguments when every index can be a type: the name F
-// (checked on GOROOT/src by TestIndexRecordGoFast). Other shapes (an
-// index that cannot be a type, a spread argument, F[T] on a call's
-// result) are left to tree-sitter.
+// pkg.F[T](args), is ambiguous in the grammar (a call of F with
+// type_arguments, a call of an index expression, a conversion to a generic
+// type), and gotreesitter's choice does not follow from the shape alone:
+// on GOROOT/src, reflect.TypeFor[T]() gives the name TypeFor but
+// reflect.TypeFor[token.Pos]() none, f[P](p, q) the name f but
+// convertIntWithBitsize[uint64](l.min, b) none. Such calls are left to
+// tree-sitter (known false).
 func goFastCallee(c *ast.CallExpr) (name string, known bool) {
-	var x ast.Expr
-	var indices []ast.Expr
 	switch f := c.Fun.(type) {
 	case *ast.Ident:
 		return f.Name, true
 	case *ast.SelectorExpr:
 		return f.Sel.Name, true
-	case *ast.IndexExpr:
-		x, indices = f.X, []ast.Expr{f.Index}
-	case *ast.IndexListExpr:
-		x, indices = f.X, f.Indices
-	default:
-		return "", true
-	}
-	if c.Ellipsis.IsValid() {
+	case *ast.IndexExpr, *ast.IndexListExpr:
 		return "", false
 	}
-	switch f := x.(type) {
-	case *ast.Ident:
-		name = f.Name
-	case *ast.SelectorExpr:
-		name = f.Sel.Name
-	default:
-		return "", false
-	}
-	if len(c.Args) == 1 {
-		return "", true
-	}
-	for _, ix := range indices {
-		if !goFastTypeShaped(ix) {
-			return "", false
-		}
-	}
-	return name, true
-}
-
-// goFastTypeShaped reports whether e reads as a type as well as an
-// expression: a name, a qualified name, a pointer to one, a generic
-// instance of one, or a composite type.
-func goFastTypeShaped(e ast.Expr) bool {
-	switch x := e.(type) {
-	case *ast.Ident:
-		return true
-	case *ast.SelectorExpr:
-		_, ok := x.X.(*ast.Ident)
-		return ok
-	case *ast.StarExpr:
-		return goFastTypeShaped(x.X)
-	case *ast.IndexExpr:
-		return goFastTypeShaped(x.X) && goFastTypeShaped(x.Index)
-	case *ast.ArrayType, *ast.MapType, *ast.ChanType, *ast.FuncType, *ast.StructType, *ast.InterfaceType:
-		return true
-	}
-	return false
+	return "", true
 }
 
 // goFast carries the state of one ParseGoFast extraction.
