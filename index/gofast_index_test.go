@@ -53,9 +53,12 @@ func recordMismatch(tree, fast *FileRecord, treeToks, fastToks []byte) string {
 // conversions, generic calls, function literals, imports of workspace
 // packages) and on the Go files of GOROOT/src (one in 24 by default,
 // every file with GLOSS_GOFAST_ALL=1). Files tree-sitter parses with an
-// error are left out (the index then stores the fast path's records,
-// which go/parser vouches for); files the fast path refuses are counted
-// (they are parsed with tree-sitter).
+// error are left out and logged (the index then stores the fast path's
+// records, which go/parser vouches for); files the fast path refuses are
+// counted (they are parsed with tree-sitter). One difference is allowed
+// and logged: a call of a name with one argument that tree-sitter reads
+// as a conversion to that type name (it reads the same shape as a call
+// elsewhere), where the fast path has the call.
 func TestIndexRecordGoFast(t *testing.T) {
 	root := t.TempDir()
 	for _, d := range []string{"sub", "p"} {
@@ -97,7 +100,23 @@ func TestIndexRecordGoFast(t *testing.T) {
 			return false, false, true
 		}
 		if m := recordMismatch(tree, fast, treeToks, fastToks); m != "" {
-			t.Errorf("%s: %s", rel, m)
+			// Where tree-sitter reads a call of a name with one argument
+			// as a conversion to that (qualified) type name, the fast path
+			// has one call more: allowed, and nothing else may differ.
+			conv := tsConversions(t, ix, ps, lang, rel, src)
+			var calls []Call
+			for _, c := range fast.Calls {
+				if !conv[Call{Name: c.Name, Line: c.Line}] {
+					calls = append(calls, c)
+				}
+			}
+			kept := *fast
+			kept.Calls = calls
+			if len(conv) == 0 || recordMismatch(tree, &kept, treeToks, fastToks) != "" {
+				t.Errorf("%s: %s", rel, m)
+			} else {
+				t.Logf("%s: tree-sitter reads %d call(s) as type conversions: %s", rel, len(fast.Calls)-len(calls), m)
+			}
 		}
 		return true, false, false
 	}
@@ -122,7 +141,9 @@ func TestIndexRecordGoFast(t *testing.T) {
 		}
 		h := fnv.New32a()
 		h.Write([]byte(p))
-		if !all && h.Sum32()%24 != 0 {
+		// encoding/csv/fuzz_test.go: tree-sitter reads f.Fuzz(func…) as
+		// a conversion (Go 1.26.8), the one difference on GOROOT/src.
+		if !all && h.Sum32()%24 != 0 && !strings.HasSuffix(filepath.ToSlash(p), "/encoding/csv/fuzz_test.go") {
 			return nil
 		}
 		b, err := os.ReadFile(p)
@@ -260,4 +281,42 @@ func TestIndexRunGoFastSameStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	compare("re-index")
+}
+
+// tsConversions returns the type conversions of tree-sitter's syntax tree
+// of src whose type is a name or a qualified name (T(x), pkg.T(x)), each
+// as the Call (name and line only) go/parser's reading of it as a call
+// gives.
+func tsConversions(t *testing.T, ix *Indexer, ps map[*Language]*ts.Parser, lang *Language, rel string, src []byte) map[Call]bool {
+	t.Helper()
+	f, err := ix.ParseSource(ps, lang, rel, src)
+	if err != nil {
+		t.Fatalf("%s: %v", rel, err)
+	}
+	defer f.Release()
+	tl := lang.TS()
+	out := map[Call]bool{}
+	var walk func(n *ts.Node)
+	walk = func(n *ts.Node) {
+		if n.Type(tl) == "type_conversion_expression" {
+			typ := n.ChildByFieldName("type", tl)
+			name := ""
+			switch typ.Type(tl) {
+			case "type_identifier":
+				name = string(src[typ.StartByte():typ.EndByte()])
+			case "qualified_type":
+				if nm := typ.ChildByFieldName("name", tl); nm != nil {
+					name = string(src[nm.StartByte():nm.EndByte()])
+				}
+			}
+			if name != "" {
+				out[Call{Name: name, Line: int(n.StartPoint().Row)}] = true
+			}
+		}
+		for i := 0; i < n.ChildCount(); i++ {
+			walk(n.Child(i))
+		}
+	}
+	walk(f.tree.RootNode())
+	return out
 }
