@@ -34,6 +34,13 @@ import (
 // Reparse and ReparseLean parse its next version whole; it is meant for
 // callers that only compare definitions and tokens (git history import).
 func (ix *Indexer) ParseGoFast(lang *Language, path string, src []byte) (f *File, ok bool) {
+	return ix.parseGoFast(lang, path, src, false)
+}
+
+// parseGoFast is ParseGoFast; with refs it also fills the File's Calls
+// and Imports as Parse does (collectCalls, collectImports), for the index
+// run (parseOne), which stores them.
+func (ix *Indexer) parseGoFast(lang *Language, path string, src []byte, refs bool) (f *File, ok bool) {
 	if lang == nil || lang.Name != "go" || len(src) >= 1<<31 || bytes.HasPrefix(src, []byte("\xef\xbb\xbf")) || bytes.IndexByte(src, 0) >= 0 {
 		return nil, false
 	}
@@ -57,8 +64,77 @@ func (ix *Indexer) ParseGoFast(lang *Language, path string, src []byte) (f *File
 		return nil, false
 	}
 	sort.SliceStable(f.Defs, func(i, j int) bool { return f.Defs[i].Range.StartByte < f.Defs[j].Range.StartByte })
+	if refs && !g.refs(af) {
+		return nil, false
+	}
 	f.srcHash = HashBytes(src)
 	return f, true
+}
+
+// refs fills f.Calls and f.Imports from the syntax tree af as
+// collectCalls and collectImports fill them from tree-sitter's: every call
+// in source order (pre-order, an outer call before the calls in its
+// function and arguments) whose function is an identifier or a selector,
+// named after it or the selector's field, with the innermost enclosing
+// definition and the 0-based line of the call's first byte; the import
+// paths in source order, each once. False for a call shape whose
+// tree-sitter reading is not known to be the same (see goFastCallee).
+func (g *goFast) refs(af *ast.File) bool {
+	f := g.f
+	ok := true
+	ast.Inspect(af, func(n ast.Node) bool {
+		c, isCall := n.(*ast.CallExpr)
+		if !isCall || !ok {
+			return ok
+		}
+		name, known := goFastCallee(c)
+		if !known {
+			ok = false
+			return false
+		}
+		if name != "" {
+			off := g.off(c.Pos())
+			f.Calls = append(f.Calls, Call{Caller: f.Enclosing(off, off).Symbol, Name: name, Line: f.Lines.LineOf(off)})
+		}
+		return true
+	})
+	if !ok {
+		return false
+	}
+	seen := map[string]bool{}
+	for _, im := range af.Imports {
+		if spec := unquote(im.Path.Value); spec != "" && !seen[spec] {
+			seen[spec] = true
+			f.Imports = append(f.Imports, Import{Spec: spec})
+		}
+	}
+	return true
+}
+
+// goFastCallee returns the name collectCalls records for the call c: the
+// name of an identifier or the field of a selector called, "" for other
+// functions (a parenthesized expression, a function literal, a type in a
+// conversion, a call's result); known is false for a shape whose reading
+// by tree-sitter's Go grammar is not known.
+//
+// A generic function called with explicit type arguments, F[T](args) or
+// pkg.F[T](args), is ambiguous in the grammar (a call of F with
+// type_arguments, a call of an index expression, a conversion to a generic
+// type), and gotreesitter's choice does not follow from the shape alone:
+// on GOROOT/src, reflect.TypeFor[T]() gives the name TypeFor but
+// reflect.TypeFor[token.Pos]() none, f[P](p, q) the name f but
+// convertIntWithBitsize[uint64](l.min, b) none. Such calls are left to
+// tree-sitter (known false).
+func goFastCallee(c *ast.CallExpr) (name string, known bool) {
+	switch f := c.Fun.(type) {
+	case *ast.Ident:
+		return f.Name, true
+	case *ast.SelectorExpr:
+		return f.Sel.Name, true
+	case *ast.IndexExpr, *ast.IndexListExpr:
+		return "", false
+	}
+	return "", true
 }
 
 // goFast carries the state of one ParseGoFast extraction.

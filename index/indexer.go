@@ -41,6 +41,10 @@ type Indexer struct {
 	flags  map[*uint32]struct{} // flags of running parses and WithStop, set by Interrupt too
 
 	sched scheduler // Prioritize, Foreground (schedule.go)
+
+	// noGoFast makes index runs parse Go files with tree-sitter too
+	// (tests compare both paths).
+	noGoFast bool
 }
 
 // ErrInterrupted is returned by parses that Interrupt cut short.
@@ -422,14 +426,43 @@ func (ix *Indexer) parseOne(parsers map[*Language]*ts.Parser, j parseJob) parseR
 	if same && j.old.Tokens == TokensVersion {
 		return parseResult{rec: rec, same: true}
 	}
-	f, err := ix.ParseSource(parsers, c.Lang, c.Path, src)
+	toks, err := ix.parseRecord(parsers, c.Lang, src, rec)
 	if errors.Is(err, ErrInterrupted) {
 		return parseResult{err: err} // the run fails; nothing is written
 	}
 	if err != nil {
 		return parseResult{skip: SkipUnreadable}
 	}
-	defer f.Release()
+	// same: parsed only for the token record an older gloss did not write;
+	// the file counts as unchanged.
+	return parseResult{rec: rec, toks: toks, same: same}
+}
+
+// parseRecord parses src, the content of the file rec.Path of language
+// lang, and fills in what the index stores of the parse: rec's Defs,
+// Calls, HasError, Imports (with targets) and Tokens; it returns the
+// token record (nil when the file has none: over 2 GiB, or tokens that
+// cannot be encoded; span anchors then parse the file). A Go file is
+// parsed without tree-sitter (parseGoFast: go/parser and go/scanner give
+// the same records, TestIndexRecordGoFast) unless the fast path refuses
+// it (a syntax error, a NUL byte, a byte order mark, an unusual receiver
+// or call) or noGoFast is set; errors are ParseSource's (ErrInterrupted
+// when the indexer is interrupted).
+func (ix *Indexer) parseRecord(parsers map[*Language]*ts.Parser, lang *Language, src []byte, rec *FileRecord) ([]byte, error) {
+	var f *File
+	if lang.Name == "go" && !ix.noGoFast {
+		if atomic.LoadUint32(&ix.stop) != 0 {
+			return nil, ErrInterrupted
+		}
+		f, _ = ix.parseGoFast(lang, rec.Path, src, true)
+	}
+	if f == nil {
+		var err error
+		if f, err = ix.ParseSource(parsers, lang, rec.Path, src); err != nil {
+			return nil, err
+		}
+		defer f.Release()
+	}
 	rec.Defs, rec.Calls, rec.HasError = f.Defs, f.Calls, f.HasError
 	// Without a token record (a file over 2 GiB, tokens that cannot be
 	// encoded) span anchors on the file parse it: no error.
@@ -437,11 +470,9 @@ func (ix *Indexer) parseOne(parsers map[*Language]*ts.Parser, j parseJob) parseR
 	rec.Tokens = TokensVersion
 	if len(f.Imports) > 0 && ix.Project != nil {
 		rec.Imports = append([]Import(nil), f.Imports...)
-		ix.Project.ResolveImports(c.Lang, c.Path, rec.Imports)
+		ix.Project.ResolveImports(lang, rec.Path, rec.Imports)
 	}
-	// same: parsed only for the token record an older gloss did not write;
-	// the file counts as unchanged.
-	return parseResult{rec: rec, toks: toks, same: same}
+	return toks, nil
 }
 
 // ParseTimeout bounds the parse of one file. A parse that runs out of

@@ -1,0 +1,322 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	ts "github.com/odvcencio/gotreesitter"
+)
+
+// recordMismatch returns how the index records of src made by the Go fast
+// path (fast) and by tree-sitter (tree) differ ("" when they agree): the
+// file record (definitions, calls, imports with targets, error flag) as
+// stored, and the token record byte for byte.
+func recordMismatch(tree, fast *FileRecord, treeToks, fastToks []byte) string {
+	if len(tree.Calls) != len(fast.Calls) || !reflect.DeepEqual(tree.Calls, fast.Calls) {
+		for i := range min(len(tree.Calls), len(fast.Calls)) {
+			if tree.Calls[i] != fast.Calls[i] {
+				return fmt.Sprintf("call %d: got %+v, want %+v", i, fast.Calls[i], tree.Calls[i])
+			}
+		}
+		return fmt.Sprintf("%d calls, want %d", len(fast.Calls), len(tree.Calls))
+	}
+	if !reflect.DeepEqual(tree.Imports, fast.Imports) {
+		return fmt.Sprintf("imports %v, want %v", fast.Imports, tree.Imports)
+	}
+	tj, _ := json.Marshal(tree)
+	fj, _ := json.Marshal(fast)
+	if !bytes.Equal(tj, fj) {
+		return fmt.Sprintf("file record:\n\tgot  %s\n\twant %s", fj, tj)
+	}
+	if !bytes.Equal(treeToks, fastToks) {
+		return fmt.Sprintf("token record: %d bytes, want %d", len(fastToks), len(treeToks))
+	}
+	return ""
+}
+
+// TestIndexRecordGoFast checks that an index run stores the same records
+// for a Go file whether it parses it with the fast path (go/parser and
+// go/scanner, parseGoFast with calls and imports) or with tree-sitter:
+// the file record (definitions, calls with callers and lines, imports
+// with resolved targets, error flag) and the token record are identical,
+// on hand-written cases (calls in every position, method chains,
+// conversions, generic calls, function literals, imports of workspace
+// packages) and on the Go files of GOROOT/src (one in 24 by default,
+// every file with GLOSS_GOFAST_ALL=1). Files tree-sitter parses with an
+// error are left out and logged (the index then stores the fast path's
+// records, which go/parser vouches for); files the fast path refuses are
+// counted (they are parsed with tree-sitter). One difference is allowed
+// and logged: a call of a name with one argument that tree-sitter reads
+// as a conversion to that type name (it reads the same shape as a call
+// elsewhere), where the fast path has the call.
+func TestIndexRecordGoFast(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"sub", "p"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/m\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]string{
+		"calls.go": "package p\n\nimport (\n\t\"fmt\"\n\tstr \"strings\"\n\t\"example.com/m/sub\"\n\t\"example.com/m/missing\"\n\t\"fmt\"\n)\n\nvar v = fmt.Sprint(len(\"x\"))\n\nfunc F(xs []int) (n int) {\n\tdefer func() { recover() }()\n\tgo g(h(1), str.ToUpper(fmt.Sprint(2)))\n\tb := []byte(\"s\")\n\t_ = (*T)(nil)\n\t_ = T(3).M().N()\n\t_ = interface{}(b)\n\tf := func(a int) int { return a }\n\t_ = f(4)\n\t_ = sub.X{}.Y(new(int), make([]int, 0))\n\tfor _, x := range xs {\n\t\tif ok := check(x); ok {\n\t\t\tn += x\n\t\t}\n\t}\n\treturn (g)(5)\n}\n\ntype T int\n\nfunc (t T) M() T { return t.clone() }\n\ntype S struct {\n\tA [len(\"abc\")]int\n}\n",
+		"semi.go":  "package p; import \"fmt\"; func G() { fmt.Println(1); return }\n",
+	}
+	ix := &Indexer{Root: root, Project: NewProject(root)}
+	ps := map[*Language]*ts.Parser{}
+	lang := LanguageFor("a.go")
+	check := func(rel string, src []byte) (compared, refused, tsErr bool) {
+		t.Helper()
+		tree := &FileRecord{Path: rel}
+		ix.noGoFast = true
+		treeToks, err := ix.parseRecord(ps, lang, src, tree)
+		ix.noGoFast = false
+		if err != nil {
+			t.Fatalf("%s: %v", rel, err)
+		}
+		if _, ok := ix.parseGoFast(lang, rel, src, true); !ok {
+			return false, true, tree.HasError
+		}
+		fast := &FileRecord{Path: rel}
+		fastToks, err := ix.parseRecord(ps, lang, src, fast)
+		if err != nil {
+			t.Fatalf("%s: %v", rel, err)
+		}
+		if tree.HasError {
+			// Valid Go (go/parser) on which tree-sitter stops with an
+			// error: the index stores the fast path's records.
+			t.Logf("%s: tree-sitter error on valid Go: %d definitions, fast path %d", rel, len(tree.Defs), len(fast.Defs))
+			return false, false, true
+		}
+		if m := recordMismatch(tree, fast, treeToks, fastToks); m != "" {
+			// Where tree-sitter reads a call of a name with one argument
+			// as a conversion to that (qualified) type name, the fast path
+			// has one call more: allowed, and nothing else may differ.
+			conv := tsConversions(t, ix, ps, lang, rel, src)
+			var calls []Call
+			for _, c := range fast.Calls {
+				if !conv[Call{Name: c.Name, Line: c.Line}] {
+					calls = append(calls, c)
+				}
+			}
+			kept := *fast
+			kept.Calls = calls
+			if len(conv) == 0 || recordMismatch(tree, &kept, treeToks, fastToks) != "" {
+				t.Errorf("%s: %s", rel, m)
+			} else {
+				t.Logf("%s: tree-sitter reads %d call(s) as type conversions: %s", rel, len(fast.Calls)-len(calls), m)
+			}
+		}
+		return true, false, false
+	}
+	for name, src := range cases {
+		if compared, _, _ := check("p/"+name, []byte(src)); !compared {
+			t.Errorf("%s: not compared (fast path refused it or tree-sitter found an error)", name)
+		}
+	}
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Skipf("no go command to find GOROOT: %v", err)
+	}
+	src := filepath.Join(strings.TrimSpace(string(goroot)), "src")
+	if _, err := os.Stat(src); err != nil {
+		t.Skipf("no GOROOT sources: %v", err)
+	}
+	all := os.Getenv("GLOSS_GOFAST_ALL") != ""
+	var n, refused, tsErr int
+	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") {
+			return err
+		}
+		h := fnv.New32a()
+		h.Write([]byte(p))
+		// encoding/csv/fuzz_test.go: tree-sitter reads f.Fuzz(func…) as
+		// a conversion (Go 1.26.8), the one difference on GOROOT/src.
+		if !all && h.Sum32()%24 != 0 && !strings.HasSuffix(filepath.ToSlash(p), "/encoding/csv/fuzz_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil || len(b) > 1<<20 || CheckContent(b) != "" {
+			return nil
+		}
+		rel, _ := filepath.Rel(src, p)
+		c, r, e := check(filepath.ToSlash(rel), b)
+		if c {
+			n++
+		}
+		if r {
+			refused++
+		}
+		if e {
+			tsErr++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("GOROOT/src: %d files compared, %d refused by the fast path, %d with tree-sitter errors", n, refused, tsErr)
+	if n < 100 {
+		t.Errorf("only %d files compared", n)
+	}
+}
+
+// storeDump returns every key and value of st, with the indexing time
+// of file records and metadata zeroed (the one field two runs on the
+// same files may not share).
+func storeDump(t *testing.T, st *Store) []string {
+	t.Helper()
+	it, err := st.pdb().NewIter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	var out []string
+	for it.First(); it.Valid(); it.Next() {
+		k, v := string(it.Key()), it.Value()
+		if p := k[:1]; len(k) > 1 && k[1] == 0 && (p == prefixFile || p == prefixFileMeta) {
+			var m map[string]any
+			if err := json.Unmarshal(v, &m); err != nil {
+				t.Fatalf("%q: %v", k, err)
+			}
+			delete(m, "indexed")
+			v, _ = json.Marshal(m)
+		}
+		out = append(out, fmt.Sprintf("%q\t%q", k, v))
+	}
+	return out
+}
+
+// TestIndexRunGoFastSameStore indexes a workspace (this package's Go
+// sources, a file calling a generic function with type arguments and one
+// with a syntax error, which go to tree-sitter, and a Python file) into
+// two stores, one run parsing Go with the fast path and one with
+// tree-sitter only, and checks that the stores hold the same keys and
+// values; then edits, adds and removes files and checks the re-index
+// runs keep them identical.
+func TestIndexRunGoFastSameStore(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, content string) {
+		t.Helper()
+		abs := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(abs, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", "module example.com/m\n")
+	srcs, err := filepath.Glob("*.go")
+	if err != nil || len(srcs) < 20 {
+		t.Fatalf("this package's sources: %v, %v", srcs, err)
+	}
+	for _, p := range srcs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		write("index/"+p, string(b))
+	}
+	write("gen/gen.go", "package gen\n\nimport \"reflect\"\n\nvar T = reflect.TypeFor[int]()\n\nfunc Map[T any](x T) T { return x }\n\nfunc Use() int { return Map[int](1) + Map(2) }\n")
+	write("bad/bad.go", "package bad\n\nfunc Good() int { return f(1) }\n\nfunc Broken( {\n")
+	write("py/app.py", "import os\n\ndef run():\n    return os.getcwd()\n")
+	stores := map[bool]*Store{}
+	ixs := map[bool]*Indexer{}
+	for _, noFast := range []bool{true, false} {
+		st, err := OpenStore(filepath.Join(t.TempDir(), "pebble"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		stores[noFast] = st
+		ixs[noFast] = &Indexer{Root: root, Store: st, Project: NewProject(root), noGoFast: noFast}
+	}
+	compare := func(step string) {
+		t.Helper()
+		var sts [2]Stats
+		for i, noFast := range []bool{true, false} {
+			st, err := ixs[noFast].Run(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			st.Elapsed = 0
+			sts[i] = st
+		}
+		if !reflect.DeepEqual(sts[0], sts[1]) {
+			t.Errorf("%s: stats differ:\n\ttree-sitter %+v\n\tfast path   %+v", step, sts[0], sts[1])
+		}
+		if sts[1].Parsed == 0 {
+			t.Fatalf("%s: nothing parsed", step)
+		}
+		want, got := storeDump(t, stores[true]), storeDump(t, stores[false])
+		if len(want) < 1000 {
+			t.Fatalf("%s: only %d keys", step, len(want))
+		}
+		if !reflect.DeepEqual(want, got) {
+			for i := range min(len(want), len(got)) {
+				if want[i] != got[i] {
+					t.Fatalf("%s: key %d:\n\tgot  %.300s\n\twant %.300s", step, i, got[i], want[i])
+				}
+			}
+			t.Fatalf("%s: %d keys, want %d", step, len(got), len(want))
+		}
+	}
+	compare("cold index")
+	// A re-index after edits: one file changed, one added, one removed.
+	write("gen/gen.go", "package gen\n\nfunc Use() int { return Other(1) }\n\n// Other is new.\nfunc Other(x int) int { return x }\n")
+	write("gen/more.go", "package gen\n\nimport \"example.com/m/index\"\n\nvar _ = index.HashBytes(nil)\n")
+	if err := os.Remove(filepath.Join(root, "bad/bad.go")); err != nil {
+		t.Fatal(err)
+	}
+	compare("re-index")
+}
+
+// tsConversions returns the type conversions of tree-sitter's syntax tree
+// of src whose type is a name or a qualified name (T(x), pkg.T(x)), each
+// as the Call (name and line only) go/parser's reading of it as a call
+// gives.
+func tsConversions(t *testing.T, ix *Indexer, ps map[*Language]*ts.Parser, lang *Language, rel string, src []byte) map[Call]bool {
+	t.Helper()
+	f, err := ix.ParseSource(ps, lang, rel, src)
+	if err != nil {
+		t.Fatalf("%s: %v", rel, err)
+	}
+	defer f.Release()
+	tl := lang.TS()
+	out := map[Call]bool{}
+	var walk func(n *ts.Node)
+	walk = func(n *ts.Node) {
+		if n.Type(tl) == "type_conversion_expression" {
+			typ := n.ChildByFieldName("type", tl)
+			name := ""
+			switch typ.Type(tl) {
+			case "type_identifier":
+				name = string(src[typ.StartByte():typ.EndByte()])
+			case "qualified_type":
+				if nm := typ.ChildByFieldName("name", tl); nm != nil {
+					name = string(src[nm.StartByte():nm.EndByte()])
+				}
+			}
+			if name != "" {
+				out[Call{Name: name, Line: int(n.StartPoint().Row)}] = true
+			}
+		}
+		for i := 0; i < n.ChildCount(); i++ {
+			walk(n.Child(i))
+		}
+	}
+	walk(f.tree.RootNode())
+	return out
+}
