@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"runtime"
 	"strings"
 
 	"github.com/gloss-dev/gloss/api"
@@ -113,78 +112,23 @@ func printCheckJSON(w io.Writer, res api.CheckResult) error {
 	return bw.Flush()
 }
 
-// viewsBlock is the number of memories one goroutine of writeViewsJSON
-// encodes at a time.
-const viewsBlock = 1024
-
 // writeViewsJSON writes the elements of check's "memories" array, one
 // memory.AppendViewJSON per memory (indented as MarshalIndent would),
-// separated by ",\n". Blocks of viewsBlock memories are encoded on
-// GOMAXPROCS goroutines and written in order, at most two blocks per
-// goroutine ahead of the writer: at 100,000 memories the encoding was a
-// quarter of a `check --json` and the output about 100 MB (pprof,
-// docs/benchmarks.md "Scale (#12)").
+// separated by ",\n", into bw as they are encoded.
 func writeViewsJSON(bw *bufio.Writer, mems []memory.View) error {
-	type encoded struct {
-		data []byte
-		err  error
-	}
-	free := make(chan []byte, 2*runtime.GOMAXPROCS(0)+1) // written blocks' buffers, for reuse
-	encode := func(lo, hi int) encoded {
-		var out, data []byte
-		select {
-		case out = <-free:
-		default:
-		}
-		for i := lo; i < hi; i++ {
-			var err error
-			if data, err = memory.AppendViewJSON(data[:0], &mems[i], "    ", "  "); err != nil {
-				return encoded{err: err}
-			}
-			out = append(out, "    "...)
-			out = append(out, data...)
-			if i < len(mems)-1 {
-				out = append(out, ',')
-			}
-			out = append(out, '\n')
-		}
-		return encoded{data: out}
-	}
-	workers := min(runtime.GOMAXPROCS(0), (len(mems)+viewsBlock-1)/viewsBlock)
-	if workers <= 1 {
-		e := encode(0, len(mems))
-		if e.err != nil {
-			return e.err
-		}
-		_, err := bw.Write(e.data)
-		return err
-	}
-	order := make(chan chan encoded, 2*workers) // the window of blocks ahead
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		defer close(order)
-		for lo := 0; lo < len(mems); lo += viewsBlock {
-			ch := make(chan encoded, 1)
-			select {
-			case order <- ch:
-			case <-stop:
-				return
-			}
-			go func(lo, hi int) { ch <- encode(lo, hi) }(lo, min(lo+viewsBlock, len(mems)))
-		}
-	}()
-	for ch := range order {
-		e := <-ch
-		if e.err != nil {
-			return e.err
-		}
-		if _, err := bw.Write(e.data); err != nil {
+	var data []byte
+	for i := range mems {
+		var err error
+		if data, err = memory.AppendViewJSON(data[:0], &mems[i], "    ", "  "); err != nil {
 			return err
 		}
-		select {
-		case free <- e.data[:0]:
-		default:
+		bw.WriteString("    ")
+		bw.Write(data)
+		if i < len(mems)-1 {
+			bw.WriteByte(',')
+		}
+		if err := bw.WriteByte('\n'); err != nil {
+			return err
 		}
 	}
 	return nil

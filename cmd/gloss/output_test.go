@@ -12,14 +12,12 @@ import (
 
 // TestPrintCheckJSONSameBytes: the streamed check output is byte for byte
 // what encoding the whole result prints, with and without memories, and
-// with enough memories to be encoded in several blocks.
+// with a few thousand memories.
 func TestPrintCheckJSONSameBytes(t *testing.T) {
 	v := memory.View{ID: "01J0000000000000000000000A", Type: "note", Title: "t <&>", Body: "b\n\"q\"", Tags: []string{"x"},
 		Scope: "personal", Source: "user", CreatedAt: time.Unix(1, 0).UTC(),
 		Anchors: []memory.AnchorView{{Path: "a.go", Kind: "symbol", StartLine: 1, EndLine: 3, Status: "changed"}}}
-	// More than two blocks of writeViewsJSON, so that they are encoded
-	// on several goroutines and must come out in order.
-	many := make([]memory.View, 2*viewsBlock+3)
+	many := make([]memory.View, 2051)
 	for i := range many {
 		many[i] = v
 		many[i].Title = fmt.Sprintf("memory %d", i)
