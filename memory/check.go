@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/gloss-dev/gloss/index"
 )
@@ -301,8 +302,15 @@ func (w *Workspace) Summaries() ([]View, error) {
 	}
 	var chunks []*chunk
 	n := 0
+	// Each chunk's bytes are allocated once at about the size of the one
+	// before: grown by append from nothing, their copies and fresh pages
+	// were a quarter of a `gloss check` at 100,000 memories (pprof).
+	size := 256 << 10
 	newChunk := func() *chunk {
-		return &chunk{ids: make([]string, 0, viewBlock), ends: make([]int, 0, viewBlock), first: n}
+		if k := len(chunks); k > 0 {
+			size = len(chunks[k-1].data) + len(chunks[k-1].data)/16
+		}
+		return &chunk{ids: make([]string, 0, viewBlock), ends: make([]int, 0, viewBlock), data: make([]byte, 0, size), first: n}
 	}
 	cur := newChunk()
 	err := w.Store.Summaries(func(id string, data []byte) error {
@@ -341,7 +349,10 @@ func (w *Workspace) Summaries() ([]View, error) {
 	places = nil
 	out := make([]View, n)
 	decode := func(c *chunk) {
-		whole := string(c.data) // the views' strings are its substrings
+		// The views' strings are substrings of whole, which is c.data
+		// itself: nothing writes c.data after the scan, and a copy of
+		// 100,000 summaries' bytes was a tenth of a check's CPU.
+		whole := unsafe.String(unsafe.SliceData(c.data), len(c.data))
 		defer func() { c.data = nil }()
 		start := 0
 		for i, id := range c.ids {
