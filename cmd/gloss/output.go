@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gloss-dev/gloss/api"
 	"github.com/gloss-dev/gloss/memory"
@@ -28,14 +30,30 @@ func printMemory(w io.Writer, m memory.View, withBody bool) {
 	if m.Stale {
 		mark = "STALE"
 	}
-	fmt.Fprintf(w, "%s  %s  %s  [%s] %s%s\n", m.ID, mark, confidenceMark(m), termSafe(m.Type, false), termSafe(m.Title, false), lifecycleLabels(m))
-	for _, a := range m.Anchors {
-		fmt.Fprintf(w, "    %-17s %s", a.Status, placeOf(a))
-		if a.Symbol != "" {
-			fmt.Fprintf(w, "  %s", termSafe(a.Symbol, false))
-		}
-		fmt.Fprintln(w)
+	// The heading and anchor lines are appended into one buffer rather
+	// than printed field by field with fmt: `gloss check` prints them for
+	// every memory (a tenth of its CPU at 100,000 memories, pprof). The
+	// bytes are those of the format "%s  %s  %s  [%s] %s%s\n", then
+	// "    %-17s %s" (and "  %s" with a symbol) per anchor.
+	b := make([]byte, 0, 256)
+	for _, s := range []string{m.ID, "  ", mark, "  ", confidenceMark(m), "  [", termSafe(m.Type, false), "] ", termSafe(m.Title, false), lifecycleLabels(m), "\n"} {
+		b = append(b, s...)
 	}
+	for _, a := range m.Anchors {
+		b = append(b, "    "...)
+		b = append(b, a.Status...)
+		for n := utf8.RuneCountInString(a.Status); n < 17; n++ {
+			b = append(b, ' ')
+		}
+		b = append(b, ' ')
+		b = appendPlace(b, a)
+		if a.Symbol != "" {
+			b = append(b, "  "...)
+			b = append(b, termSafe(a.Symbol, false)...)
+		}
+		b = append(b, '\n')
+	}
+	w.Write(b)
 	if withBody {
 		fmt.Fprintf(w, "    by %s, %s", termSafe(orDash(m.Author), false), m.CreatedAt.Local().Format("2006-01-02 15:04"))
 		if len(m.Tags) > 0 {
@@ -52,23 +70,37 @@ func printMemory(w io.Writer, m memory.View, withBody bool) {
 
 // placeOf formats an anchor's place, with its origin when it moved
 // (memory.AnchorView gives the origin only then).
-func placeOf(a memory.AnchorView) string {
-	s := fmt.Sprintf("%s:%s", termSafe(a.Path, false), lineSpan(a.StartLine, a.EndLine))
+func placeOf(a memory.AnchorView) string { return string(appendPlace(nil, a)) }
+
+// appendPlace appends placeOf(a) to b.
+func appendPlace(b []byte, a memory.AnchorView) []byte {
+	b = append(b, termSafe(a.Path, false)...)
+	b = append(b, ':')
+	b = appendLineSpan(b, a.StartLine, a.EndLine)
 	switch {
 	case a.OriginStartLine == 0:
 	case a.OriginPath != a.Path:
-		s += fmt.Sprintf(" (was %s:%s)", termSafe(a.OriginPath, false), lineSpan(a.OriginStartLine, a.OriginEndLine))
+		b = append(b, " (was "...)
+		b = append(b, termSafe(a.OriginPath, false)...)
+		b = append(b, ':')
+		b = append(appendLineSpan(b, a.OriginStartLine, a.OriginEndLine), ')')
 	default:
-		s += fmt.Sprintf(" (was %s)", lineSpan(a.OriginStartLine, a.OriginEndLine))
+		b = append(b, " (was "...)
+		b = append(appendLineSpan(b, a.OriginStartLine, a.OriginEndLine), ')')
 	}
-	return s
+	return b
 }
 
-func lineSpan(a, b int) string {
-	if a == b {
-		return fmt.Sprint(a)
+func lineSpan(a, b int) string { return string(appendLineSpan(nil, a, b)) }
+
+// appendLineSpan appends lineSpan(a, z) to b: "a", or "a-z" when they
+// differ.
+func appendLineSpan(b []byte, a, z int) []byte {
+	b = strconv.AppendInt(b, int64(a), 10)
+	if a == z {
+		return b
 	}
-	return fmt.Sprintf("%d-%d", a, b)
+	return strconv.AppendInt(append(b, '-'), int64(z), 10)
 }
 
 func orDash(s string) string {
