@@ -97,9 +97,7 @@ func appendPlace(b []byte, a memory.AnchorView) []byte {
 	return b
 }
 
-func lineSpan(a, b int) string { return string(appendLineSpan(nil, a, b)) }
-
-// appendLineSpan appends lineSpan(a, z) to b: "a", or "a-z" when they
+// appendLineSpan appends a line span to b: "a", or "a-z" when the lines
 // differ.
 func appendLineSpan(b []byte, a, z int) []byte {
 	b = strconv.AppendInt(b, int64(a), 10)
