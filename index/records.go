@@ -260,3 +260,16 @@ func nextGeneration(gen uint64) uint64 {
 	}
 	return gen + 1
 }
+
+// HasMemories reports whether the store holds any memory record (the
+// first key of the m keyspace).
+func (s *Store) HasMemories() (ok bool, err error) {
+	defer Recover(s.dir, "read memories", &err)
+	lo, hi := PrefixBounds(prefixMemory)
+	it, err := s.pdb().NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	if err != nil {
+		return false, err
+	}
+	defer closeIter(it, &err)
+	return it.First(), it.Error()
+}

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
@@ -120,16 +121,30 @@ func (s *Store) CheckStates() (out map[string][]byte, err error) {
 }
 
 // AnchorPaths returns every workspace-relative path some memory is
-// anchored in, sorted, reading the path index keys only.
+// anchored in, sorted, reading one path index key per path: after the
+// first key of a path (a\0<path>\0<id>) the iterator seeks past the
+// path's other keys (a\0<path>\1), so 100,000 memories in 1,000 files
+// cost 1,000 seeks rather than 100,000 steps.
 func (s *Store) AnchorPaths() (paths []string, err error) {
 	defer Recover(s.dir, "read anchor paths", &err)
-	err = Scan(s.pdb(), func(rest []string, _ []byte) error {
-		if n := len(paths); n == 0 || paths[n-1] != rest[0] {
-			paths = append(paths, rest[0])
+	lo, hi := PrefixBounds(prefixAnchor)
+	it, err := s.pdb().NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	if err != nil {
+		return nil, err
+	}
+	defer closeIter(it, &err)
+	for valid := it.First(); valid; {
+		rest := it.Key()[len(lo):]
+		end := bytes.IndexByte(rest, 0)
+		if end < 0 {
+			end = len(rest)
 		}
-		return nil
-	}, prefixAnchor)
-	return paths, err
+		p := string(rest[:end])
+		paths = append(paths, p)
+		_, next := PrefixBounds(prefixAnchor, p)
+		valid = it.SeekGE(next)
+	}
+	return paths, it.Error()
 }
 
 // BodyHashIndex returns every definition site by body hash (the whole
@@ -162,4 +177,33 @@ func (s *Store) Summary(id string) (data []byte, err error) {
 	}
 	defer closer.Close()
 	return append([]byte(nil), val...), nil
+}
+
+// CheckState returns a copy of the stored check state of the
+// workspace-relative path, or nil when it has none (never checked, or a
+// memory write touched the path since).
+func (s *Store) CheckState(path string) (data []byte, err error) {
+	defer Recover(s.dir, "read check state of "+path, &err)
+	val, closer, err := s.pdb().Get(Key(prefixCheckState, path))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read check state of %s: %w", path, err)
+	}
+	defer closer.Close()
+	return append([]byte(nil), val...), nil
+}
+
+// HasAnchorsAt reports whether some stored memory has an anchor in the
+// workspace-relative path (the first key of its path index entries).
+func (s *Store) HasAnchorsAt(path string) (ok bool, err error) {
+	defer Recover(s.dir, "read anchors of "+path, &err)
+	lo, hi := PrefixBounds(prefixAnchor, path)
+	it, err := s.pdb().NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+	if err != nil {
+		return false, err
+	}
+	defer closeIter(it, &err)
+	return it.First(), it.Error()
 }

@@ -157,7 +157,13 @@ func (w *Workspace) rememberChunk(ctx context.Context, reqs []RememberRequest, o
 		b.Close()
 		return
 	}
-	if err := w.commit(b, created, nil); err != nil {
+	err := w.keepCheckStates(b, created)
+	if err != nil {
+		b.Close()
+	} else {
+		err = w.commit(b, created, nil)
+	}
+	if err != nil {
 		for i := range out {
 			if out[i] != nil && !kept[i] {
 				_ = w.RemoveMemoryFile(out[i])

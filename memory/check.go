@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/gloss-dev/gloss/index"
 )
@@ -252,70 +253,71 @@ func (w *Workspace) putCheckStates(b *index.MemoryBatch, r *resolver, paths []st
 
 // Summaries returns the stored summary of every memory, ordered by place
 // (SortViewsByPlace), with its confidence computed now (View.Lifecycle).
-// It fails on an unreadable store or summary. The summaries are decoded
-// into blocks of viewBlock views and moved once, in order, into a slice
-// of the exact size: appending 100,000 views of a few hundred bytes each
-// to one growing slice copied them several times over (a third of a
-// `gloss check`'s CPU at 100,000 memories).
+// It fails on an unreadable store or summary.
+//
+// The scan of the store (one goroutine) copies each viewBlock summaries
+// into a chunk, whose place keys (summaryPlaceOf: the first anchor's path
+// and line, read without decoding the rest) the other cores read as the
+// scan goes on. Once every place is known the order is computed
+// (placeOrder), then all cores decode each summary straight into its
+// final slot of the result, its strings substrings of one string per
+// chunk (decodeSummaryInto). Before, 100,000 summaries were decoded into
+// blocks in scan order and then moved into place: the move of 100,000
+// views and the per-field strings were a third of a nothing-changed
+// `gloss check` (pprof, docs/benchmarks.md "Scale (#12)").
 func (w *Workspace) Summaries() ([]View, error) {
 	now := w.now()
-	// The scan of the store (one goroutine) copies each viewBlock
-	// summaries into a chunk that the other cores decode into that
-	// chunk's block: decoding was as long as the scan itself at 100,000
-	// memories (pprof), and the two now overlap. Blocks stay in scan
-	// order, so the result is the sequential one.
 	type chunk struct {
-		ids  []string
-		ends []int
-		data []byte
-		out  []View
-		err  error
+		ids    []string
+		ends   []int
+		data   []byte
+		places []summaryPlace
+		first  int // index of the chunk's first summary in scan order
+		err    error
 	}
-	free := make(chan []byte, 8) // the bytes of decoded chunks, for reuse
-	decode := func(c *chunk) {
-		c.out = make([]View, 0, len(c.ids))
+	place := func(c *chunk) {
+		c.places = make([]summaryPlace, len(c.ids))
 		start := 0
 		for i, id := range c.ids {
-			v, err := decodeSummary(c.data[start:c.ends[i]])
+			pl, err := summaryPlaceOf(c.data[start:c.ends[i]])
 			if err != nil {
 				c.err = fmt.Errorf("corrupt summary of memory %s: %w", id, err)
 				return
 			}
+			c.places[i] = pl
 			start = c.ends[i]
-			v.Confidence = round2(ConfidenceOf(v.Lifecycle(), now).Value)
-			c.out = append(c.out, v)
 		}
-		select { // the chunk's bytes go to a later chunk
-		case free <- c.data[:0]:
-		default:
-		}
-		c.data = nil
 	}
-	newChunk := func() *chunk {
-		c := &chunk{ids: make([]string, 0, viewBlock), ends: make([]int, 0, viewBlock)}
-		select {
-		case c.data = <-free:
-		default:
-		}
-		return c
-	}
+	workers := max(1, runtime.GOMAXPROCS(0)-1)
 	work := make(chan *chunk, 4)
 	var wg sync.WaitGroup
-	for k := 0; k < max(1, runtime.GOMAXPROCS(0)-1); k++ {
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for c := range work {
-				decode(c)
+				place(c)
 			}
 		}()
 	}
 	var chunks []*chunk
+	n := 0
+	// Each chunk's bytes are allocated once at about the size of the one
+	// before: grown by append from nothing, their copies and fresh pages
+	// were a quarter of a `gloss check` at 100,000 memories (pprof).
+	size := 256 << 10
+	newChunk := func() *chunk {
+		if k := len(chunks); k > 0 {
+			size = len(chunks[k-1].data) + len(chunks[k-1].data)/16
+		}
+		return &chunk{ids: make([]string, 0, viewBlock), ends: make([]int, 0, viewBlock), data: make([]byte, 0, size), first: n}
+	}
 	cur := newChunk()
 	err := w.Store.Summaries(func(id string, data []byte) error {
 		cur.ids = append(cur.ids, id)
 		cur.data = append(cur.data, data...)
 		cur.ends = append(cur.ends, len(cur.data))
+		n++
 		if len(cur.ids) == viewBlock {
 			chunks = append(chunks, cur)
 			work <- cur
@@ -332,72 +334,96 @@ func (w *Workspace) Summaries() ([]View, error) {
 	if err != nil {
 		return nil, err
 	}
-	vb := viewBlocks{blocks: make([][]View, 0, len(chunks))}
+	if n == 0 {
+		return nil, nil
+	}
+	places := make([]summaryPlace, 0, n)
 	for _, c := range chunks {
 		if c.err != nil {
 			return nil, c.err
 		}
-		vb.blocks = append(vb.blocks, c.out)
-		vb.n += len(c.out)
+		places = append(places, c.places...)
+		c.places = nil
 	}
-	return vb.sorted(), nil
+	dest := placeOrder(places)
+	places = nil
+	out := make([]View, n)
+	decode := func(c *chunk) {
+		// The views' strings are substrings of whole, which is c.data
+		// itself: nothing writes c.data after the scan, and a copy of
+		// 100,000 summaries' bytes was a tenth of a check's CPU.
+		whole := unsafe.String(unsafe.SliceData(c.data), len(c.data))
+		defer func() { c.data = nil }()
+		start := 0
+		for i, id := range c.ids {
+			v := &out[dest[c.first+i]]
+			if err := decodeSummaryInto(v, c.data[start:c.ends[i]], whole[start:c.ends[i]]); err != nil {
+				c.err = fmt.Errorf("corrupt summary of memory %s: %w", id, err)
+				return
+			}
+			start = c.ends[i]
+			v.Confidence = round2(ConfidenceOf(v.Lifecycle(), now).Value)
+		}
+	}
+	work = make(chan *chunk, len(chunks))
+	for _, c := range chunks {
+		work <- c
+	}
+	close(work)
+	for range workers + 1 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range work {
+				decode(c)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, c := range chunks {
+		if c.err != nil {
+			return nil, c.err
+		}
+	}
+	return out, nil
 }
 
-// viewBlock is the number of views in one block of viewBlocks.
+// viewBlock is the number of summaries in one chunk of Summaries.
 const viewBlock = 1024
 
-// viewBlocks collects views in fixed-size blocks (no copy as it grows).
-type viewBlocks struct {
-	blocks [][]View
-	n      int
-}
-
-func (vb *viewBlocks) add(v View) {
-	if vb.n%viewBlock == 0 {
-		vb.blocks = append(vb.blocks, make([]View, 0, viewBlock))
-	}
-	last := len(vb.blocks) - 1
-	vb.blocks[last] = append(vb.blocks[last], v)
-	vb.n++
-}
-
-func (vb *viewBlocks) at(i int32) *View { return &vb.blocks[i/viewBlock][i%viewBlock] }
-
-// sorted returns the views ordered as SortViewsByPlace orders them (nil
-// for none), releasing the blocks. Each view's place becomes one integer
-// key (the rank of its first anchor's path among the sorted distinct
-// paths, then its line; anchorless views last) and ties keep the scan
-// order, so the sort compares integers, not paths.
-func (vb *viewBlocks) sorted() []View {
-	if vb.n == 0 {
-		return nil
-	}
-	paths := map[string]uint64{}
-	for _, b := range vb.blocks {
-		for i := range b {
-			if len(b[i].Anchors) > 0 {
-				paths[b[i].Anchors[0].Path] = 0
+// placeOrder returns, for each of places (in scan order), its index in
+// the order SortViewsByPlace gives the views: by the first anchor's path
+// (bytewise) and start line, memories without anchors last, ties in scan
+// order. Each place becomes one integer key (the rank of its path among
+// the sorted distinct paths, then its line), so the sort compares
+// integers, not paths.
+func placeOrder(places []summaryPlace) []int32 {
+	ranks := map[string]uint64{}
+	for i := range places {
+		if pl := &places[i]; pl.anchored {
+			if _, ok := ranks[string(pl.path)]; !ok {
+				ranks[string(pl.path)] = 0
 			}
 		}
 	}
-	names := make([]string, 0, len(paths))
-	for p := range paths {
+	names := make([]string, 0, len(ranks))
+	for p := range ranks {
 		names = append(names, p)
 	}
 	slices.Sort(names)
 	for r, p := range names {
-		paths[p] = uint64(r)
+		ranks[p] = uint64(r)
 	}
 	type placeKey struct {
 		key uint64 // path rank << 32 | line
 		i   int32
 	}
-	keys := make([]placeKey, vb.n)
-	for i := range keys {
-		v := vb.at(int32(i))
+	keys := make([]placeKey, len(places))
+	for i := range places {
+		pl := &places[i]
 		k := uint64(math.MaxUint64)
-		if len(v.Anchors) > 0 {
-			k = paths[v.Anchors[0].Path]<<32 | uint64(int64(v.Anchors[0].StartLine)+1<<31)&(1<<32-1)
+		if pl.anchored {
+			k = ranks[string(pl.path)]<<32 | uint64(int64(pl.line)+1<<31)&(1<<32-1)
 		}
 		keys[i] = placeKey{k, int32(i)}
 	}
@@ -407,12 +433,11 @@ func (vb *viewBlocks) sorted() []View {
 		}
 		return cmp.Compare(a.i, b.i)
 	})
-	out := make([]View, vb.n)
+	dest := make([]int32, len(places))
 	for k, pk := range keys {
-		out[k] = *vb.at(pk.i)
+		dest[pk.i] = int32(k)
 	}
-	vb.blocks, vb.n = nil, 0
-	return out
+	return dest
 }
 
 // SortViewsByPlace orders views as SortByPlace orders memories: by the
@@ -639,4 +664,79 @@ func (w *Workspace) indexForCheck(ctx context.Context, res *CheckResult) (SyncRe
 	}
 	res.Index, err = w.index(ctx, false)
 	return pre, err
+}
+
+// keepCheckStates adds to b, for each path the new memories mems are
+// anchored in, the check state a check would store after resolving them,
+// in place of the deletion their Put made (index.MemoryBatch.Put): so the
+// first check after `remember --batch` does not re-resolve every anchor
+// the ingest has just resolved. A path gets a state only when all of its
+// anchors among mems were resolved against one content (Anchor.FileHash)
+// and every memory stored there before the batch was checked against that
+// same content (its check state has that hash) or none is stored there
+// yet; otherwise its state stays deleted and the next check re-resolves
+// it, as before. Stale anchors keep the state stale, with the lowest
+// generation they were resolved at, so a later index change re-resolves
+// them (checkPaths). w.writeMu is held; it returns store read errors.
+func (w *Workspace) keepCheckStates(b *index.MemoryBatch, mems []*Memory) error {
+	type pathState struct {
+		cs checkState
+		ok bool
+	}
+	states := map[string]*pathState{}
+	var order []string
+	for _, m := range mems {
+		for _, a := range m.Anchors {
+			ps := states[a.Path]
+			if ps == nil {
+				ps = &pathState{cs: checkState{Hash: a.FileHash, Gen: math.MaxUint64}, ok: a.FileHash != ""}
+				states[a.Path] = ps
+				order = append(order, a.Path)
+			}
+			if a.FileHash != ps.cs.Hash {
+				ps.ok = false
+			}
+			if IsStale(a.Status) {
+				ps.cs.Stale, ps.cs.Gen = true, min(ps.cs.Gen, a.ResolvedGen)
+			}
+		}
+	}
+	gen, err := w.Store.Generation()
+	if err != nil {
+		return err
+	}
+	for _, p := range order {
+		ps := states[p]
+		if !ps.ok {
+			continue
+		}
+		data, err := w.Store.CheckState(p)
+		if err != nil {
+			return err
+		}
+		if data != nil {
+			var old checkState
+			if json.Unmarshal(data, &old) != nil || old.Hash != ps.cs.Hash {
+				continue
+			}
+			if old.Stale {
+				ps.cs.Stale, ps.cs.Gen = true, min(ps.cs.Gen, old.Gen)
+			}
+		} else if has, err := w.Store.HasAnchorsAt(p); err != nil {
+			return err
+		} else if has {
+			continue // stored memories there were never checked
+		}
+		if !ps.cs.Stale {
+			ps.cs.Gen = gen
+		}
+		data, err = json.Marshal(ps.cs)
+		if err != nil {
+			return err
+		}
+		if err := b.PutCheckState(p, data); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -90,6 +90,33 @@ func BenchmarkCheckScale(b *testing.B) {
 	}
 }
 
+// BenchmarkCheckScaleFirst measures the first check after RememberBatch
+// of N memories (scaleN) into an empty store, which should cost what a
+// check with nothing changed does (BenchmarkCheckScale): the ingest
+// leaves the statuses it resolved, the files' check states and the
+// summaries current, so the check re-resolves and decodes nothing.
+func BenchmarkCheckScaleFirst(b *testing.B) {
+	n := scaleN(b)
+	ctx := context.Background()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		w, reqs := scaleRepo(b, n)
+		if _, errs := w.RememberBatch(ctx, reqs); errs[0] != nil {
+			b.Fatal(errs[0])
+		}
+		b.StartTimer()
+		res, err := w.CheckViews(ctx)
+		b.StopTimer()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(res.Views) != n || res.Resolved != 0 || len(res.Memories) != 0 {
+			b.Fatalf("first check: %d memories, %d resolved, %d decoded", len(res.Views), res.Resolved, len(res.Memories))
+		}
+		w.Close()
+	}
+}
+
 // BenchmarkRememberBatchScaleSpans is BenchmarkRememberBatchScale with
 // one request in three a span of two lines inside its function's body
 // (as cmd/glossbench generates them), which a stored token stream anchors

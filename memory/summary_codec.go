@@ -145,14 +145,26 @@ func summaryScope(data []byte) (string, error) {
 // binary record.
 func decodeSummary(data []byte) (View, error) {
 	var v View
+	err := decodeSummaryInto(&v, data, "")
+	return v, err
+}
+
+// decodeSummaryInto is decodeSummary into *v (a zero View) whose strings
+// are substrings of whole, a string of the same bytes as data (or "" to
+// copy each string): one allocation per summary, or per block of
+// summaries (Summaries), instead of one per field; the view then keeps
+// whole alive.
+func decodeSummaryInto(v *View, data []byte, whole string) error {
 	if len(data) > 0 && data[0] == '{' {
-		err := json.Unmarshal(data, &v)
-		return v, err
+		return json.Unmarshal(data, v)
 	}
 	if len(data) == 0 || (data[0] != summaryMagic && data[0] != summaryMagicV1) {
-		return v, errSummary
+		return errSummary
 	}
 	d := summaryDecoder{buf: data[1:]}
+	if len(whole) == len(data) {
+		d.whole = whole[1:]
+	}
 	for _, p := range []*string{&v.ID, &v.Type, &v.Title, &v.Body} {
 		*p = d.string()
 	}
@@ -175,11 +187,53 @@ func decodeSummary(data []byte) (View, error) {
 		a.Status, a.OriginPath = d.string(), d.string()
 		a.OriginStartLine, a.OriginEndLine = d.int(), d.int()
 	}
-	decodeSummaryTail(&d, &v, data[0] == summaryMagicV1)
+	decodeSummaryTail(&d, v, data[0] == summaryMagicV1)
 	if d.err == nil && len(d.buf) != 0 {
 		d.err = errSummary
 	}
-	return v, d.err
+	return d.err
+}
+
+// summaryPlace is where a summary sorts (SortViewsByPlace): the path
+// and 1-based start line of its first anchor; anchored is false for a
+// memory without anchors.
+type summaryPlace struct {
+	path     []byte
+	line     int
+	anchored bool
+}
+
+// summaryPlaceOf reads the place of a stored summary, skipping the fields
+// before its first anchor without copying them (a JSON summary is
+// decoded). path aliases data. It fails with errSummary on a damaged
+// binary record.
+func summaryPlaceOf(data []byte) (summaryPlace, error) {
+	if len(data) == 0 || (data[0] != summaryMagic && data[0] != summaryMagicV1) {
+		v, err := decodeSummary(data)
+		if err != nil || len(v.Anchors) == 0 {
+			return summaryPlace{}, err
+		}
+		return summaryPlace{path: []byte(v.Anchors[0].Path), line: v.Anchors[0].StartLine, anchored: true}, nil
+	}
+	d := summaryDecoder{buf: data[1:]}
+	for range 4 { // ID, Type, Title, Body
+		d.bytes()
+	}
+	for n := d.count(); n > 0; n-- { // Tags
+		d.bytes()
+	}
+	d.bool()          // Stale
+	for range 3 + 3 { // Scope, Source, Author; CreatedAt, UpdatedAt, VerifiedAt
+		d.bytes()
+	}
+	if d.count() == 0 {
+		return summaryPlace{}, d.err
+	}
+	pl := summaryPlace{path: d.bytes(), anchored: true}
+	d.bytes() // Symbol
+	d.bytes() // Kind
+	pl.line = d.int()
+	return pl, d.err
 }
 
 func appendString(b []byte, s string) []byte {
@@ -198,7 +252,10 @@ func appendBool(b []byte, v bool) []byte {
 // and later reads return zero values.
 type summaryDecoder struct {
 	buf []byte
-	err error
+	// whole, when set, is a string of the bytes buf started with: string
+	// returns its substrings rather than copies.
+	whole string
+	err   error
 }
 
 func (d *summaryDecoder) setErr(err error) {
@@ -241,7 +298,14 @@ func (d *summaryDecoder) bytes() []byte {
 	return out
 }
 
-func (d *summaryDecoder) string() string { return string(d.bytes()) }
+func (d *summaryDecoder) string() string {
+	b := d.bytes()
+	if d.whole == "" || len(b) == 0 {
+		return string(b)
+	}
+	end := len(d.whole) - len(d.buf)
+	return d.whole[end-len(b) : end]
+}
 
 func (d *summaryDecoder) int() int {
 	if d.err != nil {

@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"runtime"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gloss-dev/gloss/api"
 	"github.com/gloss-dev/gloss/memory"
@@ -25,51 +26,85 @@ func printLine(w io.Writer, v any) error {
 
 // printMemory prints one memory in the readable format.
 func printMemory(w io.Writer, m memory.View, withBody bool) {
+	// The heading and anchor lines are written piece by piece into a
+	// buffered writer (check's own, or one for this memory) rather than
+	// with fmt: `gloss check` prints them for every memory (a tenth of
+	// its CPU at 100,000 memories, pprof). The bytes are those of the
+	// format "%s  %s  %s  [%s] %s%s\n", then "    %-17s %s" (and "  %s"
+	// with a symbol) and "\n" per anchor.
+	bw, ok := w.(*bufio.Writer)
+	if !ok {
+		bw = bufio.NewWriter(w)
+		defer bw.Flush()
+	}
 	mark := "ok   "
 	if m.Stale {
 		mark = "STALE"
 	}
-	fmt.Fprintf(w, "%s  %s  %s  [%s] %s%s\n", m.ID, mark, confidenceMark(m), termSafe(m.Type, false), termSafe(m.Title, false), lifecycleLabels(m))
+	var place []byte
+	for _, s := range [...]string{m.ID, "  ", mark, "  ", confidenceMark(m), "  [", termSafe(m.Type, false), "] ", termSafe(m.Title, false), lifecycleLabels(m), "\n"} {
+		bw.WriteString(s)
+	}
 	for _, a := range m.Anchors {
-		fmt.Fprintf(w, "    %-17s %s", a.Status, placeOf(a))
-		if a.Symbol != "" {
-			fmt.Fprintf(w, "  %s", termSafe(a.Symbol, false))
+		bw.WriteString("    ")
+		bw.WriteString(a.Status)
+		for n := utf8.RuneCountInString(a.Status); n < 17; n++ {
+			bw.WriteByte(' ')
 		}
-		fmt.Fprintln(w)
+		bw.WriteByte(' ')
+		place = appendPlace(place[:0], a)
+		bw.Write(place)
+		if a.Symbol != "" {
+			bw.WriteString("  ")
+			bw.WriteString(termSafe(a.Symbol, false))
+		}
+		bw.WriteByte('\n')
 	}
 	if withBody {
-		fmt.Fprintf(w, "    by %s, %s", termSafe(orDash(m.Author), false), m.CreatedAt.Local().Format("2006-01-02 15:04"))
+		fmt.Fprintf(bw, "    by %s, %s", termSafe(orDash(m.Author), false), m.CreatedAt.Local().Format("2006-01-02 15:04"))
 		if len(m.Tags) > 0 {
-			fmt.Fprintf(w, " · tags: %s", termSafe(strings.Join(m.Tags, ", "), false))
+			fmt.Fprintf(bw, " · tags: %s", termSafe(strings.Join(m.Tags, ", "), false))
 		}
-		fmt.Fprintf(w, " · %s\n", m.Scope)
-		printRelations(w, m)
-		fmt.Fprintln(w)
+		fmt.Fprintf(bw, " · %s\n", m.Scope)
+		printRelations(bw, m)
+		fmt.Fprintln(bw)
 		for _, l := range strings.Split(termSafe(m.Body, true), "\n") {
-			fmt.Fprintf(w, "    %s\n", l)
+			fmt.Fprintf(bw, "    %s\n", l)
 		}
 	}
 }
 
 // placeOf formats an anchor's place, with its origin when it moved
 // (memory.AnchorView gives the origin only then).
-func placeOf(a memory.AnchorView) string {
-	s := fmt.Sprintf("%s:%s", termSafe(a.Path, false), lineSpan(a.StartLine, a.EndLine))
+func placeOf(a memory.AnchorView) string { return string(appendPlace(nil, a)) }
+
+// appendPlace appends placeOf(a) to b.
+func appendPlace(b []byte, a memory.AnchorView) []byte {
+	b = append(b, termSafe(a.Path, false)...)
+	b = append(b, ':')
+	b = appendLineSpan(b, a.StartLine, a.EndLine)
 	switch {
 	case a.OriginStartLine == 0:
 	case a.OriginPath != a.Path:
-		s += fmt.Sprintf(" (was %s:%s)", termSafe(a.OriginPath, false), lineSpan(a.OriginStartLine, a.OriginEndLine))
+		b = append(b, " (was "...)
+		b = append(b, termSafe(a.OriginPath, false)...)
+		b = append(b, ':')
+		b = append(appendLineSpan(b, a.OriginStartLine, a.OriginEndLine), ')')
 	default:
-		s += fmt.Sprintf(" (was %s)", lineSpan(a.OriginStartLine, a.OriginEndLine))
+		b = append(b, " (was "...)
+		b = append(appendLineSpan(b, a.OriginStartLine, a.OriginEndLine), ')')
 	}
-	return s
+	return b
 }
 
-func lineSpan(a, b int) string {
-	if a == b {
-		return fmt.Sprint(a)
+// appendLineSpan appends a line span to b: "a", or "a-z" when the lines
+// differ.
+func appendLineSpan(b []byte, a, z int) []byte {
+	b = strconv.AppendInt(b, int64(a), 10)
+	if a == z {
+		return b
 	}
-	return fmt.Sprintf("%d-%d", a, b)
+	return strconv.AppendInt(append(b, '-'), int64(z), 10)
 }
 
 func orDash(s string) string {
@@ -113,78 +148,23 @@ func printCheckJSON(w io.Writer, res api.CheckResult) error {
 	return bw.Flush()
 }
 
-// viewsBlock is the number of memories one goroutine of writeViewsJSON
-// encodes at a time.
-const viewsBlock = 1024
-
 // writeViewsJSON writes the elements of check's "memories" array, one
 // memory.AppendViewJSON per memory (indented as MarshalIndent would),
-// separated by ",\n". Blocks of viewsBlock memories are encoded on
-// GOMAXPROCS goroutines and written in order, at most two blocks per
-// goroutine ahead of the writer: at 100,000 memories the encoding was a
-// quarter of a `check --json` and the output about 100 MB (pprof,
-// docs/benchmarks.md "Scale (#12)").
+// separated by ",\n", into bw as they are encoded.
 func writeViewsJSON(bw *bufio.Writer, mems []memory.View) error {
-	type encoded struct {
-		data []byte
-		err  error
-	}
-	free := make(chan []byte, 2*runtime.GOMAXPROCS(0)+1) // written blocks' buffers, for reuse
-	encode := func(lo, hi int) encoded {
-		var out, data []byte
-		select {
-		case out = <-free:
-		default:
-		}
-		for i := lo; i < hi; i++ {
-			var err error
-			if data, err = memory.AppendViewJSON(data[:0], &mems[i], "    ", "  "); err != nil {
-				return encoded{err: err}
-			}
-			out = append(out, "    "...)
-			out = append(out, data...)
-			if i < len(mems)-1 {
-				out = append(out, ',')
-			}
-			out = append(out, '\n')
-		}
-		return encoded{data: out}
-	}
-	workers := min(runtime.GOMAXPROCS(0), (len(mems)+viewsBlock-1)/viewsBlock)
-	if workers <= 1 {
-		e := encode(0, len(mems))
-		if e.err != nil {
-			return e.err
-		}
-		_, err := bw.Write(e.data)
-		return err
-	}
-	order := make(chan chan encoded, 2*workers) // the window of blocks ahead
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		defer close(order)
-		for lo := 0; lo < len(mems); lo += viewsBlock {
-			ch := make(chan encoded, 1)
-			select {
-			case order <- ch:
-			case <-stop:
-				return
-			}
-			go func(lo, hi int) { ch <- encode(lo, hi) }(lo, min(lo+viewsBlock, len(mems)))
-		}
-	}()
-	for ch := range order {
-		e := <-ch
-		if e.err != nil {
-			return e.err
-		}
-		if _, err := bw.Write(e.data); err != nil {
+	var data []byte
+	for i := range mems {
+		var err error
+		if data, err = memory.AppendViewJSON(data[:0], &mems[i], "    ", "  "); err != nil {
 			return err
 		}
-		select {
-		case free <- e.data[:0]:
-		default:
+		bw.WriteString("    ")
+		bw.Write(data)
+		if i < len(mems)-1 {
+			bw.WriteByte(',')
+		}
+		if err := bw.WriteByte('\n'); err != nil {
+			return err
 		}
 	}
 	return nil
