@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"unsafe"
 )
 
 // builtinMagic starts a saved built-in model (version 2 of the layout;
@@ -186,9 +187,7 @@ func unmarshalBuiltin(data []byte) (*Builtin, error) {
 		return nil, fmt.Errorf("weights of %d bytes, want %d", len(r), (n+1)*dim*4)
 	}
 	vals := make([]float32, (n+1)*dim)
-	for i := range vals {
-		vals[i] = math.Float32frombits(le.Uint32(r[i*4:]))
-	}
+	decodeFloat32s(vals, r)
 	b.vecs, b.common = vals[:n*dim], vals[n*dim:]
 	if norm(b.common) == 0 {
 		b.common = nil
@@ -221,3 +220,25 @@ func readPriorRef(r []byte) (string, float32, []byte, error) {
 	}
 	return pid, w, r[2+l+4:], nil
 }
+
+// decodeFloat32s fills dst with the len(dst) little-endian float32s at
+// the start of src: one copy of the bytes on little-endian machines (the
+// built-in model's 1.8 MB of weights at 100,000 memories were decoded
+// value by value, a tenth of a CLI search's CPU, pprof), else value by
+// value.
+func decodeFloat32s(dst []float32, src []byte) {
+	if len(dst) == 0 {
+		return
+	}
+	if nativeLittleEndian {
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(&dst[0])), 4*len(dst)), src[:4*len(dst)])
+		return
+	}
+	for i := range dst {
+		dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(src[i*4:]))
+	}
+}
+
+// nativeLittleEndian reports whether float32s are stored little-endian
+// in memory.
+var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1

@@ -150,8 +150,11 @@ func unmarshalPrior(data []byte) (*Builtin, error) {
 	scales, common := head[:dim], head[dim:]
 	q := r[2*dim*4:]
 	b.vecs = make([]float32, n*dim)
-	for i := range b.vecs {
-		b.vecs[i] = float32(int8(q[i])) * scales[i%dim]
+	for o := 0; o < len(b.vecs); o += dim { // row by row: no i%dim per value
+		row, qrow := b.vecs[o:o+dim], q[o:o+dim]
+		for j, s := range scales {
+			row[j] = float32(int8(qrow[j])) * s
+		}
 	}
 	for i := 0; i < n; i++ {
 		Normalize(b.vecs[i*dim : (i+1)*dim])
