@@ -367,3 +367,59 @@ func TestVectorsAppendThenCompactLog(t *testing.T) {
 		}
 	}
 }
+
+// TestReadVectorFilesAhead checks the files read before the embedder is
+// known (ReadVectorFiles, as a CLI search reads them while its embedder
+// loads): opened for the index's model they search as OpenVectors does,
+// with the log's rows replayed; for another model they are not ok and
+// empty; released unopened, the base file can be replaced.
+func TestReadVectorFilesAhead(t *testing.T) {
+	dir := t.TempDir()
+	e := &letterEmbedder{model: "letters@1"}
+	v, _ := openVec(t, dir, e)
+	if err := v.Rebuild([]Doc{vdoc("m1", "aaa"), vdoc("m2", "bbb")}, 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Update([]Doc{vdoc("m3", "aab")}, nil, 3); err != nil { // in the log
+		t.Fatal(err)
+	}
+	v2, ok, err := ReadVectorFiles(dir).Open(e)
+	if err != nil || !ok {
+		t.Fatalf("open read-ahead files: ok %v, err %v", ok, err)
+	}
+	if got := search(t, v2, "a", 5); got != "m1,m3" {
+		t.Fatalf("search a = %s, want m1,m3", got)
+	}
+	if g, known := v2.Generation(); !known || g != 3 {
+		t.Fatalf("generation %d %v, want 3 true", g, known)
+	}
+	v3, ok, err := ReadVectorFiles(dir).Open(&letterEmbedder{model: "letters@2"})
+	if err != nil || ok {
+		t.Fatalf("files of letters@1 opened for letters@2: ok %v, err %v", ok, err)
+	}
+	if n, _ := v3.Count(); n != 0 {
+		t.Fatalf("index of another model has %d rows, want 0", n)
+	}
+	f := ReadVectorFiles(dir)
+	f.Release()
+	var none *VectorFiles
+	none.Release() // a nil VectorFiles is ignored
+	if err := v.Rebuild([]Doc{vdoc("m9", "ccc")}, 4); err != nil {
+		t.Fatal(err)
+	}
+	if got := search(t, openVecOK(t, dir, e), "c", 5); got != "m9" {
+		t.Fatalf("after rebuild: search c = %s, want m9", got)
+	}
+	if _, _, err := ReadVectorFiles(filepath.Join(dir, "vectors.bin", "sub")).Open(e); err == nil {
+		t.Fatal("a directory that cannot be created was opened")
+	}
+}
+
+func openVecOK(t *testing.T, dir string, e embed.Embedder) *Vectors {
+	t.Helper()
+	v, ok := openVec(t, dir, e)
+	if !ok {
+		t.Fatal("index not ok")
+	}
+	return v
+}
