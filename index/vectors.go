@@ -128,7 +128,7 @@ func (f *VectorFiles) Open(e embed.Embedder) (v *Vectors, ok bool, err error) {
 		n = 0
 	}
 	v.st, v.logRecs = st, n
-	if st.known && longLog(n, len(st.ids)) {
+	if st.known && longLog(n, st.rows()) {
 		// Compact now, so that the next opening (a CLI call) does not
 		// replay the log again; on failure (a read-only home) the index
 		// still serves from the replayed rows.
@@ -298,7 +298,7 @@ func (v *Vectors) Append(docs []Doc, deleted []string, gen uint64) error {
 func (v *Vectors) CompactLog() error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if !v.st.known || !longLog(v.logRecs, len(v.st.ids)) {
+	if !v.st.known || !longLog(v.logRecs, v.st.rows()) {
 		return nil
 	}
 	return v.writeBase(v.st)
@@ -332,7 +332,7 @@ func (v *Vectors) update(docs []Doc, deleted []string, gen uint64, compact bool)
 	}
 	st.gen, st.known = gen, true
 	recs = append(recs, le.AppendUint64([]byte{recGeneration}, gen))
-	if compact && longLog(v.logRecs+len(recs), len(st.ids)) {
+	if compact && longLog(v.logRecs+len(recs), st.rows()) {
 		return v.writeBase(st)
 	}
 	if err := appendLog(filepath.Join(v.dir, vecLogFile), st.epoch, recs); err != nil {
@@ -414,7 +414,7 @@ func (v *Vectors) Invalidate() {
 func (v *Vectors) Count() (uint64, error) {
 	v.mu.RLock()
 	defer v.mu.RUnlock()
-	return uint64(len(v.st.ids)), nil
+	return uint64(v.st.rows()), nil
 }
 
 // Close implements Derived: the files are closed after every write, so
