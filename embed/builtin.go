@@ -35,9 +35,16 @@ type Builtin struct {
 	vocab  []string         // row → word
 	counts []uint32         // row → corpus count
 	total  uint64           // sum of counts of all words seen in training
-	vecs   []float32        // len(vocab)*dim, rows L2-normalised
-	common []float32        // first principal component of text vectors (unit, or zeros)
-	id     string           // model id, with a hash of the weights
+	vecs   []float32        // len(vocab)*dim, rows L2-normalised; nil for a prior read by UnmarshalPrior (q)
+	// q and scales are the int8 rows (len(vocab)*dim) and per-dimension
+	// scales of a prior read by UnmarshalPrior: its rows are dequantized
+	// and normalised when read (wordRow) rather than all at load, which
+	// cost a CLI search 10–15 ms (mostly page faults of 2.6 MB of fresh
+	// heap, docs/benchmarks.md) for the few words of one query.
+	q      []byte
+	scales []float32
+	common []float32 // first principal component of text vectors (unit, or zeros)
+	id     string    // model id, with a hash of the weights
 
 	prior       *Builtin // general-domain prior, or nil
 	priorWeight float32  // w in (0, 1) when prior != nil
@@ -119,8 +126,9 @@ func (b *Builtin) EmbedText(text string) []float32 {
 
 func (b *Builtin) embedWords(words []string) []float32 {
 	v := make([]float32, b.dim)
+	buf := make([]float32, b.dim)
 	for _, w := range words {
-		wv, p := b.wordVector(w)
+		wv, p := b.wordVectorInto(w, buf)
 		if wv == nil {
 			continue
 		}
@@ -136,13 +144,17 @@ func (b *Builtin) embedWords(words []string) []float32 {
 // wordVector returns the unit vector of w and its corpus frequency p(w)
 // (0 for words outside the vocabulary), or nil when w has neither a row
 // nor a known n-gram.
-func (b *Builtin) wordVector(w string) ([]float32, float64) {
+func (b *Builtin) wordVector(w string) ([]float32, float64) { return b.wordVectorInto(w, nil) }
+
+// wordVectorInto is wordVector; a prior's row is decoded into buf (dim
+// values; nil: a new slice), which the result then is.
+func (b *Builtin) wordVectorInto(w string, buf []float32) ([]float32, float64) {
 	if r, ok := b.words[w]; ok {
 		p := 0.0
 		if b.total > 0 {
 			p = float64(b.counts[r]) / float64(b.total)
 		}
-		return b.vecs[int(r)*b.dim : (int(r)+1)*b.dim], p
+		return b.wordRow(int(r), buf), p
 	}
 	b.subOnce.Do(b.buildSubwords)
 	v := make([]float32, b.dim)
@@ -162,13 +174,34 @@ func (b *Builtin) wordVector(w string) ([]float32, float64) {
 	return v, 0
 }
 
+// wordRow returns the unit vector of vocabulary row r: a view of vecs,
+// or for a prior read by UnmarshalPrior its int8 row times the column
+// scales, normalised, written to buf (dim values; nil: a new slice). The
+// decoding is the one UnmarshalPrior did for every row before, so the
+// values are the same.
+func (b *Builtin) wordRow(r int, buf []float32) []float32 {
+	if b.q == nil {
+		return b.vecs[r*b.dim : (r+1)*b.dim]
+	}
+	if buf == nil {
+		buf = make([]float32, b.dim)
+	}
+	qrow := b.q[r*b.dim : (r+1)*b.dim]
+	for j, s := range b.scales {
+		buf[j] = float32(int8(qrow[j])) * s
+	}
+	Normalize(buf)
+	return buf
+}
+
 // buildSubwords fills the n-gram buckets from the vocabulary: each bucket
 // is the normalised sum of the vectors of the words having an n-gram in
 // it.
 func (b *Builtin) buildSubwords() {
 	b.sub = make([]float32, subwordBuckets*b.dim)
+	buf := make([]float32, b.dim)
 	for r, w := range b.vocab {
-		wv := b.vecs[r*b.dim : (r+1)*b.dim]
+		wv := b.wordRow(r, buf)
 		for _, h := range ngramHashes(w) {
 			axpy(1, wv, b.sub[int(h)*b.dim:(int(h)+1)*b.dim])
 		}

@@ -104,7 +104,9 @@ func MarshalPrior(b *Builtin, source string) []byte {
 // UnmarshalPrior decodes a prior written by MarshalPrior. Its model id is
 // "prior:SOURCE@<first 12 hex digits of the SHA-256 of the bytes>". It
 // returns an error wrapping ErrCorruptModel for bytes that are truncated,
-// of another layout or fail their checksum.
+// of another layout or fail their checksum. The prior keeps data (its
+// int8 rows are decoded as they are read), which must not be modified
+// afterwards.
 func UnmarshalPrior(data []byte) (*Builtin, error) {
 	b, err := unmarshalPrior(data)
 	if err != nil {
@@ -148,14 +150,7 @@ func unmarshalPrior(data []byte) (*Builtin, error) {
 		head[i] = math.Float32frombits(le.Uint32(r[i*4:]))
 	}
 	scales, common := head[:dim], head[dim:]
-	q := r[2*dim*4:]
-	b.vecs = make([]float32, n*dim)
-	for i := range b.vecs {
-		b.vecs[i] = float32(int8(q[i])) * scales[i%dim]
-	}
-	for i := 0; i < n; i++ {
-		Normalize(b.vecs[i*dim : (i+1)*dim])
-	}
+	b.q, b.scales = r[2*dim*4:], scales // rows decoded when read (wordRow)
 	if norm(common) > 0 {
 		b.common = common
 	}

@@ -54,18 +54,63 @@ var _ Derived = (*Vectors)(nil)
 // damaged file), written by another model or dimension, or marked
 // invalid. Rows of the same model survive a corrupt log so that Rebuild
 // re-embeds only documents whose text changed. err is set only when dir
-// cannot be created.
+// cannot be created. It is ReadVectorFiles(dir).Open(e).
 func OpenVectors(dir string, e embed.Embedder) (v *Vectors, ok bool, err error) {
+	return ReadVectorFiles(dir).Open(e)
+}
+
+// VectorFiles are the files of a vector index in a directory, read and
+// checked (ReadVectorFiles) before the embedder they are for is known:
+// a process that opens the index for one search reads them while it
+// loads its embedder (at 100,000 memories each took about a third of the
+// vector ranker's time, docs/benchmarks.md). Open or Release them once.
+type VectorFiles struct {
+	dir    string
+	dirErr error
+	log    vecLog
+	lerr   error
+	file   *baseFile
+	st     *vecState // decoded base, nil when rerr is set
+	rerr   error
+}
+
+// ReadVectorFiles creates dir if needed and reads the base file (mapped,
+// its CRC-32 checked, its ids decoded) and the log file of the vector
+// index in it. Problems are kept for Open, which reports or recovers
+// from them as OpenVectors does.
+func ReadVectorFiles(dir string) *VectorFiles {
+	f := &VectorFiles{dir: dir}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, false, fmt.Errorf("vector index: %w", err)
+		f.dirErr = fmt.Errorf("vector index: %w", err)
+		return f
 	}
-	v = &Vectors{dir: dir, emb: e}
-	log, lerr := readLog(filepath.Join(dir, vecLogFile))
-	file, rerr := readBase(filepath.Join(dir, vecBaseFile))
-	var st *vecState
-	if rerr == nil {
-		st, rerr = decodeBase(file, log.upserts())
+	f.log, f.lerr = readLog(filepath.Join(dir, vecLogFile))
+	f.file, f.rerr = readBase(filepath.Join(dir, vecBaseFile))
+	if f.rerr == nil {
+		f.st, f.rerr = decodeBase(f.file, f.log.upserts())
 	}
+	return f
+}
+
+// Release unmaps the base file of files that will not be opened; a nil
+// f is ignored.
+func (f *VectorFiles) Release() {
+	if f == nil {
+		return
+	}
+	f.file.release()
+	f.file, f.st = nil, nil
+}
+
+// Open returns the vector index of the files for embedder e; ok and err
+// as for OpenVectors. The files must not be used afterwards.
+func (f *VectorFiles) Open(e embed.Embedder) (v *Vectors, ok bool, err error) {
+	if f.dirErr != nil {
+		return nil, false, f.dirErr
+	}
+	v = &Vectors{dir: f.dir, emb: e}
+	log, lerr, file, st, rerr := f.log, f.lerr, f.file, f.st, f.rerr
+	f.file, f.st = nil, nil
 	if rerr != nil || st.model != e.Model() || (e.Dim() != 0 && st.dim != e.Dim()) {
 		// Missing, corrupt, or another model: start empty.
 		file.release()
@@ -83,7 +128,7 @@ func OpenVectors(dir string, e embed.Embedder) (v *Vectors, ok bool, err error) 
 		n = 0
 	}
 	v.st, v.logRecs = st, n
-	if st.known && longLog(n, len(st.ids)) {
+	if st.known && longLog(n, st.rows()) {
 		// Compact now, so that the next opening (a CLI call) does not
 		// replay the log again; on failure (a read-only home) the index
 		// still serves from the replayed rows.
@@ -253,7 +298,7 @@ func (v *Vectors) Append(docs []Doc, deleted []string, gen uint64) error {
 func (v *Vectors) CompactLog() error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if !v.st.known || !longLog(v.logRecs, len(v.st.ids)) {
+	if !v.st.known || !longLog(v.logRecs, v.st.rows()) {
 		return nil
 	}
 	return v.writeBase(v.st)
@@ -287,7 +332,7 @@ func (v *Vectors) update(docs []Doc, deleted []string, gen uint64, compact bool)
 	}
 	st.gen, st.known = gen, true
 	recs = append(recs, le.AppendUint64([]byte{recGeneration}, gen))
-	if compact && longLog(v.logRecs+len(recs), len(st.ids)) {
+	if compact && longLog(v.logRecs+len(recs), st.rows()) {
 		return v.writeBase(st)
 	}
 	if err := appendLog(filepath.Join(v.dir, vecLogFile), st.epoch, recs); err != nil {
@@ -369,7 +414,7 @@ func (v *Vectors) Invalidate() {
 func (v *Vectors) Count() (uint64, error) {
 	v.mu.RLock()
 	defer v.mu.RUnlock()
-	return uint64(len(v.st.ids)), nil
+	return uint64(v.st.rows()), nil
 }
 
 // Close implements Derived: the files are closed after every write, so

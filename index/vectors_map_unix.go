@@ -21,6 +21,7 @@ func mapFile(f *os.File, size int64) ([]byte, bool) {
 	if err != nil {
 		return nil, false
 	}
+	populate(data)
 	return data, true
 }
 

@@ -17,7 +17,7 @@ func (v *Vectors) SearchVector(q []float32, limit int) ([]Scored, error) {
 	v.mu.RLock()
 	defer v.mu.RUnlock()
 	st := v.st
-	if len(st.ids) == 0 || limit <= 0 {
+	if st.rows() == 0 || limit <= 0 {
 		return nil, nil
 	}
 	if len(q) != st.dim {
@@ -26,8 +26,8 @@ func (v *Vectors) SearchVector(q []float32, limit int) ([]Scored, error) {
 	if vek32.Dot(q, q) == 0 {
 		return nil, nil
 	}
-	h := &topK{ids: st.ids}
-	for i := range st.ids {
+	h := &topK{st: st}
+	for i := range st.rows() {
 		s := vek32.Dot(q, st.row(i))
 		if s <= 0 {
 			continue
@@ -42,7 +42,7 @@ func (v *Vectors) SearchVector(q []float32, limit int) ([]Scored, error) {
 	out := make([]Scored, len(h.rows))
 	for n := len(h.rows) - 1; n >= 0; n-- {
 		x := heap.Pop(h).(hit)
-		out[n] = Scored{ID: st.ids[x.row], Score: float64(x.score)}
+		out[n] = Scored{ID: st.id(x.row), Score: float64(x.score)}
 	}
 	return out, nil
 }
@@ -54,7 +54,7 @@ type hit struct {
 
 // topK is a min-heap of hits: the worst kept hit is at the root.
 type topK struct {
-	ids  []string
+	st   *vecState // for the ids of rows
 	rows []hit
 }
 
@@ -63,7 +63,7 @@ func (h *topK) better(a, b hit) bool {
 	if a.score != b.score {
 		return a.score > b.score
 	}
-	return h.ids[a.row] < h.ids[b.row]
+	return h.st.idLess(a.row, b.row)
 }
 
 func (h *topK) Len() int           { return len(h.rows) }

@@ -367,3 +367,103 @@ func TestVectorsAppendThenCompactLog(t *testing.T) {
 		}
 	}
 }
+
+// TestReadVectorFilesAhead checks the files read before the embedder is
+// known (ReadVectorFiles, as a CLI search reads them while its embedder
+// loads): opened for the index's model they search as OpenVectors does,
+// with the log's rows replayed; for another model they are not ok and
+// empty; released unopened, the base file can be replaced.
+func TestReadVectorFilesAhead(t *testing.T) {
+	dir := t.TempDir()
+	e := &letterEmbedder{model: "letters@1"}
+	v, _ := openVec(t, dir, e)
+	if err := v.Rebuild([]Doc{vdoc("m1", "aaa"), vdoc("m2", "bbb")}, 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Update([]Doc{vdoc("m3", "aab")}, nil, 3); err != nil { // in the log
+		t.Fatal(err)
+	}
+	v2, ok, err := ReadVectorFiles(dir).Open(e)
+	if err != nil || !ok {
+		t.Fatalf("open read-ahead files: ok %v, err %v", ok, err)
+	}
+	if got := search(t, v2, "a", 5); got != "m1,m3" {
+		t.Fatalf("search a = %s, want m1,m3", got)
+	}
+	if g, known := v2.Generation(); !known || g != 3 {
+		t.Fatalf("generation %d %v, want 3 true", g, known)
+	}
+	v3, ok, err := ReadVectorFiles(dir).Open(&letterEmbedder{model: "letters@2"})
+	if err != nil || ok {
+		t.Fatalf("files of letters@1 opened for letters@2: ok %v, err %v", ok, err)
+	}
+	if n, _ := v3.Count(); n != 0 {
+		t.Fatalf("index of another model has %d rows, want 0", n)
+	}
+	f := ReadVectorFiles(dir)
+	f.Release()
+	var none *VectorFiles
+	none.Release() // a nil VectorFiles is ignored
+	if err := v.Rebuild([]Doc{vdoc("m9", "ccc")}, 4); err != nil {
+		t.Fatal(err)
+	}
+	if got := search(t, openVecOK(t, dir, e), "c", 5); got != "m9" {
+		t.Fatalf("after rebuild: search c = %s, want m9", got)
+	}
+	if _, _, err := ReadVectorFiles(filepath.Join(dir, "vectors.bin", "sub")).Open(e); err == nil {
+		t.Fatal("a directory that cannot be created was opened")
+	}
+}
+
+func openVecOK(t *testing.T, dir string, e embed.Embedder) *Vectors {
+	t.Helper()
+	v, ok := openVec(t, dir, e)
+	if !ok {
+		t.Fatal("index not ok")
+	}
+	return v
+}
+
+// TestVectorsUndecodedIDs checks an index opened from its base file,
+// whose ids stay undecoded in the mapping until the rows change: ties
+// are broken by id as with decoded ids, hits carry their ids, a base
+// written from undecoded ids reads back the same, and the first update
+// decodes them and keeps every row.
+func TestVectorsUndecodedIDs(t *testing.T) {
+	dir := t.TempDir()
+	e := &letterEmbedder{model: "letters@1"}
+	v, _ := openVec(t, dir, e)
+	// Inserted in descending id order, so that rows and ids disagree.
+	if err := v.Rebuild([]Doc{vdoc("m9", "aaa"), vdoc("m5", "bbb"), vdoc("m1", "aaa"), vdoc("m3", "aaa")}, 1); err != nil {
+		t.Fatal(err)
+	}
+	v2 := openVecOK(t, dir, e)
+	if v2.st.idOff == nil || v2.st.ids != nil {
+		t.Fatal("opening decoded the ids")
+	}
+	if got := search(t, v2, "a", 2); got != "m1,m3" {
+		t.Fatalf("tied search = %s, want m1,m3 (ids ascending)", got)
+	}
+	if err := v2.writeBase(v2.st); err != nil { // from undecoded ids
+		t.Fatal(err)
+	}
+	v3 := openVecOK(t, dir, e)
+	if got := search(t, v3, "a", 5); got != "m1,m3,m9" {
+		t.Fatalf("after writing the base from undecoded ids: search a = %s, want m1,m3,m9", got)
+	}
+	if err := v3.Update([]Doc{vdoc("m2", "aaa")}, []string{"m3"}, 2); err != nil {
+		t.Fatal(err)
+	}
+	if v3.st.idOff != nil {
+		t.Fatal("an update left the ids undecoded")
+	}
+	if got := search(t, v3, "a", 5); got != "m1,m2,m9" {
+		t.Fatalf("after an update: search a = %s, want m1,m2,m9", got)
+	}
+	if got := search(t, v3, "b", 5); got != "m5" {
+		t.Fatalf("after an update: search b = %s, want m5", got)
+	}
+	if n, _ := openVecOK(t, dir, e).Count(); n != 4 {
+		t.Fatalf("reopened after the update: %d rows, want 4", n)
+	}
+}
