@@ -332,6 +332,7 @@ func (v *Vectors) remapBase() {
 		return
 	}
 	st.known = v.st.known
+	file.dropResident()
 	v.dropBase()
 	v.st, v.base = st, file
 }

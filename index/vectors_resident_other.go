@@ -1,0 +1,6 @@
+//go:build !linux
+
+package index
+
+// dropResident does nothing on this platform (see the Linux version).
+func (b *baseFile) dropResident() {}
