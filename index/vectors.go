@@ -318,15 +318,16 @@ func (v *Vectors) writeBase(st *vecState) error {
 // leave the Go heap, whose collector otherwise ran ever more often as an
 // ingest added them (at 100,000 memories, 80 MB of rows under
 // `remember --batch`'s 200 MiB heap limit; docs/benchmarks.md). The
-// caller holds mu for writing. Should the file not read back as the
-// state written (it always does unless the disk fails), the heap rows
-// are kept.
+// caller holds mu for writing. The checksum is not verified here (the
+// next OpenVectors does): reading every page would make the whole file
+// resident. Should the file not read back as the state written (it
+// always does unless the disk fails), the heap rows are kept.
 func (v *Vectors) remapBase() {
 	file, err := readBase(filepath.Join(v.dir, vecBaseFile))
 	if err != nil {
 		return
 	}
-	st, err := decodeBase(file, 0)
+	st, err := decodeBaseChecked(file, 0, false)
 	if err != nil || st.model != v.st.model || st.dim != v.st.dim || st.gen != v.st.gen || st.epoch != v.st.epoch || len(st.ids) != len(v.st.ids) {
 		file.release()
 		return
