@@ -161,7 +161,15 @@ func writeBaseFile(path string, s *vecState) error {
 		put(le.AppendUint64(buf[:0], h))
 	}
 	put(make([]byte, pad4(w.n)))
-	put(float32Bytes(s.data))
+	// The rows of a mapped base are written a part at a time, each part
+	// then reclaimed from the resident set (baseFile.pageOut).
+	data := float32Bytes(s.data)
+	for len(data) > 0 {
+		n := min(len(data), 4<<20)
+		put(data[:n])
+		s.file.pageOut(data[:n])
+		data = data[n:]
+	}
 	put(float32Bytes(s.extra))
 	_, _ = bw.Write(le.AppendUint32(nil, crc.Sum32()))
 	werr := errors.Join(w.err, bw.Flush())
