@@ -200,11 +200,14 @@ func (e *Engine) request(a RememberArgs, pc *placeCache) (memory.RememberRequest
 }
 
 // indexFirst brings w's index up to date when the engine is asked to.
+// A retraining of the built-in embedder found due is deferred
+// (memory.Workspace.IndexKeepModel): it re-embeds every stored memory,
+// which is no part of a write.
 func (e *Engine) indexFirst(ctx context.Context, w *memory.Workspace) error {
 	if !e.IndexFirst {
 		return nil
 	}
-	_, err := w.Index(ctx)
+	_, err := w.IndexKeepModel(ctx)
 	return err
 }
 

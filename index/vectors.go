@@ -353,7 +353,34 @@ func (v *Vectors) writeBase(st *vecState) error {
 	if err := os.Remove(filepath.Join(v.dir, vecLogFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("reset vector index log: %w", err)
 	}
+	v.remapBase()
 	return nil
+}
+
+// remapBase replaces the rows of v.st, just written to the base file, by
+// the file's, mapped, as OpenVectors reads them: the rows added since
+// the index was opened (about 1 KiB each with the built-in model) then
+// leave the Go heap, whose collector otherwise ran ever more often as an
+// ingest added them (at 100,000 memories, 80 MB of rows under
+// `remember --batch`'s 200 MiB heap limit; docs/benchmarks.md). The
+// caller holds mu for writing. The checksum is not verified here (the
+// next OpenVectors does): reading every page would make the whole file
+// resident. Should the file not read back as the state written (it
+// always does unless the disk fails), the heap rows are kept.
+func (v *Vectors) remapBase() {
+	file, err := readBase(filepath.Join(v.dir, vecBaseFile))
+	if err != nil {
+		return
+	}
+	st, err := decodeBaseChecked(file, 0, false)
+	if err != nil || st.model != v.st.model || st.dim != v.st.dim || st.gen != v.st.gen || st.epoch != v.st.epoch || len(st.ids) != len(v.st.ids) {
+		file.release()
+		return
+	}
+	st.known = v.st.known
+	file.dropResident()
+	v.dropBase()
+	v.st, v.base = st, file
 }
 
 // Rebuild implements Derived with RebuildContext and no deadline.

@@ -217,7 +217,15 @@ func writeBaseFile(path string, s *vecState) error {
 		put(le.AppendUint64(buf[:0], h))
 	}
 	put(make([]byte, pad4(w.n)))
-	put(float32Bytes(s.data))
+	// The rows of a mapped base are written a part at a time, each part
+	// then reclaimed from the resident set (baseFile.pageOut).
+	data := float32Bytes(s.data)
+	for len(data) > 0 {
+		n := min(len(data), 4<<20)
+		put(data[:n])
+		s.file.pageOut(data[:n])
+		data = data[n:]
+	}
 	put(float32Bytes(s.extra))
 	_, _ = bw.Write(le.AppendUint32(nil, crc.Sum32()))
 	werr := errors.Join(w.err, bw.Flush())
@@ -279,12 +287,20 @@ func decodeRow(r []byte, dim int) (id string, h uint64, v []float32, rest []byte
 // upserts of the log about to be replayed), so that replaying does not
 // copy them at each growth.
 func decodeBase(file *baseFile, spare int) (*vecState, error) {
+	return decodeBaseChecked(file, spare, true)
+}
+
+// decodeBaseChecked is decodeBase, with the checksum verified only when
+// check is set: remapBase reads back the file it has just written, and
+// verifying it would read every page of the mapping into the resident
+// set.
+func decodeBaseChecked(file *baseFile, spare int, check bool) (*vecState, error) {
 	data := file.data
 	if len(data) < len(vecMagic)+4 || string(data[:len(vecMagic)]) != vecMagic {
 		return nil, errors.New("not a gloss vector index of this version")
 	}
 	body := data[:len(data)-4]
-	if crc32.ChecksumIEEE(body) != le.Uint32(data[len(data)-4:]) {
+	if check && crc32.ChecksumIEEE(body) != le.Uint32(data[len(data)-4:]) {
 		return nil, errors.New("checksum mismatch")
 	}
 	r := body[len(vecMagic):]

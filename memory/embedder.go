@@ -298,6 +298,30 @@ func (w *Workspace) refreshBuiltin(ctx context.Context, changed, files int, retr
 		s.Deferred = true
 		return w.saveBuiltinState(s)
 	}
+	return w.retrainBuiltin(ctx)
+}
+
+// RetrainDeferred does the built-in embedder's retraining that an index
+// run of a write path or a check found due and deferred
+// (builtinState.Deferred; IndexKeepModel): it trains a new model, then
+// re-embeds every memory with it before any search sees it (the embedder
+// and the vector index are swapped under vecs.mu, so vectors of the two
+// models are never compared). The daemon calls it after its warm-up
+// check. It does nothing when no retraining is deferred or the embedder
+// is not the built-in one; it returns errors of training or re-embedding.
+func (w *Workspace) RetrainDeferred(ctx context.Context) error {
+	if spec, err := w.embedSpec(); err != nil || spec.Kind != embed.KindBuiltin {
+		return nil
+	}
+	if s, ok := w.loadBuiltinState(); !ok || !s.Deferred {
+		return nil
+	}
+	return w.retrainBuiltin(ctx)
+}
+
+// retrainBuiltin trains a new built-in model and, when the vector index
+// is open, re-embeds every memory with it (see RetrainDeferred).
+func (w *Workspace) retrainBuiltin(ctx context.Context) error {
 	b, err := w.trainBuiltin(ctx)
 	if err != nil {
 		return err

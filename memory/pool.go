@@ -257,7 +257,8 @@ func (p *Pool) Open(root string) error {
 // of a daemon's start and first 300 queries, issue #15); this reads the
 // scope of each binary summary only. Then it warms the workspace's place
 // table for the graph ranker (WarmPlaces) and its in-memory BM25 index
-// for the text ranker (WarmText).
+// for the text ranker (WarmText), and does the retraining of the built-in
+// embedder that writes and checks deferred (RetrainDeferred).
 func (p *Pool) Check(ctx context.Context, root string) error {
 	p.mu.Lock()
 	sw := p.open[root]
@@ -273,6 +274,9 @@ func (p *Pool) Check(ctx context.Context, root string) error {
 		return err
 	}
 	if err := sw.w.WarmText(ctx); err != nil {
+		return err
+	}
+	if err := sw.w.RetrainDeferred(ctx); err != nil { // deferred by writes and checks
 		return err
 	}
 	if res.AnchorsChanged() {

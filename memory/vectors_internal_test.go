@@ -164,6 +164,62 @@ func TestCheckDefersRetraining(t *testing.T) {
 	}
 }
 
+// A write's index run (IndexKeepModel, as remember and remember --batch
+// do) keeps the model when retraining is due, so that the batch's
+// vectors and the stored ones share one model, and marks it deferred;
+// RetrainDeferred (the daemon's warm-up) then retrains and re-embeds
+// every memory, and does nothing once no retraining is deferred.
+func TestWriteDefersRetraining(t *testing.T) {
+	repo := vecRepo(t)
+	w := openVecWorkspace(t, repo, "", nil)
+	defer w.Close()
+	ctx := context.Background()
+	if _, err := w.Index(ctx); err != nil {
+		t.Fatal(err)
+	}
+	first := remember(t, w, "retryCap", "quokka marsupials hop around the retry loop")
+	if _, err := w.vectorIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	old := w.vecs.idx.Model()
+	if err := w.RetrainDeferred(ctx); err != nil || w.vecs.idx.Model() != old {
+		t.Fatalf("RetrainDeferred with nothing deferred: %v, model %s, before %s", err, w.vecs.idx.Model(), old)
+	}
+	s, _ := w.loadBuiltinState()
+	s.Changed = 1000
+	if err := w.saveBuiltinState(s); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.IndexKeepModel(ctx); err != nil {
+		t.Fatal(err)
+	}
+	second := remember(t, w, "retryCap", "wombats burrow under the retry cap")
+	if now := w.vecs.idx.Model(); now != old {
+		t.Fatalf("a write retrained: model %s, before %s", now, old)
+	}
+	if s, ok := w.loadBuiltinState(); !ok || !s.Deferred {
+		t.Fatalf("state after the write %+v, want deferred", s)
+	}
+	if err := w.RetrainDeferred(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if now := w.vecs.idx.Model(); now == old || now != w.vecs.emb.Model() {
+		t.Fatalf("model after RetrainDeferred %s (before %s, embedder %s)", now, old, w.vecs.emb.Model())
+	}
+	if n, _ := w.vecs.idx.Count(); n != 2 {
+		t.Fatalf("%d rows after re-embedding, want 2", n)
+	}
+	if got := vecIDs(t, w, "quokka marsupials"); !strings.HasPrefix(got, first) {
+		t.Fatalf("search after retraining: %q, want %s first", got, first)
+	}
+	if got := vecIDs(t, w, "wombats burrow"); !strings.HasPrefix(got, second) {
+		t.Fatalf("search after retraining: %q, want %s first", got, second)
+	}
+	if s, ok := w.loadBuiltinState(); !ok || s.Deferred || s.Changed != 0 || s.Memories != 2 {
+		t.Fatalf("state after retraining %+v", s)
+	}
+}
+
 // fakeOpenAI serves /v1/embeddings with vectors of letter counts; it
 // fails with 503 while down is set.
 func fakeOpenAI(t *testing.T) (*httptest.Server, *sync.Mutex, *bool) {

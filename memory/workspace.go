@@ -351,6 +351,17 @@ func (w *Workspace) Index(ctx context.Context) (index.Stats, error) {
 	return w.index(ctx, true)
 }
 
+// IndexKeepModel is Index for the write paths (remember, remember
+// --batch, verify): when the built-in embedder's retraining is due
+// (retrainNeeded), it is deferred, as by a check's run, to the next Index
+// call or RetrainDeferred (the daemon's warm-up), so that a write embeds
+// with the model the stored vectors were made with and never re-embeds
+// every stored memory inside the write. A workspace with no model still
+// trains one at its first embedding (embedder).
+func (w *Workspace) IndexKeepModel(ctx context.Context) (index.Stats, error) {
+	return w.index(ctx, false)
+}
+
 // index is Index; with retrain false (a check's run) an existing built-in
 // model is kept and the run's changed files are only counted towards the
 // next retraining, which the next Index call (gloss index, remember, the

@@ -158,6 +158,7 @@ func runBatch(cmd *cobra.Command, g *globals, b *backend, file string) error {
 	if err == nil && sendErr == nil && len(pending) > 0 {
 		flush()
 	}
+	writeMemProfile()
 	if err == nil {
 		err = sendErr
 	}
