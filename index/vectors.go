@@ -373,7 +373,7 @@ func (v *Vectors) remapBase() {
 		return
 	}
 	st, err := decodeBaseChecked(file, 0, false)
-	if err != nil || st.model != v.st.model || st.dim != v.st.dim || st.gen != v.st.gen || st.epoch != v.st.epoch || len(st.ids) != len(v.st.ids) {
+	if err != nil || st.model != v.st.model || st.dim != v.st.dim || st.gen != v.st.gen || st.epoch != v.st.epoch || st.rows() != v.st.rows() {
 		file.release()
 		return
 	}
