@@ -13,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"unsafe"
+
+	"github.com/gloss-dev/gloss/internal/f32"
 )
 
 // builtinMagic starts a saved built-in model (version 2 of the layout;
@@ -187,7 +189,7 @@ func unmarshalBuiltin(data []byte) (*Builtin, error) {
 	if len(r) != (n+1)*dim*4 {
 		return nil, fmt.Errorf("weights of %d bytes, want %d", len(r), (n+1)*dim*4)
 	}
-	vals := viewFloat32s(r, (n+1)*dim)
+	vals := f32.View(r, (n+1)*dim)
 	b.vecs, b.common = vals[:n*dim], vals[n*dim:]
 	if norm(b.common) == 0 {
 		b.common = nil
@@ -224,7 +226,7 @@ func readPriorRef(r []byte) (string, float32, []byte, error) {
 // readAligned reads the file at path into memory placed so that every
 // offset congruent to the file's size modulo 4 is 4-aligned. A saved model's weights end 4 bytes before
 // the end of the file and are a multiple of 4 bytes long, so they start
-// at such an offset and viewFloat32s uses them in place: a copy of the
+// at such an offset and f32.View uses them in place: a copy of the
 // 1.8 MB of weights into fresh heap (page faults, mostly) was about a
 // tenth of the CPU of a CLI search at 100,000 memories (pprof).
 func readAligned(path string) ([]byte, error) {
@@ -253,25 +255,3 @@ func readAligned(path string) ([]byte, error) {
 	}
 	return buf, nil
 }
-
-// viewFloat32s returns the n little-endian float32s at the start of src:
-// src itself seen as []float32 on little-endian machines when it is
-// 4-aligned (readAligned), else a decoded copy. The caller must not
-// modify src afterwards.
-func viewFloat32s(src []byte, n int) []float32 {
-	if n == 0 {
-		return nil
-	}
-	if nativeLittleEndian && uintptr(unsafe.Pointer(&src[0]))%4 == 0 {
-		return unsafe.Slice((*float32)(unsafe.Pointer(&src[0])), n)[:n:n]
-	}
-	dst := make([]float32, n)
-	for i := range dst {
-		dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(src[i*4:]))
-	}
-	return dst
-}
-
-// nativeLittleEndian reports whether float32s are stored little-endian
-// in memory.
-var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1

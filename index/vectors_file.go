@@ -11,7 +11,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"unsafe"
+
+	"github.com/gloss-dev/gloss/internal/f32"
 )
 
 // The vector index of a directory is two files:
@@ -219,14 +220,14 @@ func writeBaseFile(path string, s *vecState) error {
 	put(make([]byte, pad4(w.n)))
 	// The rows of a mapped base are written a part at a time, each part
 	// then reclaimed from the resident set (baseFile.pageOut).
-	data := float32Bytes(s.data)
+	data := f32.Bytes(s.data)
 	for len(data) > 0 {
 		n := min(len(data), 4<<20)
 		put(data[:n])
 		s.file.pageOut(data[:n])
 		data = data[n:]
 	}
-	put(float32Bytes(s.extra))
+	put(f32.Bytes(s.extra))
 	_, _ = bw.Write(le.AppendUint32(nil, crc.Sum32()))
 	werr := errors.Join(w.err, bw.Flush())
 	if err := errors.Join(werr, tmp.Close()); err != nil {
@@ -329,7 +330,7 @@ func decodeBaseChecked(file *baseFile, spare int, check bool) (*vecState, error)
 	for i := range s.hash {
 		s.hash[i] = le.Uint64(r[i*8:])
 	}
-	s.data = viewFloat32s(r[n*8+pad:], n*s.dim)
+	s.data = f32.View(r[n*8+pad:], n*s.dim)
 	s.extra = make([]float32, 0, spare*s.dim)
 	return s, nil
 }
@@ -453,42 +454,9 @@ func applyRecord(s *vecState, p []byte) error {
 	return nil
 }
 
-// float32Bytes returns the little-endian bytes of v.
-func float32Bytes(v []float32) []byte {
-	if nativeLittleEndian && len(v) > 0 {
-		return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), len(v)*4)
-	}
-	out := make([]byte, 0, len(v)*4)
-	for _, x := range v {
-		out = le.AppendUint32(out, math.Float32bits(x))
-	}
-	return out
-}
-
 // pad4 returns the zero bytes that align offset to 4: the vector block
 // of a base file starts 4-aligned, so that it is used in place.
 func pad4(offset int) int { return (4 - offset%4) % 4 }
-
-// viewFloat32s returns the n little-endian float32s of src: src itself
-// seen as []float32 on little-endian machines when 4-aligned (no copy:
-// opening an index reads the file once), else a decoded copy.
-func viewFloat32s(src []byte, n int) []float32 {
-	if n == 0 {
-		return nil
-	}
-	if nativeLittleEndian && uintptr(unsafe.Pointer(&src[0]))%4 == 0 {
-		return unsafe.Slice((*float32)(unsafe.Pointer(&src[0])), n)[:n:n]
-	}
-	dst := make([]float32, n)
-	for i := range dst {
-		dst[i] = math.Float32frombits(le.Uint32(src[i*4:]))
-	}
-	return dst
-}
-
-// nativeLittleEndian reports whether float32s are stored little-endian
-// in memory, so that rows are copied without decoding.
-var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // appendLog appends records to the log at path, creating it with the
 // header of epoch when missing.
