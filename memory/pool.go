@@ -276,13 +276,12 @@ func (p *Pool) Check(ctx context.Context, root string) error {
 	if err := sw.w.WarmText(ctx); err != nil {
 		return err
 	}
-	if err := sw.w.RetrainDeferred(ctx); err != nil { // deferred by writes and checks
-		return err
-	}
-	if res.AnchorsChanged() {
+	if res.AnchorsChanged() { // before the retraining: diagnostics need no vectors
 		p.Changed(root, nil)
 	}
-	return nil
+	// Deferred by writes and checks; at 100,000 memories it re-embeds
+	// every memory (tens of CPU-seconds), so it comes last.
+	return sw.w.RetrainDeferred(ctx)
 }
 
 // inUse reports whether a session still holds a workspace; p.mu is held.
