@@ -129,6 +129,15 @@ func summaryScope(data []byte) (string, error) {
 		return v.Scope, err
 	}
 	d := summaryDecoder{buf: data[1:]}
+	d.skipToScope()
+	scope := d.string()
+	return scope, d.err
+}
+
+// skipToScope skips a binary summary's fields before its Scope (ID,
+// Type, Title, Body, Tags, Stale) without copying them; d.buf starts
+// after the magic byte.
+func (d *summaryDecoder) skipToScope() {
 	for range 4 { // ID, Type, Title, Body
 		d.bytes()
 	}
@@ -136,8 +145,6 @@ func summaryScope(data []byte) (string, error) {
 		d.bytes()
 	}
 	d.bool() // Stale
-	scope := d.string()
-	return scope, d.err
 }
 
 // decodeSummary decodes a stored summary, binary (encodeSummary, either
@@ -216,13 +223,7 @@ func summaryPlaceOf(data []byte) (summaryPlace, error) {
 		return summaryPlace{path: []byte(v.Anchors[0].Path), line: v.Anchors[0].StartLine, anchored: true}, nil
 	}
 	d := summaryDecoder{buf: data[1:]}
-	for range 4 { // ID, Type, Title, Body
-		d.bytes()
-	}
-	for n := d.count(); n > 0; n-- { // Tags
-		d.bytes()
-	}
-	d.bool()          // Stale
+	d.skipToScope()
 	for range 3 + 3 { // Scope, Source, Author; CreatedAt, UpdatedAt, VerifiedAt
 		d.bytes()
 	}
