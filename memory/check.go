@@ -239,16 +239,21 @@ func (w *Workspace) checkPaths(r *resolver) ([]string, error) {
 // whether an anchor in the path is stale (staleAt).
 func (w *Workspace) putCheckStates(b *index.MemoryBatch, r *resolver, paths []string, staleAt map[string]bool) error {
 	for _, p := range paths {
-		cs := checkState{Hash: r.fileHash(p), Stale: staleAt[p], Gen: r.gen}
-		data, err := json.Marshal(cs)
-		if err != nil {
-			return err
-		}
-		if err := b.PutCheckState(p, data); err != nil {
+		if err := putCheckState(b, p, checkState{Hash: r.fileHash(p), Stale: staleAt[p], Gen: r.gen}); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// putCheckState adds to b the check state cs of the workspace-relative
+// path (JSON, as checkPaths reads it).
+func putCheckState(b *index.MemoryBatch, path string, cs checkState) error {
+	data, err := json.Marshal(cs)
+	if err != nil {
+		return err
+	}
+	return b.PutCheckState(path, data)
 }
 
 // Summaries returns the stored summary of every memory, ordered by place
@@ -730,11 +735,7 @@ func (w *Workspace) keepCheckStates(b *index.MemoryBatch, mems []*Memory) error 
 		if !ps.cs.Stale {
 			ps.cs.Gen = gen
 		}
-		data, err = json.Marshal(ps.cs)
-		if err != nil {
-			return err
-		}
-		if err := b.PutCheckState(p, data); err != nil {
+		if err := putCheckState(b, p, ps.cs); err != nil {
 			return err
 		}
 	}
