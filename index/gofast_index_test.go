@@ -5,13 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
-	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 
 	ts "github.com/odvcencio/gotreesitter"
@@ -125,47 +121,10 @@ func TestIndexRecordGoFast(t *testing.T) {
 			t.Errorf("%s: not compared (fast path refused it or tree-sitter found an error)", name)
 		}
 	}
-	goroot, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		t.Skipf("no go command to find GOROOT: %v", err)
-	}
-	src := filepath.Join(strings.TrimSpace(string(goroot)), "src")
-	if _, err := os.Stat(src); err != nil {
-		t.Skipf("no GOROOT sources: %v", err)
-	}
-	all := os.Getenv("GLOSS_GOFAST_ALL") != ""
-	var n, refused, tsErr int
-	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") {
-			return err
-		}
-		h := fnv.New32a()
-		h.Write([]byte(p))
-		// encoding/csv/fuzz_test.go: tree-sitter reads f.Fuzz(func…) as
-		// a conversion (Go 1.26.8), the one difference on GOROOT/src.
-		if !all && h.Sum32()%24 != 0 && !strings.HasSuffix(filepath.ToSlash(p), "/encoding/csv/fuzz_test.go") {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil || len(b) > 1<<20 || CheckContent(b) != "" {
-			return nil
-		}
-		rel, _ := filepath.Rel(src, p)
-		c, r, e := check(filepath.ToSlash(rel), b)
-		if c {
-			n++
-		}
-		if r {
-			refused++
-		}
-		if e {
-			tsErr++
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// encoding/csv/fuzz_test.go: tree-sitter reads f.Fuzz(func…) as a
+	// conversion (Go 1.26.8), the one difference on GOROOT/src.
+	always := func(rel string) bool { return rel == "encoding/csv/fuzz_test.go" }
+	n, _, refused, tsErr := checkGorootSample(t, always, check)
 	t.Logf("GOROOT/src: %d files compared, %d refused by the fast path, %d with tree-sitter errors", n, refused, tsErr)
 	if n < 100 {
 		t.Errorf("only %d files compared", n)

@@ -84,6 +84,24 @@ func TestParseGoFastMatchesParse(t *testing.T) {
 			t.Errorf("%s: not compared (fast path refused it or tree-sitter found an error)", name)
 		}
 	}
+	n, bytes, refused, tsErr := checkGorootSample(t, nil, check)
+	t.Logf("GOROOT/src: %d files (%d bytes) compared, %d refused by the fast path, %d with tree-sitter errors", n, bytes, refused, tsErr)
+	if n < 100 {
+		t.Errorf("only %d files compared", n)
+	}
+}
+
+// checkGorootSample calls check(rel, src) on the Go files of GOROOT/src
+// (rel slash-separated, relative to GOROOT/src): all of them when
+// $GLOSS_GOFAST_ALL is set, else one in 24 by an FNV hash of the path,
+// plus those for which always(rel) is true (always may be nil); files
+// over 1 MiB or that CheckContent refuses are left out. check reports
+// whether it compared the file, whether the fast path refused it and
+// whether tree-sitter found an error; checkGorootSample returns those
+// counts and the bytes of the compared files. It skips the test when
+// GOROOT/src cannot be found.
+func checkGorootSample(t *testing.T, always func(rel string) bool, check func(rel string, src []byte) (compared, refused, tsErr bool)) (n, size, refused, tsErr int) {
+	t.Helper()
 	goroot, err := exec.Command("go", "env", "GOROOT").Output()
 	if err != nil {
 		t.Skipf("no go command to find GOROOT: %v", err)
@@ -93,25 +111,25 @@ func TestParseGoFastMatchesParse(t *testing.T) {
 		t.Skipf("no GOROOT sources: %v", err)
 	}
 	all := os.Getenv("GLOSS_GOFAST_ALL") != ""
-	var n, refused, tsErr, bytes int
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") {
 			return err
 		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
 		h := fnv.New32a()
 		h.Write([]byte(p))
-		if !all && h.Sum32()%24 != 0 {
+		if !all && h.Sum32()%24 != 0 && (always == nil || !always(rel)) {
 			return nil
 		}
 		src, err := os.ReadFile(p)
 		if err != nil || len(src) > 1<<20 || CheckContent(src) != "" {
 			return nil
 		}
-		rel, _ := filepath.Rel(root, p)
-		c, r, e := check(filepath.ToSlash(rel), src)
+		c, r, e := check(rel, src)
 		if c {
 			n++
-			bytes += len(src)
+			size += len(src)
 		}
 		if r {
 			refused++
@@ -124,10 +142,7 @@ func TestParseGoFastMatchesParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("GOROOT/src: %d files (%d bytes) compared, %d refused by the fast path, %d with tree-sitter errors", n, bytes, refused, tsErr)
-	if n < 100 {
-		t.Errorf("only %d files compared", n)
-	}
+	return n, size, refused, tsErr
 }
 
 func defNames(f *File) []string {
