@@ -269,3 +269,46 @@ func TestParseSpec(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoteRetriesClosedIdleConnection checks that an embedding request
+// sent on a kept-alive connection the server has just closed is sent
+// again on a new one: Node's http server (the dev server of
+// scripts/use-embeddings-server) closes idle connections after 5 s, and a
+// request racing that close got "connection reset by peer". The fake
+// server closes the connection of its second request without answering.
+func TestRemoteRetriesClosedIdleConnection(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 2 {
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				conn.Close()
+			}
+			return
+		}
+		var req struct {
+			Input []string `json:"input"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		var resp struct {
+			Data []map[string]any `json:"data"`
+		}
+		for i, s := range req.Input {
+			resp.Data = append(resp.Data, map[string]any{"index": i, "embedding": fakeVector(s)})
+		}
+		_ = json.NewEncoder(w).Encode(resp)
+	}))
+	defer srv.Close()
+	o, err := NewOpenAI("m", srv.URL, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		if _, err := o.Embed(context.Background(), []string{"aab"}); err != nil {
+			t.Fatalf("request %d: %v", i+1, err)
+		}
+	}
+	if n := calls.Load(); n != 3 {
+		t.Errorf("%d requests reached the server, want 3 (one closed, sent again)", n)
+	}
+}

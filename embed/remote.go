@@ -88,6 +88,12 @@ func (r *remote) post(ctx context.Context, req, resp any) error {
 		return fmt.Errorf("%s: %w", r.model, err)
 	}
 	hr.Header.Set("Content-Type", "application/json")
+	// An embedding request is idempotent: marked so (without sending the
+	// header: a nil value, net/http Transport's documented convention),
+	// the Transport sends it again on a new connection when a kept-alive
+	// one was closed by the server as the request went out (Node's http
+	// server closes idle connections after 5 s) instead of failing.
+	hr.Header["Idempotency-Key"] = nil
 	for k, v := range r.headers {
 		hr.Header.Set(k, v)
 	}
