@@ -8,6 +8,7 @@ import (
 	"sync"
 	"unicode"
 
+	"github.com/gloss-dev/gloss/embed"
 	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/internal/ident"
 	"github.com/gloss-dev/gloss/scip"
@@ -56,6 +57,98 @@ const RRFK = 60
 //     named definitions themselves rank first in it).
 var RankerWeights = map[string]float64{RankerText: 1, RankerVector: 1, RankerCode: 0.9, RankerGraph: 0.5}
 
+// FusionProfile is the part of FusedSearch's weighted reciprocal rank
+// fusion that depends on the embedder behind the vector list
+// (FusionProfileFor): how far the vector list is trusted against the
+// text list. A part of a result is weight/(RRFK+rank), rank 1-based
+// (Cormack, Clarke and Büttcher, SIGIR 2009); the text ranker's weight is
+// scaled by TextWeightScale of the query coverage (QueryCoverage).
+type FusionProfile struct {
+	// Name is FusionBuiltin or FusionPretrained.
+	Name string `json:"name"`
+	// RRFK is the k of reciprocal rank fusion (> 0): smaller k widens the
+	// gap between a list's first ranks and the ranks after them.
+	RRFK int `json:"rrf_k"`
+	// CoverageFull is the query coverage (0 < CoverageFull ≤ 1) from which
+	// the text ranker gets its full weight (TextWeightScale).
+	CoverageFull float64 `json:"coverage_full"`
+	// VectorWeight is the vector ranker's weight (RankerWeights' text
+	// weight is 1).
+	VectorWeight float64 `json:"vector_weight"`
+	// NearDuplicateCosine is not a fusion parameter but depends on the
+	// embedder the same way: the cosine similarity at or above which
+	// NearestMemories' hits are near-duplicates (NearDuplicates).
+	NearDuplicateCosine float64 `json:"near_duplicate_cosine"`
+}
+
+// Names of the fusion profiles.
+const (
+	// FusionBuiltin is the profile of the built-in workspace embedder
+	// (and of no embedder): its vector list is weak on paraphrases, so
+	// the text list keeps its weight from a third of the query's terms.
+	FusionBuiltin = "builtin"
+	// FusionPretrained is the profile of a pretrained embedder
+	// (model2vec, Ollama, OpenAI-compatible): its vector list is not
+	// trained on the workspace, so it is weighed by what a pretrained
+	// model measured on the golden set (PretrainedFusion).
+	FusionPretrained = "pretrained"
+)
+
+// BuiltinFusion is the profile of the built-in embedder: RRF k 60 as
+// Cormack et al. (2009) fixed it, CoverageFull ⅓ and vector weight 1,
+// chosen on the tuning halves of the ranking golden set (internal/rankeval,
+// docs/eval.md: "Query-dependent weight of the text list").
+var BuiltinFusion = FusionProfile{Name: FusionBuiltin, RRFK: RRFK, CoverageFull: CoverageFull, VectorWeight: 1, NearDuplicateCosine: NearDuplicateCosine}
+
+// PretrainedFusion is the profile of a pretrained embedder, chosen on
+// the tuning halves of the ranking golden set (internal/rankeval;
+// TestFusionProfileReport's grid of RRF k 5–60, CoverageFull ⅓–1, vector
+// weight 0.25–2: the highest sum of recall@5 over the three query kinds,
+// ties by MRR@10) with Universal Sentence Encoder lite (Cer et al.,
+// "Universal Sentence Encoder", 2018) behind the OpenAI-compatible
+// provider (scripts/use-embeddings-server; docs/eval.md, "A pretrained
+// sentence encoder and a fusion profile per embedder"): RRF k 10,
+// CoverageFull ½, vector weight 0.25. That model's vector list is weaker
+// than BM25 on identifiers and tasks of this set, so the tuning trusts it
+// less, not more: an oracle embedder wanted CoverageFull 1 and k 20
+// (TestFusionOracleReport). NearDuplicateCosine 0.9: with that model,
+// rewordings of a note scored 0.66–0.87 and distinct notes of the golden
+// set up to 0.86 (half of them have a neighbour at 0.75 or more), so only
+// near-identical texts are reported by their vectors; TextSimilarity
+// still reports rewordings that share words.
+var PretrainedFusion = FusionProfile{Name: FusionPretrained, RRFK: 10, CoverageFull: 0.5, VectorWeight: 0.25, NearDuplicateCosine: 0.9}
+
+// FusionProfileFor returns the fusion profile of an embedder kind
+// (embed.Spec.Kind): PretrainedFusion for model2vec, ollama and openai,
+// BuiltinFusion for builtin, none and anything else.
+func FusionProfileFor(kind string) FusionProfile {
+	switch kind {
+	case embed.KindModel2Vec, embed.KindOllama, embed.KindOpenAI:
+		return PretrainedFusion
+	}
+	return BuiltinFusion
+}
+
+// FusionProfile returns the fusion profile of w's embedder (Options.Embedder,
+// else $GLOSS_EMBEDDER: FusionProfileFor of its kind); BuiltinFusion when
+// the selection does not parse (searches then fail on the vector index).
+func (w *Workspace) FusionProfile() FusionProfile {
+	spec, err := w.embedSpec()
+	if err != nil {
+		return BuiltinFusion
+	}
+	return FusionProfileFor(spec.Kind)
+}
+
+// TextWeightScale is the factor on the text ranker's weight for a query
+// whose best full-text hit has query coverage c under profile p:
+// min(1, (c/p.CoverageFull)²) (the package function TextWeightScale
+// explains the rule).
+func (p FusionProfile) TextWeightScale(c float64) float64 {
+	r := c / p.CoverageFull
+	return min(1, r*r)
+}
+
 // StaleFactor multiplies the fused score of a stale memory: ranked lower,
 // labelled, never hidden. Fused scores are compressed (1/61 for a first
 // rank, 1/80 for a twentieth), so the factor is mild: 0.85 moves a memory
@@ -93,6 +186,10 @@ type SearchRequest struct {
 	// and Filter.Symbol.
 	Files   []string
 	Symbols []string
+	// Fusion overrides the workspace's fusion profile (nil:
+	// Workspace.FusionProfile), for evaluation and tuning
+	// (internal/rankeval).
+	Fusion *FusionProfile
 
 	// fromSummaries ranks the memories from their stored summaries
 	// (summaryMemory) instead of their records: Context sets it when the
@@ -109,8 +206,10 @@ type RankerPart struct {
 	// Score is the ranker's own score: BM25, cosine similarity or
 	// proximity (GraphHit.Proximity).
 	Score float64 `json:"score"`
-	// Weight is RankerWeights[Ranker], for the text ranker times
-	// TextWeightScale(Coverage); Contribution = Weight/(RRFK+Rank).
+	// Weight is RankerWeights[Ranker] (the vector ranker's is the fusion
+	// profile's VectorWeight), for the text ranker times the profile's
+	// TextWeightScale(Coverage); Contribution = Weight/(k+Rank) with k
+	// the profile's RRFK (Explanation.Fusion).
 	Weight       float64 `json:"weight"`
 	Contribution float64 `json:"contribution"`
 	// Coverage is set on the text ranker's parts: the query coverage
@@ -138,6 +237,9 @@ type Explanation struct {
 	// SupersededFactor for a superseded one.
 	Freshness float64 `json:"freshness"`
 	Score     float64 `json:"score"`
+	// Fusion is the fusion profile the parts were weighed by
+	// (FusionProfile: RRF k, coverage of full text weight, vector weight).
+	Fusion *FusionProfile `json:"fusion,omitempty"`
 }
 
 // Result is one fused search result: a memory or a code symbol.
@@ -210,7 +312,14 @@ func (w *Workspace) FusedSearch(ctx context.Context, req SearchRequest) ([]Resul
 	if req.Kind != ResultMemory && req.Filter.keepsSymbols() {
 		rankers = append(rankers, func(l *rankList) error { return w.codeRanker(ctx, req, depth, limit, l) })
 	}
-	f, err := runRankers(rankers, func(lists []rankList) (fusionWeights, error) { return w.queryWeights(req.Query, lists) })
+	profile := w.FusionProfile()
+	if req.Fusion != nil {
+		profile = *req.Fusion
+	}
+	if err := profile.validate(); err != nil {
+		return nil, err
+	}
+	f, err := runRankers(rankers, func(lists []rankList) (fusionWeights, error) { return w.queryWeights(req.Query, lists, profile) })
 	if err != nil {
 		return nil, err
 	}
@@ -429,10 +538,11 @@ type fuser struct {
 	weights fusionWeights
 }
 
-// fusionWeights adjust RankerWeights to one query: the text ranker's
-// weight is multiplied by textScale, and its parts record coverage
-// (RankerPart.Coverage) when known.
+// fusionWeights adjust RankerWeights to one query under a fusion
+// profile: the text ranker's weight is multiplied by textScale, and its
+// parts record coverage (RankerPart.Coverage) when known (set).
 type fusionWeights struct {
+	profile   FusionProfile // the zero value means BuiltinFusion
 	set       bool
 	textScale float64
 	coverage  float64
@@ -440,10 +550,30 @@ type fusionWeights struct {
 
 // weight returns the weight of ranker's parts.
 func (fw fusionWeights) weight(ranker string) float64 {
-	if fw.set && ranker == RankerText {
+	switch {
+	case fw.set && ranker == RankerText:
 		return RankerWeights[ranker] * fw.textScale
+	case ranker == RankerVector && fw.profile.Name != "":
+		return fw.profile.VectorWeight
 	}
 	return RankerWeights[ranker]
+}
+
+// k returns the profile's RRF k (RRFK for the zero profile).
+func (fw fusionWeights) k() int {
+	if fw.profile.RRFK > 0 {
+		return fw.profile.RRFK
+	}
+	return RRFK
+}
+
+// validate reports a profile that cannot weigh a fusion: RRFK ≤ 0,
+// CoverageFull outside (0, 1] or a negative VectorWeight.
+func (p FusionProfile) validate() error {
+	if p.RRFK <= 0 || !(p.CoverageFull > 0 && p.CoverageFull <= 1) || p.VectorWeight < 0 {
+		return fmt.Errorf("fusion profile %q: want RRF k > 0, coverage of full text weight in (0, 1] and vector weight ≥ 0, have %d, %g, %g", p.Name, p.RRFK, p.CoverageFull, p.VectorWeight)
+	}
+	return nil
 }
 
 // CoverageFull is the query coverage (QueryCoverage) from which the text
@@ -469,16 +599,17 @@ const CoverageFull = 1.0 / 3
 // paraphrases 0–0.4 (mostly 0.12–0.2) on the ranking golden set
 // (internal/rankeval); CoverageFull and the square were chosen on its
 // tuning halves (docs/eval.md).
-func TextWeightScale(coverage float64) float64 {
-	r := coverage / CoverageFull
-	return min(1, r*r)
-}
+//
+// It is BuiltinFusion's rule; a profile's own CoverageFull applies
+// through FusionProfile.TextWeightScale.
+func TextWeightScale(coverage float64) float64 { return BuiltinFusion.TextWeightScale(coverage) }
 
-// queryWeights returns the weights of one query's parts: the text
-// ranker's scaled by TextWeightScale of the query coverage of its first
-// hit (its record, read unless a filter read it: Workspace.get); RankerWeights when there is no
-// text hit or that memory was forgotten meanwhile.
-func (w *Workspace) queryWeights(query string, lists []rankList) (fusionWeights, error) {
+// queryWeights returns the weights of one query's parts under profile:
+// the text ranker's scaled by the profile's TextWeightScale of the query
+// coverage of its first hit (its record, read unless a filter read it:
+// Workspace.get); unscaled when there is no text hit or that memory was
+// forgotten meanwhile.
+func (w *Workspace) queryWeights(query string, lists []rankList, profile FusionProfile) (fusionWeights, error) {
 	for _, l := range lists {
 		if len(l) == 0 || l[0].p.Ranker != RankerText {
 			continue
@@ -487,15 +618,15 @@ func (w *Workspace) queryWeights(query string, lists []rankList) (fusionWeights,
 		if m == nil {
 			var err error
 			if m, err = w.get(l[0].r.id); errors.Is(err, ErrNotFound) {
-				return fusionWeights{}, nil
+				return fusionWeights{profile: profile}, nil
 			} else if err != nil {
 				return fusionWeights{}, err
 			}
 		}
 		c := QueryCoverage(query, m)
-		return fusionWeights{set: true, textScale: TextWeightScale(c), coverage: c}, nil
+		return fusionWeights{profile: profile, set: true, textScale: profile.TextWeightScale(c), coverage: c}, nil
 	}
-	return fusionWeights{}, nil
+	return fusionWeights{profile: profile}, nil
 }
 
 // QueryCoverage returns the share of query's distinct full-text terms
@@ -553,7 +684,7 @@ func (f *fuser) add(r Result, p RankerPart) {
 	if f.weights.set && p.Ranker == RankerText {
 		p.Coverage = f.weights.coverage
 	}
-	p.Contribution = p.Weight / float64(RRFK+p.Rank)
+	p.Contribution = p.Weight / float64(f.weights.k()+p.Rank)
 	cur.Explain.Rankers = append(cur.Explain.Rankers, p)
 	cur.Explain.RRF += p.Contribution
 }

@@ -49,6 +49,10 @@ func (f *fuser) results(limit int, read func(id string) *Memory) []Result {
 		}
 		return cands[i].Key() < cands[j].Key()
 	})
+	profile := f.weights.profile
+	if profile.Name == "" {
+		profile = BuiltinFusion
+	}
 	out := make([]Result, 0, min(limit, len(cands)))
 	for _, c := range cands {
 		if len(out) >= limit && c.Explain.RRF < out[limit-1].Score {
@@ -61,6 +65,7 @@ func (f *fuser) results(limit int, read func(id string) *Memory) []Result {
 			}
 		}
 		score(&r)
+		r.Explain.Fusion = &profile
 		i := sort.Search(len(out), func(i int) bool { return Less(r, out[i]) })
 		if i >= limit {
 			continue

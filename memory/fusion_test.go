@@ -2,10 +2,12 @@ package memory
 
 import (
 	"fmt"
+	"math"
 	"math/rand"
 	"strings"
 	"testing"
 
+	"github.com/gloss-dev/gloss/embed"
 	"github.com/gloss-dev/gloss/index"
 )
 
@@ -174,5 +176,95 @@ func BenchmarkQueryCoverage(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		QueryCoverage("longest pause between tries at startup", m)
+	}
+}
+
+// TestFusionProfileFor checks that the fusion profile follows the kind of
+// the configured embedder: the built-in model (and none, and an
+// unparsable selection) keep BuiltinFusion, pretrained providers get
+// PretrainedFusion. No embedder is loaded or called.
+func TestFusionProfileFor(t *testing.T) {
+	t.Setenv(embed.EnvVar, "")
+	for _, tc := range []struct{ spec, want string }{
+		{"", FusionBuiltin},
+		{"builtin", FusionBuiltin},
+		{"none", FusionBuiltin},
+		{"model2vec:/models/potion", FusionPretrained},
+		{"ollama:nomic-embed-text", FusionPretrained},
+		{"openai:use@http://127.0.0.1:1", FusionPretrained},
+		{"bogus:x", FusionBuiltin},
+	} {
+		w := &Workspace{}
+		w.vecs.spec = tc.spec
+		if got := w.FusionProfile(); got.Name != tc.want {
+			t.Errorf("embedder %q: profile %+v, want %s", tc.spec, got, tc.want)
+		}
+	}
+	t.Setenv(embed.EnvVar, "openai:fake")
+	if got := (&Workspace{}).FusionProfile(); got != PretrainedFusion {
+		t.Errorf("$%s=openai:fake: profile %+v, want PretrainedFusion", embed.EnvVar, got)
+	}
+	if BuiltinFusion.RRFK != RRFK || BuiltinFusion.CoverageFull != CoverageFull || BuiltinFusion.VectorWeight != RankerWeights[RankerVector] || BuiltinFusion.NearDuplicateCosine != NearDuplicateCosine {
+		t.Errorf("BuiltinFusion %+v differs from RRFK, CoverageFull and RankerWeights", BuiltinFusion)
+	}
+	for _, p := range []FusionProfile{BuiltinFusion, PretrainedFusion} {
+		if err := p.validate(); err != nil {
+			t.Error(err)
+		}
+	}
+	for _, p := range []FusionProfile{{RRFK: 0, CoverageFull: 1}, {RRFK: 20, CoverageFull: 0}, {RRFK: 20, CoverageFull: 1.5}, {RRFK: 20, CoverageFull: 1, VectorWeight: -1}} {
+		if p.validate() == nil {
+			t.Errorf("profile %+v: no error", p)
+		}
+	}
+}
+
+// TestFuserProfile checks a profile's arithmetic on hand-made lists: the
+// contribution is weight/(k+rank) with the profile's k and vector weight,
+// the text weight is scaled by (c/CoverageFull)², and the explanation
+// names the profile. The case is a paraphrase's: memory A is the vector
+// list's first and not on the text list, B is 20th on the text list
+// (coverage 0.4) and 6th on the vector list; a profile trusting vectors
+// (the third) puts A first.
+func TestFuserProfile(t *testing.T) {
+	const c = 0.4
+	for _, tc := range []struct {
+		p     FusionProfile
+		scale float64
+		want  string
+	}{
+		{BuiltinFusion, 1, "B A"},       // 1/80 + 1/66 > 1/61: agreement wins
+		{PretrainedFusion, 0.64, "B A"}, // (0.4/0.5)²: 0.64/30 + 0.25/16 > 0.25/11
+		{FusionProfile{Name: "x", RRFK: 10, CoverageFull: 0.8, VectorWeight: 2}, 0.25, "A B"},
+	} {
+		a, b := &Memory{ID: "A"}, &Memory{ID: "B"}
+		f := &fuser{byKey: map[string]*Result{}, weights: fusionWeights{profile: tc.p, set: true, textScale: tc.p.TextWeightScale(c), coverage: c}}
+		f.add(Result{Kind: ResultMemory, Memory: a}, RankerPart{Ranker: RankerVector, Rank: 1})
+		f.add(Result{Kind: ResultMemory, Memory: b}, RankerPart{Ranker: RankerText, Rank: 20})
+		f.add(Result{Kind: ResultMemory, Memory: b}, RankerPart{Ranker: RankerVector, Rank: 6})
+		res := f.results(10, nil)
+		if got := res[0].Memory.ID + " " + res[1].Memory.ID; got != tc.want {
+			t.Errorf("profile %s: order %s, want %s", tc.p.Name, got, tc.want)
+		}
+		for _, r := range res {
+			if r.Explain.Fusion == nil || *r.Explain.Fusion != tc.p {
+				t.Errorf("profile %s: explanation names %+v", tc.p.Name, r.Explain.Fusion)
+			}
+			for _, p := range r.Explain.Rankers {
+				w := tc.p.VectorWeight
+				if p.Ranker == RankerText {
+					w = tc.scale
+				}
+				if math.Abs(p.Weight-w) > 1e-12 || math.Abs(p.Contribution-w/float64(tc.p.RRFK+p.Rank)) > 1e-12 {
+					t.Errorf("profile %s: part %+v, want weight %g, contribution %g", tc.p.Name, p, w, w/float64(tc.p.RRFK+p.Rank))
+				}
+			}
+		}
+	}
+	// The zero weights (no query coverage known) are BuiltinFusion's.
+	f := &fuser{byKey: map[string]*Result{}}
+	f.add(Result{Kind: ResultMemory, Memory: &Memory{ID: "A"}}, RankerPart{Ranker: RankerVector, Rank: 1})
+	if res := f.results(1, nil); res[0].Explain.RRF != 1.0/61 || *res[0].Explain.Fusion != BuiltinFusion {
+		t.Errorf("zero weights: rrf %g, profile %+v", res[0].Explain.RRF, res[0].Explain.Fusion)
 	}
 }

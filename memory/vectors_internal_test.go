@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -364,5 +365,46 @@ func TestColdIndexTrainsAtFirstUse(t *testing.T) {
 	}
 	if w.vecs.emb.Model() != model {
 		t.Fatal("an index run with nothing changed retrained")
+	}
+}
+
+// FusedSearch over a workspace whose embedder is an OpenAI-compatible
+// server (a fake) weighs its lists by PretrainedFusion, says so in the
+// explanation, and a SearchRequest.Fusion overrides it; a built-in
+// workspace keeps BuiltinFusion.
+func TestFusedSearchProfileFollowsEmbedder(t *testing.T) {
+	repo := vecRepo(t)
+	srv, _, _ := fakeOpenAI(t)
+	w := openVecWorkspace(t, repo, "openai:fake@"+srv.URL, func(error) {})
+	defer w.Close()
+	if _, err := w.Index(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	remember(t, w, "retryCap", "retries are capped")
+	check := func(req SearchRequest, want FusionProfile) {
+		t.Helper()
+		res, err := w.FusedSearch(context.Background(), req)
+		if err != nil || len(res) == 0 {
+			t.Fatalf("search %q: %v, %d results", req.Query, err, len(res))
+		}
+		for _, r := range res {
+			if r.Explain.Fusion == nil || *r.Explain.Fusion != want {
+				t.Fatalf("explanation names %+v, want %+v", r.Explain.Fusion, want)
+			}
+			for _, p := range r.Explain.Rankers {
+				if want := p.Weight / float64(want.RRFK+p.Rank); math.Abs(p.Contribution-want) > 1e-12 {
+					t.Errorf("part %+v: contribution, want %g", p, want)
+				}
+				if p.Ranker == RankerVector && p.Weight != want.VectorWeight {
+					t.Errorf("vector part %+v: weight, want %g", p, want.VectorWeight)
+				}
+			}
+		}
+	}
+	check(SearchRequest{Query: "retries capped", Kind: ResultMemory}, PretrainedFusion)
+	custom := FusionProfile{Name: "custom", RRFK: 3, CoverageFull: 1, VectorWeight: 2}
+	check(SearchRequest{Query: "retries capped", Kind: ResultMemory, Fusion: &custom}, custom)
+	if _, err := w.FusedSearch(context.Background(), SearchRequest{Query: "x", Fusion: &FusionProfile{Name: "bad"}}); err == nil {
+		t.Error("a profile with RRF k 0: no error")
 	}
 }

@@ -78,9 +78,14 @@ lower and are labelled STALE, never hidden. --explain prints each part of each s
 	return cmd
 }
 
-// printSearch prints fused search results: memories as printMemory does,
+// printSearch prints fused search results (with explanations, first the
+// fusion profile they were weighed by): memories as printMemory does,
 // symbols as "symbol KIND NAME PATH:START-END", each after its score.
 func printSearch(w io.Writer, items []api.SearchItem) {
+	if len(items) > 0 && items[0].Explain != nil && items[0].Explain.Fusion != nil {
+		p := items[0].Explain.Fusion
+		fmt.Fprintf(w, "fusion profile %s: RRF k %d, full text weight from query coverage %.2f, vector weight %.2f\n", p.Name, p.RRFK, p.CoverageFull, p.VectorWeight)
+	}
 	for _, it := range items {
 		fmt.Fprintf(w, "%.4f ", it.Score)
 		if it.View != nil {
