@@ -183,9 +183,9 @@ type Duplicate struct {
 	Similarity float64 `json:"similarity"`
 	// VectorSimilarity is the cosine similarity of the new memory's title
 	// and body with the existing memory's contextual text in the vector
-	// index (NearestMemories; NearDuplicateCosine and above is a
-	// near-duplicate), 0 when it is not among the nearest or vectors are
-	// off.
+	// index (NearestMemories; the embedder's
+	// FusionProfile.NearDuplicateCosine and above is a near-duplicate), 0
+	// when it is not among the nearest or vectors are off.
 	VectorSimilarity float64 `json:"vector_similarity,omitempty"`
 	// SameAnchor is true when the two share an anchored symbol or file,
 	// or both have no anchor.
@@ -226,7 +226,8 @@ func termSet(s string) map[string]bool {
 
 // NearDuplicates returns the stored memories whose title and body are at
 // least DuplicateThreshold similar to m's (TextSimilarity) or whose vector
-// is at least NearDuplicateCosine similar (NearestMemories), most similar
+// is at least the embedder's near-duplicate cosine similar
+// (FusionProfile.NearDuplicateCosine; NearestMemories), most similar
 // first (the larger of the two), ties by id. Candidates are the memories
 // anchored in m's files, the 20 best BM25 matches of m's text and its
 // duplicateNeighbors nearest vectors.
@@ -255,6 +256,7 @@ func (w *Workspace) NearDuplicates(ctx context.Context, m *Memory) ([]Duplicate,
 			cands[sc.ID], cosine[sc.ID] = true, sc.Score
 		}
 	}
+	nearCosine := w.FusionProfile().NearDuplicateCosine
 	var out []Duplicate
 	for id := range cands {
 		if id == m.ID {
@@ -265,7 +267,7 @@ func (w *Workspace) NearDuplicates(ctx context.Context, m *Memory) ([]Duplicate,
 			continue
 		}
 		sim := TextSimilarity(text, o.Title+"\n"+o.Body)
-		if sim >= DuplicateThreshold || cosine[id] >= NearDuplicateCosine {
+		if sim >= DuplicateThreshold || cosine[id] >= nearCosine {
 			out = append(out, Duplicate{ID: o.ID, Title: o.Title, Similarity: sim, VectorSimilarity: cosine[id], SameAnchor: sameAnchor(m, o)})
 		}
 	}

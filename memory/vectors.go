@@ -20,7 +20,8 @@ import (
 // (TestNearDuplicateThreshold, title and body against the stored
 // contextual text): four rewordings of a note scored 0.83–0.96, six pairs
 // of different notes on the same or related code 0.24–0.52. Other
-// embedders have other scales: calibrate before relying on it.
+// embedders have other scales: pretrained ones use
+// PretrainedFusion.NearDuplicateCosine (Workspace.FusionProfile).
 const NearDuplicateCosine = 0.75
 
 // vectorState is the workspace's vector index and embedder, guarded by mu.
