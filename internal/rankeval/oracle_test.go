@@ -147,20 +147,7 @@ func TestFusionOracleReport(t *testing.T) {
 	defer srv.Close()
 	f := loadFixture(t, "openai:oracle@"+srv.URL)
 	ctx := context.Background()
-	// A remote embedder's index is rebuilt in the background: wait until
-	// every memory is in it (each has a positive cosine with any text).
-	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(100 * time.Millisecond) {
-		hits, err := f.w.VectorSearch(ctx, "readiness probe", 10*len(specs))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(hits) == len(specs) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("vector index holds %d of %d memories after 2 minutes", len(hits), len(specs))
-		}
-	}
+	f.waitVectors(t, 2*time.Minute)
 	bm25, err := Run(ctx, f.w, BM25, f.queries, f.keyOf)
 	if err != nil {
 		t.Fatal(err)

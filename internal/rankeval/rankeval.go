@@ -63,9 +63,22 @@ func Vector(ctx context.Context, w *memory.Workspace, query string, k int) ([]st
 
 // Fused ranks with Workspace.FusedSearch (weighted RRF of memory full
 // text, vectors, graph proximity and code symbols, then confidence,
-// freshness and source trust), memories only.
+// freshness and source trust), memories only, under the workspace's
+// fusion profile (Workspace.FusionProfile).
 func Fused(ctx context.Context, w *memory.Workspace, query string, k int) ([]string, error) {
-	res, err := w.FusedSearch(ctx, memory.SearchRequest{Query: query, Limit: k, Kind: memory.ResultMemory})
+	return fused(ctx, w, memory.SearchRequest{Query: query, Limit: k, Kind: memory.ResultMemory})
+}
+
+// FusedWith returns the Fused ranker under fusion profile p instead of
+// the workspace's (memory.SearchRequest.Fusion), for tuning a profile.
+func FusedWith(p memory.FusionProfile) Ranker {
+	return func(ctx context.Context, w *memory.Workspace, query string, k int) ([]string, error) {
+		return fused(ctx, w, memory.SearchRequest{Query: query, Limit: k, Kind: memory.ResultMemory, Fusion: &p})
+	}
+}
+
+func fused(ctx context.Context, w *memory.Workspace, req memory.SearchRequest) ([]string, error) {
+	res, err := w.FusedSearch(ctx, req)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/blugelabs/bluge/analysis/lang/en"
 
+	"github.com/gloss-dev/gloss/embed"
 	"github.com/gloss-dev/gloss/internal/ident"
 	"github.com/gloss-dev/gloss/internal/testutil"
 	"github.com/gloss-dev/gloss/memory"
@@ -227,6 +228,9 @@ func TestRankingReport(t *testing.T) {
 		embedder = "builtin"
 	}
 	f := loadFixture(t, embedder)
+	if spec, err := embed.ParseSpec(embedder); err == nil && spec.Remote() {
+		f.waitVectors(t, 10*time.Minute)
+	}
 	if os.Getenv("GLOSS_RANKEVAL_WARM") != "" { // the daemon's text ranker (WarmText)
 		if err := f.w.WarmText(context.Background()); err != nil {
 			t.Fatal(err)
@@ -246,6 +250,34 @@ func TestRankingReport(t *testing.T) {
 		}
 	}
 	fmt.Printf("%s\n", Table(names, split))
+}
+
+// waitVectors waits until the vector index holds every memory of the
+// fixture: a remote embedder's index is rebuilt in the background. A
+// memory counts once it is among the hits (cosine > 0) of any of a few
+// unrelated probe texts; it fails after timeout.
+func (f *fixture) waitVectors(t *testing.T, timeout time.Duration) {
+	t.Helper()
+	ctx := context.Background()
+	probes := []string{"readiness probe", "code", "why does this fail", "a note about the database"}
+	for deadline := time.Now().Add(timeout); ; time.Sleep(200 * time.Millisecond) {
+		seen := map[string]bool{}
+		for _, p := range probes {
+			hits, err := f.w.VectorSearch(ctx, p, memory.MaxSearchLimit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range hits {
+				seen[h.ID] = true
+			}
+		}
+		if len(seen) >= len(f.byKey) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("vector index holds %d of %d memories after %s", len(seen), len(f.byKey), timeout)
+		}
+	}
 }
 
 func kindCounts(qs []Query) string {
@@ -358,4 +390,44 @@ func contentWords(text string) map[string]bool {
 		out[string(tok.Term)] = true
 	}
 	return out
+}
+
+// TestFusionProfileReport prints fused recall@5 / MRR@10 on the tuning and
+// held-out halves of every kind for a grid of fusion profiles (RRF k,
+// coverage of full text weight, vector weight) with the embedder named by
+// $GLOSS_RANKEVAL_EMBEDDER, for choosing a profile on the tuning halves
+// (go test ./internal/rankeval -run TestFusionProfileReport -v).
+func TestFusionProfileReport(t *testing.T) {
+	if !testing.Verbose() {
+		t.Skip("prints a report; run with -v")
+	}
+	embedder := os.Getenv(reportEmbedderEnv)
+	if embedder == "" {
+		embedder = "builtin"
+	}
+	f := loadFixture(t, embedder)
+	if spec, err := embed.ParseSpec(embedder); err == nil && spec.Remote() {
+		f.waitVectors(t, 10*time.Minute)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nembedder %s; fused recall@5 / MRR@10, tune | held-out\n\n| k | c_full | vector | identifier | paraphrase | task |\n| ---: | ---: | ---: | --- | --- | --- |\n", embedder)
+	for _, k := range []int{5, 10, 20, 40, 60} {
+		for _, cf := range []float64{1.0 / 3, 0.5, 2.0 / 3, 1} {
+			for _, vw := range []float64{0.25, 0.5, 0.75, 1, 1.5, 2} {
+				p := memory.FusionProfile{Name: "sweep", RRFK: k, CoverageFull: cf, VectorWeight: vw}
+				res, err := Run(context.Background(), f.w, FusedWith(p), f.queries, f.keyOf)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fmt.Fprintf(&b, "| %d | %.2f | %.2f |", k, cf, vw)
+				for _, kind := range Kinds {
+					tune, held := SplitHalves(res, kind)
+					mt, mh := Summarize(tune)[kind], Summarize(held)[kind]
+					fmt.Fprintf(&b, " %.3f / %.3f \\| %.3f / %.3f |", mt.RecallAt5, mt.MRRAt10, mh.RecallAt5, mh.MRRAt10)
+				}
+				b.WriteString("\n")
+			}
+		}
+	}
+	fmt.Print(b.String())
 }
