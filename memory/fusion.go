@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode"
@@ -129,15 +131,63 @@ func FusionProfileFor(kind string) FusionProfile {
 	return BuiltinFusion
 }
 
-// FusionProfile returns the fusion profile of w's embedder (Options.Embedder,
-// else $GLOSS_EMBEDDER: FusionProfileFor of its kind); BuiltinFusion when
-// the selection does not parse (searches then fail on the vector index).
-func (w *Workspace) FusionProfile() FusionProfile {
-	spec, err := w.embedSpec()
-	if err != nil {
-		return BuiltinFusion
+// FusionEnvVar names the environment variable that overrides parts of
+// the embedder's fusion profile (ParseFusionProfile), e.g. for a strong
+// model behind openai: that deserves more trust than PretrainedFusion
+// gives: GLOSS_FUSION=k=20,coverage=1,vector=1.
+const FusionEnvVar = "GLOSS_FUSION"
+
+// ParseFusionProfile returns base with the parameters set by s, a
+// comma-separated list of key=value: k (RRFK, integer > 0), coverage
+// (CoverageFull, in (0, 1]), vector (VectorWeight, ≥ 0) and duplicate
+// (NearDuplicateCosine, in (0, 1]); the result is named "custom". An
+// empty s returns base. It fails on an unknown key or a value out of
+// range.
+func ParseFusionProfile(s string, base FusionProfile) (FusionProfile, error) {
+	if strings.TrimSpace(s) == "" {
+		return base, nil
 	}
-	return FusionProfileFor(spec.Kind)
+	p := base
+	p.Name = "custom"
+	for _, kv := range strings.Split(s, ",") {
+		k, v, _ := strings.Cut(strings.TrimSpace(kv), "=")
+		var err error
+		switch k {
+		case "k":
+			p.RRFK, err = strconv.Atoi(v)
+		case "coverage":
+			p.CoverageFull, err = strconv.ParseFloat(v, 64)
+		case "vector":
+			p.VectorWeight, err = strconv.ParseFloat(v, 64)
+		case "duplicate":
+			p.NearDuplicateCosine, err = strconv.ParseFloat(v, 64)
+			if err == nil && !(p.NearDuplicateCosine > 0 && p.NearDuplicateCosine <= 1) {
+				err = fmt.Errorf("out of (0, 1]")
+			}
+		default:
+			err = fmt.Errorf("unknown key (want k, coverage, vector or duplicate)")
+		}
+		if err != nil {
+			return FusionProfile{}, fmt.Errorf("fusion profile %q: %q: %v", s, kv, err)
+		}
+	}
+	if err := p.validate(); err != nil {
+		return FusionProfile{}, err
+	}
+	return p, nil
+}
+
+// FusionProfile returns the fusion profile of w's embedder
+// (Options.Embedder, else $GLOSS_EMBEDDER: FusionProfileFor of its kind;
+// BuiltinFusion when the selection does not parse, searches then fail on
+// the vector index), with $GLOSS_FUSION's overrides (ParseFusionProfile),
+// whose errors it returns.
+func (w *Workspace) FusionProfile() (FusionProfile, error) {
+	p := BuiltinFusion
+	if spec, err := w.embedSpec(); err == nil {
+		p = FusionProfileFor(spec.Kind)
+	}
+	return ParseFusionProfile(os.Getenv(FusionEnvVar), p)
 }
 
 // TextWeightScale is the factor on the text ranker's weight for a query
@@ -312,7 +362,10 @@ func (w *Workspace) FusedSearch(ctx context.Context, req SearchRequest) ([]Resul
 	if req.Kind != ResultMemory && req.Filter.keepsSymbols() {
 		rankers = append(rankers, func(l *rankList) error { return w.codeRanker(ctx, req, depth, limit, l) })
 	}
-	profile := w.FusionProfile()
+	profile, err := w.FusionProfile()
+	if err != nil {
+		return nil, err
+	}
 	if req.Fusion != nil {
 		profile = *req.Fusion
 	}

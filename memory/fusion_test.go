@@ -182,9 +182,11 @@ func BenchmarkQueryCoverage(b *testing.B) {
 // TestFusionProfileFor checks that the fusion profile follows the kind of
 // the configured embedder: the built-in model (and none, and an
 // unparsable selection) keep BuiltinFusion, pretrained providers get
-// PretrainedFusion. No embedder is loaded or called.
+// PretrainedFusion, and $GLOSS_FUSION overrides parts of either
+// (ParseFusionProfile). No embedder is loaded or called.
 func TestFusionProfileFor(t *testing.T) {
 	t.Setenv(embed.EnvVar, "")
+	t.Setenv(FusionEnvVar, "")
 	for _, tc := range []struct{ spec, want string }{
 		{"", FusionBuiltin},
 		{"builtin", FusionBuiltin},
@@ -196,13 +198,30 @@ func TestFusionProfileFor(t *testing.T) {
 	} {
 		w := &Workspace{}
 		w.vecs.spec = tc.spec
-		if got := w.FusionProfile(); got.Name != tc.want {
+		if got, err := w.FusionProfile(); err != nil || got.Name != tc.want {
 			t.Errorf("embedder %q: profile %+v, want %s", tc.spec, got, tc.want)
 		}
 	}
 	t.Setenv(embed.EnvVar, "openai:fake")
-	if got := (&Workspace{}).FusionProfile(); got != PretrainedFusion {
-		t.Errorf("$%s=openai:fake: profile %+v, want PretrainedFusion", embed.EnvVar, got)
+	if got, err := (&Workspace{}).FusionProfile(); err != nil || got != PretrainedFusion {
+		t.Errorf("$%s=openai:fake: profile %+v, %v, want PretrainedFusion", embed.EnvVar, got, err)
+	}
+	t.Setenv(FusionEnvVar, "k=20, coverage=1,vector=1")
+	want := FusionProfile{Name: "custom", RRFK: 20, CoverageFull: 1, VectorWeight: 1, NearDuplicateCosine: PretrainedFusion.NearDuplicateCosine}
+	if got, err := (&Workspace{}).FusionProfile(); err != nil || got != want {
+		t.Errorf("$%s overrides: profile %+v, %v, want %+v", FusionEnvVar, got, err, want)
+	}
+	t.Setenv(FusionEnvVar, "k=0")
+	if _, err := (&Workspace{}).FusionProfile(); err == nil {
+		t.Errorf("$%s=k=0: no error", FusionEnvVar)
+	}
+	for _, bad := range []string{"k=x", "rrf=20", "coverage=2", "vector=-1", "duplicate=0", "k"} {
+		if _, err := ParseFusionProfile(bad, BuiltinFusion); err == nil {
+			t.Errorf("ParseFusionProfile(%q): no error", bad)
+		}
+	}
+	if got, err := ParseFusionProfile("duplicate=0.8", BuiltinFusion); err != nil || got.NearDuplicateCosine != 0.8 || got.RRFK != RRFK || got.Name != "custom" {
+		t.Errorf("ParseFusionProfile(duplicate=0.8) = %+v, %v", got, err)
 	}
 	if BuiltinFusion.RRFK != RRFK || BuiltinFusion.CoverageFull != CoverageFull || BuiltinFusion.VectorWeight != RankerWeights[RankerVector] || BuiltinFusion.NearDuplicateCosine != NearDuplicateCosine {
 		t.Errorf("BuiltinFusion %+v differs from RRFK, CoverageFull and RankerWeights", BuiltinFusion)

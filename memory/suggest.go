@@ -256,7 +256,11 @@ func (w *Workspace) NearDuplicates(ctx context.Context, m *Memory) ([]Duplicate,
 			cands[sc.ID], cosine[sc.ID] = true, sc.Score
 		}
 	}
-	nearCosine := w.FusionProfile().NearDuplicateCosine
+	profile, err := w.FusionProfile()
+	if err != nil {
+		return nil, err
+	}
+	nearCosine := profile.NearDuplicateCosine
 	var out []Duplicate
 	for id := range cands {
 		if id == m.ID {

@@ -63,10 +63,11 @@ type fixture struct {
 // Workspace.RememberBatch (the path of `gloss remember --batch`). embedder
 // is the vector index's embedder (memory.Options.Embedder, embed.ParseSpec
 // syntax); the golden files are those of "builtin", whatever
-// $GLOSS_EMBEDDER says.
+// $GLOSS_EMBEDDER says. $GLOSS_FUSION is cleared.
 func loadFixture(t *testing.T, embedder string) *fixture {
 	t.Helper()
 	home := testutil.Hermetic(t)
+	t.Setenv(memory.FusionEnvVar, "") // each embedder's own profile (FusedWith overrides it)
 	repo := testutil.InitRepo(t)
 	testutil.WriteFiles(t, repo, readTree(t, filepath.Join("testdata", "repo")))
 	testutil.Commit(t, repo, "fixture")
