@@ -66,7 +66,8 @@ var RankerWeights = map[string]float64{RankerText: 1, RankerVector: 1, RankerCod
 // (Cormack, Clarke and Büttcher, SIGIR 2009); the text ranker's weight is
 // scaled by TextWeightScale of the query coverage (QueryCoverage).
 type FusionProfile struct {
-	// Name is FusionBuiltin or FusionPretrained.
+	// Name is FusionBuiltin, FusionPretrained, or "custom" when
+	// $GLOSS_FUSION changed it (ParseFusionProfile).
 	Name string `json:"name"`
 	// RRFK is the k of reciprocal rank fusion (> 0): smaller k widens the
 	// gap between a list's first ranks and the ranks after them.
