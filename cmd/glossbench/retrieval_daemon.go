@@ -99,16 +99,14 @@ func daemonLatency(ctx context.Context, c retrievalConfig, qs []benchQuery) erro
 		emit(r)
 		return nil
 	}
-	if err := run("search_daemon", func(q benchQuery) error {
+	search := func(q benchQuery) error {
 		res, err := client.Search(ctx, api.SearchArgs{Query: q.Text, Limit: 20})
 		if err != nil {
 			return err
 		}
 		return record("search_daemon", q, res)
-	}); err != nil {
-		return err
 	}
-	return run("context_daemon", func(q benchQuery) error {
+	contextOne := func(q benchQuery) error {
 		a := api.ContextArgs{Task: q.Text}
 		if q.File != "" {
 			a.Files = []string{q.File}
@@ -118,7 +116,20 @@ func daemonLatency(ctx context.Context, c retrievalConfig, qs []benchQuery) erro
 			return err
 		}
 		return record("context_daemon", q, res)
-	})
+	}
+	for pass := 1; pass <= max(c.passes, 1); pass++ {
+		suffix := ""
+		if pass > 1 {
+			suffix = fmt.Sprintf("_%d", pass)
+		}
+		if err := run("search_daemon"+suffix, search); err != nil {
+			return err
+		}
+		if err := run("context_daemon"+suffix, contextOne); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // dialDaemon connects to the daemon of t once it listens and starts an
