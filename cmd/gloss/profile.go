@@ -51,6 +51,10 @@ func startCPUProfile() func() {
 				case <-cuts:
 				}
 				mu.Lock()
+				if f == nil { // stopped meanwhile
+					mu.Unlock()
+					return
+				}
 				pprof.StopCPUProfile()
 				f.Close()
 				next, err := os.Create(fmt.Sprintf("%s.%d", path, n))
@@ -78,6 +82,7 @@ func startCPUProfile() func() {
 		if f != nil {
 			pprof.StopCPUProfile()
 			f.Close()
+			f = nil
 		}
 	}
 }
