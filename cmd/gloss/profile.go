@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/signal"
 	"runtime"
 	"runtime/pprof"
+	"sync"
 )
 
 // cpuProfileEnv names a file that receives a CPU profile of the whole
@@ -15,6 +17,12 @@ const cpuProfileEnv = "GLOSS_CPUPROFILE"
 // startCPUProfile starts the CPU profile named by $GLOSS_CPUPROFILE and
 // returns the function that writes it; a profile that cannot be started
 // is reported on standard error and the command runs without it.
+//
+// Where the platform has SIGUSR1 (profileCutSignals), each SIGUSR1 cuts
+// the profile: the samples so far are written to the file and a new
+// profile starts in PATH.1, then PATH.2, …, so that a daemon's requests
+// can be profiled apart from its start-up work (`kill -USR1 PID` once it
+// has settled; docs/benchmarks.md).
 func startCPUProfile() func() {
 	path := os.Getenv(cpuProfileEnv)
 	if path == "" {
@@ -30,9 +38,52 @@ func startCPUProfile() func() {
 		fmt.Fprintf(os.Stderr, "gloss: %s: %v\n", cpuProfileEnv, err)
 		return func() {}
 	}
+	var mu sync.Mutex // guards f
+	cuts := make(chan os.Signal, 1)
+	done := make(chan struct{})
+	if sigs := profileCutSignals(); len(sigs) > 0 {
+		signal.Notify(cuts, sigs...)
+		go func() {
+			for n := 1; ; n++ {
+				select {
+				case <-done:
+					return
+				case <-cuts:
+				}
+				mu.Lock()
+				if f == nil { // stopped meanwhile
+					mu.Unlock()
+					return
+				}
+				pprof.StopCPUProfile()
+				f.Close()
+				next, err := os.Create(fmt.Sprintf("%s.%d", path, n))
+				if err == nil {
+					if err = pprof.StartCPUProfile(next); err != nil {
+						next.Close()
+					}
+				}
+				if err != nil {
+					fmt.Fprintf(os.Stderr, "gloss: %s: %v\n", cpuProfileEnv, err)
+					f = nil
+					mu.Unlock()
+					return
+				}
+				f = next
+				mu.Unlock()
+			}
+		}()
+	}
 	return func() {
-		pprof.StopCPUProfile()
-		f.Close()
+		signal.Stop(cuts)
+		close(done)
+		mu.Lock()
+		defer mu.Unlock()
+		if f != nil {
+			pprof.StopCPUProfile()
+			f.Close()
+			f = nil
+		}
 	}
 }
 

@@ -14,11 +14,13 @@ import (
 // retrievalConfig is the command line of `glossbench retrieval`.
 type retrievalConfig struct {
 	repo, gloss, home string
-	ingest            int  // memories to generate and ingest first (0: use the home as it is)
-	cliQueries        int  // queries run as one CLI process each, without a daemon
-	daemonQueries     int  // queries run through one daemon connection
-	settle            bool // wait for the daemon's warm-up work to end before timing queries
-	indexRuns         int  // cold index runs per embedder (0: skip)
+	ingest            int    // memories to generate and ingest first (0: use the home as it is)
+	cliQueries        int    // queries run as one CLI process each, without a daemon
+	daemonQueries     int    // queries run through one daemon connection
+	settle            bool   // wait for the daemon's warm-up work to end before timing queries
+	passes            int    // times the daemon queries are run, each pass a row (1: once)
+	results           string // file receiving each daemon search's and context's result ("" : none)
+	indexRuns         int    // cold index runs per embedder (0: skip)
 	seed              int64
 	only              map[string]bool
 }
@@ -61,6 +63,8 @@ func parseRetrieval(args []string) (retrievalConfig, error) {
 	fs.IntVar(&c.ingest, "ingest", 0, "index and ingest this many generated memories into --home first")
 	fs.IntVar(&c.cliQueries, "cli-queries", 40, "queries run as CLI processes without a daemon")
 	fs.IntVar(&c.daemonQueries, "daemon-queries", 300, "queries run through the daemon")
+	fs.IntVar(&c.passes, "passes", 1, "run the daemon queries this many times in the same daemon (rows search_daemon, then search_daemon_2, …): later passes find the records, blocks and decoded file records the first read, as a long-running daemon does")
+	fs.StringVar(&c.results, "results", "", "write each daemon search and context result to this file (JSON lines: work, query, result), to compare the rankings of two binaries")
 	fs.BoolVar(&c.settle, "settle", false, "time daemon queries only once its start-up work (warm-up check) is done: its CPU use stays under 2% for 2 s")
 	fs.IntVar(&c.indexRuns, "index-runs", 0, "cold index runs per embedder (none, builtin) in a scratch home; 0 skips")
 	fs.Int64Var(&c.seed, "seed", 7, "seed of the queries")
