@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"github.com/gloss-dev/gloss/internal/timing"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -86,7 +87,9 @@ func (w *Workspace) openVectors(ctx context.Context) (*index.Vectors, error) {
 	}
 	if w.vecs.idx == nil {
 		files := w.readVectorFilesAhead()
+		t0 := time.Now()
 		e, err := w.embedder(ctx)
+		timing.Since("embedder loaded", t0)
 		f := <-files
 		if err != nil || e == nil {
 			f.Release()
@@ -145,7 +148,12 @@ func (w *Workspace) readVectorFilesAhead() <-chan *index.VectorFiles {
 		files <- index.ReadVectorFiles(dir)
 		return files
 	}
-	go func() { files <- index.ReadVectorFiles(dir) }()
+	go func() {
+		t0 := time.Now()
+		f := index.ReadVectorFiles(dir)
+		timing.Since("vector files read", t0)
+		files <- f
+	}()
 	return files
 }
 
@@ -339,6 +347,8 @@ func (w *Workspace) VectorSearch(ctx context.Context, query string, limit int) (
 	if err != nil || v == nil {
 		return nil, err
 	}
+	timing.Mark("vector index ready")
+	defer timing.Mark("vector search")
 	return v.Search(ctx, index.Query{Texts: []index.Text{{Text: query, Weight: 1}}, Limit: clampSearchLimit(limit)})
 }
 

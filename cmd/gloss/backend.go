@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gloss-dev/gloss/internal/timing"
 	"io"
 	"path/filepath"
 	"time"
@@ -53,7 +54,9 @@ func (g *globals) connect(ctx context.Context) (*backend, error) {
 			return nil, fmt.Errorf("%w (run with --no-daemon to open the store directly)", err)
 		}
 	}
+	timing.Mark("connect: no daemon")
 	w, err := g.open("")
+	timing.Mark("workspace open (pebble)")
 	if err != nil {
 		return nil, err
 	}

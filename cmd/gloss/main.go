@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gloss-dev/gloss/internal/timing"
 	"os"
 	"os/signal"
 	"syscall"
@@ -22,11 +23,13 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 func main() {
+	timing.Mark("main")
 	stopProfile := startCPUProfile()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := newRoot().ExecuteContext(ctx)
 	stop()
 	stopProfile()
+	timing.Mark("exit")
 	if err != nil {
 		var ee exitError
 		if errors.As(err, &ee) {

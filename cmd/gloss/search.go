@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/gloss-dev/gloss/internal/timing"
 	"io"
 	"path/filepath"
 	"strings"
@@ -52,6 +53,8 @@ lower and are labelled STALE, never hidden. --explain prints each part of each s
 			if err != nil {
 				return err
 			}
+			timing.Mark("search done")
+			defer timing.Mark("printed")
 			if g.json {
 				return printJSON(cmd.OutOrStdout(), struct {
 					Results []api.SearchItem `json:"results"`
