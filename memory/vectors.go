@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"github.com/gloss-dev/gloss/internal/timing"
 	"path/filepath"
@@ -349,7 +350,19 @@ func (w *Workspace) VectorSearch(ctx context.Context, query string, limit int) (
 	}
 	timing.Mark("vector index ready")
 	defer timing.Mark("vector search")
-	return v.Search(ctx, index.Query{Texts: []index.Text{{Text: query, Weight: 1}}, Limit: clampSearchLimit(limit)})
+	q := index.Query{Texts: []index.Text{{Text: query, Weight: 1}}, Limit: clampSearchLimit(limit)}
+	out, err := v.Search(ctx, q)
+	if errors.Is(err, index.ErrVectorsCorrupt) {
+		// The first scan found the base file damaged and emptied the
+		// index: rebuild it from the store (vectorIndex, as for a
+		// damaged index found at opening) and search that.
+		w.warn(fmt.Errorf("%w; rebuilding it from the store", err))
+		if v, err = w.vectorIndex(ctx); err != nil || v == nil {
+			return nil, err
+		}
+		out, err = v.Search(ctx, q)
+	}
+	return out, err
 }
 
 // NearestMemories returns the k memories most similar to text (a
