@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/gloss-dev/gloss/internal/timing"
 	"io"
 	"path/filepath"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/gloss-dev/gloss/api"
 	"github.com/gloss-dev/gloss/daemon"
 	"github.com/gloss-dev/gloss/internal/lspconn"
+	"github.com/gloss-dev/gloss/internal/timing"
 	"github.com/gloss-dev/gloss/memory"
 	"github.com/spf13/cobra"
 )

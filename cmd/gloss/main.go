@@ -6,12 +6,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/gloss-dev/gloss/internal/timing"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/gloss-dev/gloss/internal/timing"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/gloss-dev/gloss/internal/timing"
 	"io"
 	"path/filepath"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gloss-dev/gloss/api"
+	"github.com/gloss-dev/gloss/internal/timing"
 	"github.com/gloss-dev/gloss/memory"
 )
 
