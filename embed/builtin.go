@@ -49,12 +49,30 @@ type Builtin struct {
 	prior       *Builtin // general-domain prior, or nil
 	priorWeight float32  // w in (0, 1) when prior != nil
 
-	subOnce sync.Once
-	sub     []float32 // subwordBuckets*dim, rows L2-normalised (or zero)
+	// The n-gram buckets' rows (L2-normalised, or zero) are computed
+	// when first needed, under subMu: the first subwordFills words
+	// outside the vocabulary get the buckets they need alone (subPart,
+	// fillSubwords), later ones the whole table (sub, buildSubwords).
+	subMu    sync.Mutex
+	sub      []float32            // subwordBuckets*dim, or nil
+	subPart  map[uint32][]float32 // bucket → row (nil: zero), while sub is nil
+	subFills int                  // fillSubwords calls so far
 }
 
 // subwordBuckets is the number of hash buckets of character n-grams.
 const subwordBuckets = 1 << 14
+
+// subwordFills is the number of times the n-gram buckets of a word
+// outside the vocabulary are computed alone (fillSubwords: one pass
+// hashing the vocabulary's n-grams, summing only the rows of the words
+// that have the needed ones) before the whole table is built instead
+// (buildSubwords: every word's row added to each of its buckets, 16,384
+// rows). A CLI search embeds one query: building the whole table cost it
+// about 20 ms of CPU, a tenth of the call, and a few MB of fresh heap
+// (pprof at 100,000 memories, docs/benchmarks.md); a daemon embeds many
+// and builds the table after its first few such words. Either way a
+// bucket holds the same values: the same rows added in the same order.
+const subwordFills = 8
 
 // sifA is the SIF smoothing constant a (Arora et al. 2017 use 1e-3).
 const sifA = 1e-3
@@ -156,12 +174,10 @@ func (b *Builtin) wordVectorInto(w string, buf []float32) ([]float32, float64) {
 		}
 		return b.wordRow(int(r), buf), p
 	}
-	b.subOnce.Do(b.buildSubwords)
 	v := make([]float32, b.dim)
 	n := 0
-	for _, h := range ngramHashes(w) {
-		row := b.sub[int(h)*b.dim : (int(h)+1)*b.dim]
-		if row[0] == 0 && norm(row) == 0 {
+	for _, row := range b.subwordRows(ngramHashes(w)) {
+		if len(row) == 0 || (row[0] == 0 && norm(row) == 0) {
 			continue
 		}
 		axpy(1, row, v)
@@ -194,9 +210,79 @@ func (b *Builtin) wordRow(r int, buf []float32) []float32 {
 	return buf
 }
 
+// subwordRows returns the rows of the n-gram buckets hs (nil or zero for
+// a bucket no vocabulary word's n-gram falls into), computing the missing
+// ones (see subwordFills). The rows are not modified afterwards.
+func (b *Builtin) subwordRows(hs []uint32) [][]float32 {
+	b.subMu.Lock()
+	defer b.subMu.Unlock()
+	if b.sub == nil {
+		missing := map[uint32]bool{}
+		for _, h := range hs {
+			if _, ok := b.subPart[h]; !ok {
+				missing[h] = true
+			}
+		}
+		switch {
+		case len(missing) == 0:
+		case b.subFills < subwordFills:
+			b.fillSubwords(missing)
+			b.subFills++
+		default:
+			b.buildSubwords()
+			b.subPart = nil
+		}
+	}
+	out := make([][]float32, len(hs))
+	for i, h := range hs {
+		if b.sub != nil {
+			out[i] = b.sub[int(h)*b.dim : (int(h)+1)*b.dim]
+		} else {
+			out[i] = b.subPart[h]
+		}
+	}
+	return out
+}
+
+// fillSubwords computes the n-gram buckets of missing as buildSubwords
+// would (the rows of the words having an n-gram in the bucket, added in
+// vocabulary order, normalised) and adds them to subPart. The caller
+// holds subMu.
+func (b *Builtin) fillSubwords(missing map[uint32]bool) {
+	if b.subPart == nil {
+		b.subPart = map[uint32][]float32{}
+	}
+	for h := range missing {
+		b.subPart[h] = nil
+	}
+	buf := make([]float32, b.dim)
+	for r, w := range b.vocab {
+		var wv []float32
+		for _, h := range ngramHashes(w) {
+			if !missing[h] {
+				continue
+			}
+			if wv == nil {
+				wv = b.wordRow(r, buf)
+			}
+			row := b.subPart[h]
+			if row == nil {
+				row = make([]float32, b.dim)
+				b.subPart[h] = row
+			}
+			axpy(1, wv, row)
+		}
+	}
+	for h := range missing {
+		if row := b.subPart[h]; row != nil {
+			Normalize(row)
+		}
+	}
+}
+
 // buildSubwords fills the n-gram buckets from the vocabulary: each bucket
 // is the normalised sum of the vectors of the words having an n-gram in
-// it.
+// it. The caller holds subMu.
 func (b *Builtin) buildSubwords() {
 	b.sub = make([]float32, subwordBuckets*b.dim)
 	buf := make([]float32, b.dim)

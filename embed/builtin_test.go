@@ -117,3 +117,42 @@ func TestBuiltinEmptyCorpus(t *testing.T) {
 		t.Fatalf("empty model: %v, %v; want one zero vector of 128", vs, err)
 	}
 }
+
+// The n-gram buckets computed alone for the first words outside the
+// vocabulary (fillSubwords) hold the same values as the whole table
+// (buildSubwords): words embedded before and after the switch get the
+// same vectors, bit for bit, as from a model that built the table first.
+// The built-in prior (int8 rows, decoded when read) is checked too.
+func TestSubwordsFilledAsBuilt(t *testing.T) {
+	models := map[string]func() *Builtin{
+		"workspace": func() *Builtin { return trainTopics(t) },
+	}
+	if len(priorBin) > 0 {
+		models["prior"] = func() *Builtin {
+			p, err := UnmarshalPrior(priorBin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}
+	}
+	words := []string{"retrying", "throttler", "pooling", "templating", "upstreams", "attempted", "connections",
+		"rendered", "caps", "givesup", "xyzzyq", "databases", "htmlish", "retries", "throttled", "poolside", "renders"}
+	for name, model := range models {
+		lazy, table := model(), model()
+		table.subFills = subwordFills // builds the whole table at its first unknown word
+		for i, w := range words {
+			if _, known := lazy.words[w]; known {
+				continue
+			}
+			lv, _ := lazy.wordVector(w)
+			tv, _ := table.wordVector(w)
+			if !slices.Equal(lv, tv) {
+				t.Fatalf("%s: word %d %q: filled buckets give %v, the table %v", name, i, w, lv, tv)
+			}
+		}
+		if lazy.sub == nil || table.sub == nil {
+			t.Fatalf("%s: the whole table was not built after %d filled words", name, subwordFills)
+		}
+	}
+}

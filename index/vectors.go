@@ -50,9 +50,14 @@ type Vectors struct {
 var _ Derived = (*Vectors)(nil)
 
 // OpenVectors opens the vector index in dir for embedder e, creating dir.
-// ok is false when the index must be rebuilt: missing, corrupt (a torn or
-// damaged file), written by another model or dimension, or marked
-// invalid. Rows of the same model survive a corrupt log so that Rebuild
+// ok is false when the index must be rebuilt: missing, corrupt (a torn
+// log, or a base file that is damaged where its structure shows it or
+// whose checksum is checked because a log is replayed over it), written
+// by another model or dimension, or marked invalid. Otherwise a base
+// file's checksum is verified by the first scan of its rows or before
+// any other use of them (rowsCheck); a mismatch then empties the index
+// and is returned as ErrVectorsCorrupt, and the index reports an unknown
+// generation, to be rebuilt. Rows of the same model survive a corrupt log so that Rebuild
 // re-embeds only documents whose text changed. err is set only when dir
 // cannot be created. It is ReadVectorFiles(dir).Open(e).
 func OpenVectors(dir string, e embed.Embedder) (v *Vectors, ok bool, err error) {
@@ -75,7 +80,7 @@ type VectorFiles struct {
 }
 
 // ReadVectorFiles creates dir if needed and reads the base file (mapped,
-// its CRC-32 checked, its ids decoded) and the log file of the vector
+// the CRC-32 of all but its rows computed, see rowsCheck) and the log file of the vector
 // index in it. Problems are kept for Open, which reports or recovers
 // from them as OpenVectors does.
 func ReadVectorFiles(dir string) *VectorFiles {
@@ -118,6 +123,13 @@ func (f *VectorFiles) Open(e embed.Embedder) (v *Vectors, ok bool, err error) {
 		return v, false, nil
 	}
 	v.base = file
+	if lerr == nil && log.epoch == st.epoch && len(log.recs) > 0 {
+		// Replaying may change rows in place: check them first.
+		if err := st.verifyRows(); err != nil {
+			_ = v.corrupt()
+			return v, false, nil
+		}
+	}
 	n := 0
 	if lerr == nil {
 		n, lerr = log.replay(st)
@@ -187,6 +199,28 @@ func (v *Vectors) SetEmbedder(e embed.Embedder) (reset bool) {
 	return true
 }
 
+// checkRows verifies the rows of a base file not verified yet
+// (vecState.verifyRows) before they are used other than by a scan; on a
+// mismatch the index becomes empty at an unknown generation, as
+// OpenVectors leaves a damaged index, and the error wraps
+// ErrVectorsCorrupt. The caller holds mu for writing.
+func (v *Vectors) checkRows() error {
+	if err := v.st.verifyRows(); err != nil {
+		return v.corrupt()
+	}
+	return nil
+}
+
+// corrupt empties an index whose base file's checksum is wrong and
+// returns the error to report (wrapping ErrVectorsCorrupt). The caller
+// holds mu for writing.
+func (v *Vectors) corrupt() error {
+	v.st = v.emptyState(0)
+	v.dropBase()
+	v.logRecs = 0
+	return fmt.Errorf("%w in %s", ErrVectorsCorrupt, filepath.Join(v.dir, vecBaseFile))
+}
+
 // dropBase releases the mapped base file once v.st no longer refers to
 // it (a state built by emptyState or RebuildContext holds heap rows). The
 // caller holds mu for writing, so no search reads the rows meanwhile.
@@ -222,6 +256,10 @@ func textHash(s string) uint64 {
 // (reporting progress when report is set).
 func (v *Vectors) embedMissing(ctx context.Context, docs []Doc, report bool) ([][]float32, []uint64, error) {
 	v.mu.Lock() // st.index may build the id map
+	if err := v.checkRows(); err != nil {
+		v.mu.Unlock()
+		return nil, nil, err
+	}
 	e, st := v.emb, v.st
 	vecs := make([][]float32, len(docs))
 	hashes := make([]uint64, len(docs))
@@ -298,6 +336,9 @@ func (v *Vectors) Append(docs []Doc, deleted []string, gen uint64) error {
 func (v *Vectors) CompactLog() error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	if err := v.checkRows(); err != nil {
+		return err
+	}
 	if !v.st.known || !longLog(v.logRecs, v.st.rows()) {
 		return nil
 	}
@@ -345,6 +386,11 @@ func (v *Vectors) update(docs []Doc, deleted []string, gen uint64, compact bool)
 // writeBase writes st as the new base with a new epoch and removes the
 // log. The caller holds mu.
 func (v *Vectors) writeBase(st *vecState) error {
+	if st == v.st { // never write damaged rows under a new checksum
+		if err := v.checkRows(); err != nil {
+			return err
+		}
+	}
 	st.epoch++
 	if err := writeBaseFile(filepath.Join(v.dir, vecBaseFile), st); err != nil {
 		return fmt.Errorf("write vector index: %w", err)
@@ -394,6 +440,9 @@ func (v *Vectors) Rebuild(docs []Doc, gen uint64) error {
 // (embedder failure, ctx ended) the index is unchanged.
 func (v *Vectors) RebuildContext(ctx context.Context, docs []Doc, gen uint64) error {
 	vecs, hashes, err := v.embedMissing(ctx, docs, true)
+	if errors.Is(err, ErrVectorsCorrupt) { // no rows to reuse: embed every document
+		vecs, hashes, err = v.embedMissing(ctx, docs, true)
+	}
 	if err != nil {
 		return err
 	}

@@ -65,8 +65,14 @@ type vecState struct {
 	ids   []string
 	idRaw []byte   // the base file's id block (in the mapping), or nil
 	idOff []uint32 // rows+1 offsets into idRaw, or nil once ids are decoded
-	spare int      // extra capacity for ids when they are decoded
-	hash  []uint64
+	spare int      // extra capacity for ids and hashes when they are decoded
+	// hash holds row i's text hash; like ids, the hashes of a base file
+	// stay undecoded in hashRaw (hash nil; 8 bytes per row, in the
+	// mapping) until the rows first change (index), or a compaction
+	// writes them: a search needs none of them, and decoding them cost a
+	// CLI process 800 KB of fresh heap at 100,000 rows.
+	hash    []uint64
+	hashRaw []byte
 	// The rows are two blocks: data holds rows 0..len(data)/dim-1 (the
 	// base file's rows, mapped, or the heap rows of a rebuild), extra the
 	// rows added after it. A row added by an update or by replaying the
@@ -79,6 +85,63 @@ type vecState struct {
 	// file is the base file data points into (nil when data is the
 	// heap's); Vectors releases it only when no state uses it (dropBase).
 	file *baseFile
+	// check is the base file's CRC-32 still to verify over the rows
+	// block (verifyRows), nil once verified or for rows not read from a
+	// file.
+	check *rowsCheck
+}
+
+// ErrVectorsCorrupt is returned (wrapped) by the Vectors method that
+// found the base file's CRC-32 wrong: the index is then empty at an
+// unknown generation, as OpenVectors leaves a damaged index, so its
+// owner rebuilds it from the store.
+var ErrVectorsCorrupt = errors.New("vector index: checksum mismatch")
+
+// rowsCheck is the part of a base file's CRC-32 (IEEE, hash/crc32) left
+// to verify when it is opened: decodeBase sums the bytes before the rows
+// block (header, ids, hashes: about 3 MB at 100,000 rows), and the rows
+// block (77 MB of 80 at 100,000 rows of 192 float32) is summed by the
+// first scan that reads it anyway (Vectors.SearchVector, a chunk at a
+// time while the chunk is in the CPU cache), or in one pass
+// (vecState.verifyRows) before any other use of the rows: before a
+// log's records change them, before they are reused by a rebuild or
+// written to a new base. Reading the rows twice in a CLI search, once
+// for the check at opening and once for the scan, cost about a fifth of
+// its CPU (pprof, docs/benchmarks.md).
+type rowsCheck struct {
+	crc  uint32 // CRC-32 of the file's bytes before rest
+	rest []byte // the bytes of the rows block not summed yet, as stored
+	want uint32 // the CRC-32 stored at the end of the file
+}
+
+// sum adds the next n bytes of the rows block (fewer at its end) to the
+// running CRC.
+func (c *rowsCheck) sum(n int) {
+	n = min(n, len(c.rest))
+	c.crc = crc32.Update(c.crc, crc32.IEEETable, c.rest[:n])
+	c.rest = c.rest[n:]
+}
+
+// ok sums the rest of the rows block and reports whether the file's
+// CRC-32 is the stored one.
+func (c *rowsCheck) ok() bool {
+	c.sum(len(c.rest))
+	return c.crc == c.want
+}
+
+// verifyRows verifies s's rows when they are not yet (s.check): it
+// returns ErrVectorsCorrupt on a mismatch. s.check is nil afterwards
+// either way. The caller holds the index's lock for writing.
+func (s *vecState) verifyRows() error {
+	c := s.check
+	if c == nil {
+		return nil
+	}
+	s.check = nil
+	if !c.ok() {
+		return ErrVectorsCorrupt
+	}
+	return nil
 }
 
 // row returns row i of the two blocks (data, then extra).
@@ -135,10 +198,26 @@ func (s *vecState) decodeIDs() {
 	s.idRaw, s.idOff = nil, nil
 }
 
+// decodeHashes makes hash hold every row's text hash, with room for
+// spare more. The caller holds the index's lock for writing.
+func (s *vecState) decodeHashes() {
+	if s.hashRaw == nil {
+		return
+	}
+	n := len(s.hashRaw) / 8
+	s.hash = make([]uint64, n, n+s.spare)
+	for i := range s.hash {
+		s.hash[i] = le.Uint64(s.hashRaw[i*8:])
+	}
+	s.hashRaw = nil
+}
+
 // index returns the row of id, building the id map on first use (opening
-// an index for search alone never builds it, nor decodes the ids).
+// an index for search alone never builds it, nor decodes the ids or the
+// hashes).
 func (s *vecState) index(id string) (int, bool) {
 	s.decodeIDs()
+	s.decodeHashes()
 	if s.pos == nil {
 		s.pos = make(map[string]int, len(s.ids))
 		for i, x := range s.ids {
@@ -214,6 +293,7 @@ func writeBaseFile(path string, s *vecState) error {
 		put(le.AppendUint16(buf[:0], uint16(len(id))))
 		_, _ = io.WriteString(w, id)
 	}
+	s.decodeHashes()
 	for _, h := range s.hash {
 		put(le.AppendUint64(buf[:0], h))
 	}
@@ -294,16 +374,15 @@ func decodeBase(file *baseFile, spare int) (*vecState, error) {
 // decodeBaseChecked is decodeBase, with the checksum verified only when
 // check is set: remapBase reads back the file it has just written, and
 // verifying it would read every page of the mapping into the resident
-// set.
+// set. The bytes before the rows block are summed here; the rows block
+// is left to the state's first scan or use (rowsCheck), so a damaged
+// file decodes without error unless its structure is broken.
 func decodeBaseChecked(file *baseFile, spare int, check bool) (*vecState, error) {
 	data := file.data
 	if len(data) < len(vecMagic)+4 || string(data[:len(vecMagic)]) != vecMagic {
 		return nil, errors.New("not a gloss vector index of this version")
 	}
 	body := data[:len(data)-4]
-	if check && crc32.ChecksumIEEE(body) != le.Uint32(data[len(data)-4:]) {
-		return nil, errors.New("checksum mismatch")
-	}
 	r := body[len(vecMagic):]
 	ml := int(le.Uint32(r))
 	if len(r) < 4+ml+24 {
@@ -326,12 +405,16 @@ func decodeBaseChecked(file *baseFile, spare int, check bool) (*vecState, error)
 	if len(r) != n*8+pad+n*s.dim*4 {
 		return nil, fmt.Errorf("rows of %d bytes, want %d", len(r), n*8+pad+n*s.dim*4)
 	}
-	s.hash = make([]uint64, n, n+spare)
-	for i := range s.hash {
-		s.hash[i] = le.Uint64(r[i*8:])
+	s.hashRaw = r[: n*8 : n*8]
+	if n == 0 {
+		s.hashRaw = nil
 	}
-	s.data = f32.View(r[n*8+pad:], n*s.dim)
+	rows := r[n*8+pad:]
+	s.data = f32.View(rows, n*s.dim)
 	s.extra = make([]float32, 0, spare*s.dim)
+	if check {
+		s.check = &rowsCheck{crc: crc32.ChecksumIEEE(body[:len(body)-len(rows)]), rest: rows, want: le.Uint32(data[len(data)-4:])}
+	}
 	return s, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -40,6 +41,12 @@ func (l *letterEmbedder) Embed(_ context.Context, texts []string) ([][]float32, 
 	}
 	l.embedded += len(texts)
 	return out, nil
+}
+
+// letterVec is text's vector by e.
+func letterVec(e *letterEmbedder, text string) []float32 {
+	out, _ := e.Embed(context.Background(), []string{text})
+	return out[0]
 }
 
 func vdoc(id, text string) Doc { return Doc{ID: id, Fields: map[string]string{VectorText: text}} }
@@ -164,15 +171,19 @@ func TestVectorsCorruptAndInvalid(t *testing.T) {
 	if e.embedded != 2 {
 		t.Fatalf("rebuild embedded %d texts, want 2 (m2 changed, m3 only in the torn log)", e.embedded)
 	}
-	// A damaged base.
+	// A damaged base (TestVectorsDamagedBase for each place).
 	base := filepath.Join(dir, vecBaseFile)
 	data, _ = os.ReadFile(base)
 	data[len(data)/2] ^= 0x55
 	if err := os.WriteFile(base, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := openVec(t, dir, e); ok {
-		t.Fatal("damaged base reported ok")
+	v4, _ := openVec(t, dir, e)
+	if _, err := v4.SearchVector(letterVec(e, "abc"), 5); !errors.Is(err, ErrVectorsCorrupt) {
+		t.Fatalf("search of a damaged base: err %v", err)
+	}
+	if _, known := v4.Generation(); known {
+		t.Fatal("damaged base reported a known generation after its first search")
 	}
 	// Invalidate survives reopening.
 	v3, _ := openVec(t, dir, e)
@@ -487,5 +498,98 @@ func TestVectorsUndecodedIDs(t *testing.T) {
 	}
 	if n, _ := openVecOK(t, dir, e).Count(); n != 4 {
 		t.Fatalf("reopened after the update: %d rows, want 4", n)
+	}
+}
+
+// TestVectorsDamagedBase flips one byte of a base file in each of its
+// parts (header, ids, hashes, rows, checksum) and checks that the damage
+// is found, whatever uses the index first: opening (structure, or a log
+// to replay), the first search (which sums the rows as it scans them),
+// an update, a compaction, or a rebuild (which then reuses no row).
+func TestVectorsDamagedBase(t *testing.T) {
+	e := &letterEmbedder{model: "letters@1"}
+	var docs []Doc
+	for i := range 600 { // more rows than one chunk of a checking scan
+		docs = append(docs, vdoc(fmt.Sprintf("m%04d", i), fmt.Sprintf("%c%c%c", 'a'+i%8, 'a'+i/8%8, 'a'+i%5)))
+	}
+	clean := t.TempDir()
+	v, _ := openVec(t, clean, e)
+	if err := v.Rebuild(docs, 3); err != nil {
+		t.Fatal(err)
+	}
+	v.Close()
+	good, err := os.ReadFile(filepath.Join(clean, vecBaseFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	idsAt := len(vecMagic) + 4 + len(e.model) + 24
+	places := map[string]int{"model": len(vecMagic) + 4, "generation": len(vecMagic) + 4 + len(e.model) + 4, "ids": idsAt + 3,
+		"hashes": idsAt + 600*7 + 8*300, "first row": len(good) - 4 - 600*e.Dim()*4, "last row": len(good) - 5, "checksum": len(good) - 2}
+	uses := map[string]func(v *Vectors) error{
+		"search": func(v *Vectors) error { _, err := v.SearchVector(letterVec(e, "abc"), 5); return err },
+		"update": func(v *Vectors) error { return v.Update([]Doc{vdoc("m0001", "zzz")}, nil, 4) },
+		"compact": func(v *Vectors) error {
+			v.logRecs = 1 << 20 // as if the log were long
+			return v.CompactLog()
+		},
+	}
+	for place, at := range places {
+		for use, run := range uses {
+			dir := t.TempDir()
+			bad := append([]byte(nil), good...)
+			bad[at] ^= 0x10
+			if err := os.WriteFile(filepath.Join(dir, vecBaseFile), bad, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			v, ok := openVec(t, dir, e)
+			if ok {
+				if err := run(v); !errors.Is(err, ErrVectorsCorrupt) {
+					t.Errorf("%s damaged, then %s: err %v, want ErrVectorsCorrupt", place, use, err)
+				}
+			}
+			if _, known := v.Generation(); known {
+				t.Errorf("%s damaged, then %s: generation known", place, use)
+			}
+			if n, _ := v.Count(); n != 0 {
+				t.Errorf("%s damaged, then %s: %d rows kept", place, use, n)
+			}
+			v.Close()
+		}
+	}
+	// A rebuild over a damaged base re-embeds every document.
+	dir := t.TempDir()
+	bad := append([]byte(nil), good...)
+	bad[len(bad)-9] ^= 0x10
+	if err := os.WriteFile(filepath.Join(dir, vecBaseFile), bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	v2, _ := openVec(t, dir, e)
+	e.embedded = 0
+	if err := v2.Rebuild(docs, 3); err != nil {
+		t.Fatal(err)
+	}
+	if e.embedded != len(docs) {
+		t.Fatalf("rebuild over a damaged base embedded %d of %d", e.embedded, len(docs))
+	}
+	// The undamaged file: its first search verifies it and matches the
+	// results of a second one (verified) and of the rebuilt index.
+	v3, ok := openVec(t, clean, e)
+	if !ok {
+		t.Fatal("clean base not ok")
+	}
+	first, err := v3.SearchVector(letterVec(e, "abc"), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := v3.SearchVector(letterVec(e, "abc"), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rebuilt, err := v2.SearchVector(letterVec(e, "abc"), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first) == 0 || !reflect.DeepEqual(first, second) || !reflect.DeepEqual(first, rebuilt) {
+		t.Fatalf("searches differ: %v, %v, %v", first, second, rebuilt)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/internal/ident"
+	"github.com/gloss-dev/gloss/internal/timing"
 	"github.com/gloss-dev/gloss/scip"
 )
 
@@ -114,6 +115,7 @@ func (w *Workspace) openCode() (*index.FullText, error) {
 		}
 	}
 	w.code.ft = ft
+	timing.Mark("bluge code open")
 	return ft, nil
 }
 
@@ -317,6 +319,7 @@ func (w *Workspace) codeRanking(ctx context.Context, query string, n int) (score
 		return nil, err
 	}
 	q := index.Query{Texts: queryTexts(query), Fields: codeFields, Limit: n}
+	defer timing.Mark("bluge code search")
 	return ft.Search(ctx, q)
 }
 

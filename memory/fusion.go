@@ -13,6 +13,7 @@ import (
 	"github.com/gloss-dev/gloss/embed"
 	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/internal/ident"
+	"github.com/gloss-dev/gloss/internal/timing"
 	"github.com/gloss-dev/gloss/scip"
 )
 
@@ -359,7 +360,7 @@ func (w *Workspace) FusedSearch(ctx context.Context, req SearchRequest) ([]Resul
 		}
 		rankers = append(rankers, text, vector)
 	}
-	rankers = append(rankers, func(l *rankList) error { return w.graphRanker(req, l) })
+	rankers = append(rankers, func(l *rankList) error { defer timing.Mark("graph ranker"); return w.graphRanker(req, l) })
 	if req.Kind != ResultMemory && req.Filter.keepsSymbols() {
 		rankers = append(rankers, func(l *rankList) error { return w.codeRanker(ctx, req, depth, limit, l) })
 	}
@@ -377,7 +378,9 @@ func (w *Workspace) FusedSearch(ctx context.Context, req SearchRequest) ([]Resul
 	if err != nil {
 		return nil, err
 	}
+	timing.Mark("rankers done")
 	out, err := w.fusedResults(f, limit, req.fromSummaries)
+	timing.Mark("fused results read")
 	if err != nil {
 		return nil, err
 	}

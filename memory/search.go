@@ -10,6 +10,7 @@ import (
 
 	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/internal/ident"
+	"github.com/gloss-dev/gloss/internal/timing"
 	"github.com/gloss-dev/gloss/scip"
 )
 
@@ -95,6 +96,7 @@ func (w *Workspace) openSearch() (index.Derived, error) {
 		}
 	}
 	w.search = ft
+	timing.Mark("bluge memories open")
 	return ft, nil
 }
 
@@ -179,6 +181,7 @@ func (w *Workspace) textRanking(ctx context.Context, query string, n int) ([]ind
 	if err != nil {
 		return nil, err
 	}
+	defer timing.Mark("bluge memories search")
 	return ft.Search(ctx, TextQuery(query, n))
 }
 

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/gloss-dev/gloss/embed"
 	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/internal/ident"
+	"github.com/gloss-dev/gloss/internal/timing"
 	"github.com/gloss-dev/gloss/scip"
 )
 
@@ -87,7 +89,9 @@ func (w *Workspace) openVectors(ctx context.Context) (*index.Vectors, error) {
 	}
 	if w.vecs.idx == nil {
 		files := w.readVectorFilesAhead()
+		t0 := time.Now()
 		e, err := w.embedder(ctx)
+		timing.Since("embedder loaded", t0)
 		f := <-files
 		if err != nil || e == nil {
 			f.Release()
@@ -146,7 +150,12 @@ func (w *Workspace) readVectorFilesAhead() <-chan *index.VectorFiles {
 		files <- index.ReadVectorFiles(dir)
 		return files
 	}
-	go func() { files <- index.ReadVectorFiles(dir) }()
+	go func() {
+		t0 := time.Now()
+		f := index.ReadVectorFiles(dir)
+		timing.Since("vector files read", t0)
+		files <- f
+	}()
 	return files
 }
 
@@ -340,7 +349,21 @@ func (w *Workspace) VectorSearch(ctx context.Context, query string, limit int) (
 	if err != nil || v == nil {
 		return nil, err
 	}
-	return v.Search(ctx, index.Query{Texts: []index.Text{{Text: query, Weight: 1}}, Limit: clampSearchLimit(limit)})
+	timing.Mark("vector index ready")
+	defer timing.Mark("vector search")
+	q := index.Query{Texts: []index.Text{{Text: query, Weight: 1}}, Limit: clampSearchLimit(limit)}
+	out, err := v.Search(ctx, q)
+	if errors.Is(err, index.ErrVectorsCorrupt) {
+		// The first scan found the base file damaged and emptied the
+		// index: rebuild it from the store (vectorIndex, as for a
+		// damaged index found at opening) and search that.
+		w.warn(fmt.Errorf("%w; rebuilding it from the store", err))
+		if v, err = w.vectorIndex(ctx); err != nil || v == nil {
+			return nil, err
+		}
+		out, err = v.Search(ctx, q)
+	}
+	return out, err
 }
 
 // NearestMemories returns the k memories most similar to text (a

@@ -1,12 +1,15 @@
 package memory
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -406,5 +409,55 @@ func TestFusedSearchProfileFollowsEmbedder(t *testing.T) {
 	check(SearchRequest{Query: "retries capped", Kind: ResultMemory, Fusion: &custom}, custom)
 	if _, err := w.FusedSearch(context.Background(), SearchRequest{Query: "x", Fusion: &FusionProfile{Name: "bad"}}); err == nil {
 		t.Error("a profile with RRF k 0: no error")
+	}
+}
+
+// A base file damaged on disk is found by the first vector search, which
+// sums its rows as it scans them: the search reports it through Warn,
+// rebuilds the index from the store and returns the rebuilt index's
+// results, the same as before the damage.
+func TestVectorSearchDamagedBase(t *testing.T) {
+	repo := vecRepo(t)
+	w := openVecWorkspace(t, repo, "builtin", nil)
+	if _, err := w.Index(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	remember(t, w, "retryCap", "retry attempts are capped")
+	remember(t, w, "openPool", "the database pool is opened once")
+	dir := filepath.Join(w.Dir, "vectors")
+	_ = w.Close()
+	// A base without a log (written by a rebuild), whose checksum only a
+	// scan verifies.
+	for _, f := range []string{"vectors.bin", "vectors.log"} {
+		if err := os.Remove(filepath.Join(dir, f)); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+	w = openVecWorkspace(t, repo, "builtin", nil)
+	want := vecIDs(t, w, "retry attempts capped")
+	_ = w.Close()
+	if _, err := os.Stat(filepath.Join(dir, "vectors.log")); !os.IsNotExist(err) {
+		t.Fatalf("vectors.log after a rebuild: %v", err)
+	}
+	base := filepath.Join(dir, "vectors.bin")
+	data, err := os.ReadFile(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)-20] ^= 0x40 // in the last row
+	if err := os.WriteFile(base, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var warned []error
+	w = openVecWorkspace(t, repo, "builtin", func(err error) { warned = append(warned, err) })
+	defer w.Close()
+	if got := vecIDs(t, w, "retry attempts capped"); got != want || want == "" {
+		t.Fatalf("search of a damaged base: %q, want %q", got, want)
+	}
+	if len(warned) != 1 || !errors.Is(warned[0], index.ErrVectorsCorrupt) {
+		t.Fatalf("warnings %v, want one of a checksum mismatch", warned)
+	}
+	if fixed, err := os.ReadFile(base); err != nil || bytes.Equal(fixed, data) {
+		t.Fatalf("base not rewritten by the rebuild (err %v)", err)
 	}
 }

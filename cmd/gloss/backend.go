@@ -11,6 +11,7 @@ import (
 	"github.com/gloss-dev/gloss/api"
 	"github.com/gloss-dev/gloss/daemon"
 	"github.com/gloss-dev/gloss/internal/lspconn"
+	"github.com/gloss-dev/gloss/internal/timing"
 	"github.com/gloss-dev/gloss/memory"
 	"github.com/spf13/cobra"
 )
@@ -53,7 +54,9 @@ func (g *globals) connect(ctx context.Context) (*backend, error) {
 			return nil, fmt.Errorf("%w (run with --no-daemon to open the store directly)", err)
 		}
 	}
+	timing.Mark("connect: no daemon")
 	w, err := g.open("")
+	timing.Mark("workspace open (pebble)")
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/gloss-dev/gloss/internal/timing"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -22,11 +24,13 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 func main() {
+	timing.Mark("main")
 	stopProfile := startCPUProfile()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := newRoot().ExecuteContext(ctx)
 	stop()
 	stopProfile()
+	timing.Mark("exit")
 	if err != nil {
 		var ee exitError
 		if errors.As(err, &ee) {

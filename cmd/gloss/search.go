@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gloss-dev/gloss/api"
+	"github.com/gloss-dev/gloss/internal/timing"
 	"github.com/gloss-dev/gloss/memory"
 )
 
@@ -52,6 +53,8 @@ lower and are labelled STALE, never hidden. --explain prints each part of each s
 			if err != nil {
 				return err
 			}
+			timing.Mark("search done")
+			defer timing.Mark("printed")
 			if g.json {
 				return printJSON(cmd.OutOrStdout(), struct {
 					Results []api.SearchItem `json:"results"`

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -23,6 +24,10 @@ type retrievalConfig struct {
 	indexRuns         int    // cold index runs per embedder (0: skip)
 	seed              int64
 	only              map[string]bool
+	// cliArgsOut, when set, receives the gloss arguments of each CLI
+	// query (search_cli, then context_cli; one JSON array per line), so
+	// that two binaries' outputs can be compared on the same queries.
+	cliArgsOut string
 }
 
 func (c retrievalConfig) want(name string) bool { return len(c.only) == 0 || c.only[name] }
@@ -68,6 +73,7 @@ func parseRetrieval(args []string) (retrievalConfig, error) {
 	fs.BoolVar(&c.settle, "settle", false, "time daemon queries only once its start-up work (warm-up check) is done: its CPU use stays under 2% for 2 s")
 	fs.IntVar(&c.indexRuns, "index-runs", 0, "cold index runs per embedder (none, builtin) in a scratch home; 0 skips")
 	fs.Int64Var(&c.seed, "seed", 7, "seed of the queries")
+	fs.StringVar(&c.cliArgsOut, "cli-args-out", "", "write the gloss arguments of the --cli-queries search and context queries to this file (JSON array per line) and run no row unless --only names some")
 	fs.StringVar(&only, "only", "", "comma-separated rows (search_cli,context_cli,daemon,vector_build,index_embedder); default all")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -105,7 +111,7 @@ func runRetrieval(ctx context.Context, c retrievalConfig) error {
 	}
 	emit(row{"work": "setup", "repo": c.repo, "commit": gitHead(c.repo), "gloss": c.gloss, "home": c.home, "load": loadAvg()})
 	var qs []benchQuery
-	if c.ingest > 0 || c.want("search_cli") || c.want("context_cli") || c.want("daemon") {
+	if c.ingest > 0 || c.want("search_cli") || c.want("context_cli") || c.want("daemon") || c.cliArgsOut != "" {
 		ss, err := sites(c.repo) // parses the checkout: tens of CPU-seconds on prometheus
 		if err != nil {
 			return err
@@ -116,6 +122,14 @@ func runRetrieval(ctx context.Context, c retrievalConfig) error {
 			}
 		}
 		qs = queries(ss, max(c.cliQueries, c.daemonQueries), c.seed)
+	}
+	if c.cliArgsOut != "" {
+		if err := writeCLIArgs(c, qs[:c.cliQueries]); err != nil {
+			return err
+		}
+		if len(c.only) == 0 {
+			return nil
+		}
 	}
 	steps := []struct {
 		name string
@@ -173,6 +187,22 @@ func cliArgs(c retrievalConfig, work string, q benchQuery) []string {
 		return args
 	}
 	return append(args, "search", q.Text, "--limit", "20")
+}
+
+// writeCLIArgs writes the gloss arguments of the search and then the
+// context query of each of qs to c.cliArgsOut, one JSON array per line.
+func writeCLIArgs(c retrievalConfig, qs []benchQuery) error {
+	var lines [][]byte
+	for _, work := range []string{"search_cli", "context_cli"} {
+		for _, q := range qs {
+			b, err := json.Marshal(cliArgs(c, work, q))
+			if err != nil {
+				return err
+			}
+			lines = append(lines, b)
+		}
+	}
+	return writeLines(c.cliArgsOut, lines)
 }
 
 // cliLatency runs each query as its own gloss process without a daemon
