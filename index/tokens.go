@@ -24,18 +24,49 @@ type Token struct {
 // basis of every content hash gloss stores, so reformatting or editing
 // comments never changes a hash while any token change does.
 func (f *File) Tokens(start, end int) []Token {
-	start, end = max(start, 0), min(end, len(f.Src))
-	if f.spans != nil {
-		return spanTokens(f.Src, f.spans, start, end)
+	rs := f.tokenRanges(nil, start, end)
+	if len(rs) == 0 {
+		return nil
 	}
-	if f.stream != nil {
-		return spanTokens(f.Src, f.stream, start, end)
+	out := make([]Token, len(rs))
+	for i, r := range rs {
+		out[i] = Token{Text: string(f.Src[r.start:r.end]), Start: r.start, End: r.end}
 	}
-	var out []Token
-	f.walkTokens(start, end, func(s, e int) {
-		out = append(out, Token{Text: string(f.Src[s:e]), Start: s, End: e})
-	})
 	return out
+}
+
+// tokenRange is the byte range [start, end) in File.Src of one token of
+// Tokens.
+type tokenRange struct{ start, end int }
+
+// tokenRanges appends to buf the byte ranges of the tokens
+// Tokens(start, end) returns, in the same order, without making their
+// texts (extractor.add hashes them from Src), and returns buf.
+func (f *File) tokenRanges(buf []tokenRange, start, end int) []tokenRange {
+	start, end = max(start, 0), min(end, len(f.Src))
+	emit := func(s, e int) { buf = append(buf, tokenRange{s, e}) }
+	spans := f.spans
+	if spans == nil {
+		spans = f.stream
+	}
+	if spans == nil {
+		f.walkTokens(start, end, emit)
+		return buf
+	}
+	// The compact whole-file stream (DropTree, File.stream): tokens inside
+	// [start, end) whole, those straddling a bound split on whitespace
+	// within the window (gapTokens), exactly as collectTokens clips a leaf
+	// or a gap.
+	i := sort.Search(len(spans), func(i int) bool { return int(spans[i].end) > start })
+	for ; i < len(spans) && int(spans[i].start) < end; i++ {
+		s, e := int(spans[i].start), int(spans[i].end)
+		if s >= start && e <= end {
+			emit(s, e)
+		} else {
+			gapTokens(f.Src, max(s, start), min(e, end), emit)
+		}
+	}
+	return buf
 }
 
 // walkTokens calls emit with the byte offsets [s, e) in f.Src of each token
@@ -98,26 +129,6 @@ func (f *File) compactTokens() []tokenSpan {
 	var spans []tokenSpan
 	f.walkTokens(0, len(f.Src), func(s, e int) { spans = append(spans, tokenSpan{int32(s), int32(e)}) })
 	return spans
-}
-
-// spanTokens is Tokens over spans, the compact whole-file stream of src
-// (DropTree, File.stream): tokens inside [start, end) whole, those
-// straddling a bound split on whitespace within the window (gapTokens),
-// exactly as collectTokens clips a leaf or a gap.
-func spanTokens(src []byte, spans []tokenSpan, start, end int) []Token {
-	i := sort.Search(len(spans), func(i int) bool { return int(spans[i].end) > start })
-	var out []Token
-	for ; i < len(spans) && int(spans[i].start) < end; i++ {
-		s, e := int(spans[i].start), int(spans[i].end)
-		if s >= start && e <= end {
-			out = append(out, Token{Text: string(src[s:e]), Start: s, End: e})
-		} else {
-			gapTokens(src, max(s, start), min(e, end), func(s, e int) {
-				out = append(out, Token{Text: string(src[s:e]), Start: s, End: e})
-			})
-		}
-	}
-	return out
 }
 
 // collectTokens calls emit with the byte offsets (in src) of each token of
