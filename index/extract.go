@@ -118,6 +118,13 @@ type File struct {
 	// record reuses it, instead of a tree walk per definition and one
 	// more for the file. Release drops it.
 	stream []tokenSpan
+	// skipped are the byte ranges of the nodes extraction marked in
+	// skipNodes so far (Python docstrings), sorted: while extraction runs
+	// the windows of stream leave their tokens out, as the tree walk
+	// leaves out the marked nodes. skipOverlap: two of them overlap, so
+	// Tokens walks the tree instead. Both are cleared after extraction.
+	skipped     []tokenRange
+	skipOverlap bool
 	// partial: made by ParseRegions (some declarations only).
 	partial bool
 }
@@ -192,11 +199,21 @@ func extractTree(tree *ts.Tree, lang *Language, path string, src []byte, pc Pack
 	f := &File{Path: path, Lang: lang, Src: src, Lines: NewLines(src), tree: tree, lang: lang, skipNodes: map[*ts.Node]bool{}, owned: []*ts.Tree{tree}}
 	f.segs = []segment{{tree: tree, src: src, skip: f.skipNodes, from: 0, to: len(src)}}
 	f.HasError = tree.RootNode().HasError()
-	if !lang.skipsTokens && len(src) < 1<<31 {
+	if !lang.walkDefs && len(src) < 1<<31 {
 		f.stream = f.compactTokens()
 	}
 	x := &extractor{f: f, lang: lang.TS(), pc: pc}
 	lang.extract(x)
+	switch {
+	case f.stream == nil || len(f.skipped) == 0:
+	case f.skipOverlap:
+		f.stream = f.compactTokens()
+	default:
+		// The stream the tree walk gives now that every skip node is
+		// marked.
+		f.stream = streamRanges(f, nil, 0, len(src), spanOf)
+	}
+	f.skipped, f.skipOverlap = nil, false
 	root := tree.RootNode()
 	for i := 0; i < root.ChildCount(); i++ {
 		// Unnamed top-level tokens (a stray "{" the parser accepted

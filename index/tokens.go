@@ -44,29 +44,64 @@ type tokenRange struct{ start, end int }
 // texts (extractor.add hashes them from Src), and returns buf.
 func (f *File) tokenRanges(buf []tokenRange, start, end int) []tokenRange {
 	start, end = max(start, 0), min(end, len(f.Src))
-	emit := func(s, e int) { buf = append(buf, tokenRange{s, e}) }
+	if f.spans == nil && (f.stream == nil || f.skipOverlap) {
+		f.walkTokens(start, end, func(s, e int) { buf = append(buf, tokenRange{s, e}) })
+		return buf
+	}
+	return streamRanges(f, buf, start, end, func(s, e int) tokenRange { return tokenRange{s, e} })
+}
+
+// streamRanges appends to buf, made by mk, the tokens of the compact
+// whole-file stream (DropTree's spans, else File.stream) in [start, end):
+// tokens inside the window whole, those straddling a bound split on
+// whitespace within it (gapTokens), exactly as collectTokens clips a leaf
+// or a gap; a stream token inside a range of f.skipped is left out, as
+// collectTokens leaves out a marked node (a token lies inside the node
+// that emits it, so it is inside a skipped node's range or outside it).
+func streamRanges[T any](f *File, buf []T, start, end int, mk func(s, e int) T) []T {
 	spans := f.spans
 	if spans == nil {
 		spans = f.stream
 	}
-	if spans == nil {
-		f.walkTokens(start, end, emit)
-		return buf
-	}
-	// The compact whole-file stream (DropTree, File.stream): tokens inside
-	// [start, end) whole, those straddling a bound split on whitespace
-	// within the window (gapTokens), exactly as collectTokens clips a leaf
-	// or a gap.
+	sk := f.skipped
 	i := sort.Search(len(spans), func(i int) bool { return int(spans[i].end) > start })
+	j := 0
+	if len(sk) > 0 && i < len(spans) {
+		s0 := int(spans[i].start)
+		j = sort.Search(len(sk), func(j int) bool { return sk[j].end > s0 })
+	}
 	for ; i < len(spans) && int(spans[i].start) < end; i++ {
 		s, e := int(spans[i].start), int(spans[i].end)
+		for j < len(sk) && sk[j].end <= s {
+			j++
+		}
+		if j < len(sk) && sk[j].start <= s && e <= sk[j].end {
+			continue
+		}
 		if s >= start && e <= end {
-			emit(s, e)
+			buf = append(buf, mk(s, e))
 		} else {
-			gapTokens(f.Src, max(s, start), min(e, end), emit)
+			gapTokens(f.Src, max(s, start), min(e, end), func(s, e int) { buf = append(buf, mk(s, e)) })
 		}
 	}
 	return buf
+}
+
+// spanOf makes the tokenSpan of [s, e).
+func spanOf(s, e int) tokenSpan { return tokenSpan{int32(s), int32(e)} }
+
+// skip marks n to be left out of the token stream (skipNodes) and records
+// its byte range in f.skipped, kept sorted, for the stream's windows.
+func (f *File) skip(n *ts.Node) {
+	f.skipNodes[n] = true
+	r := tokenRange{int(n.StartByte()), int(n.EndByte())}
+	k := sort.Search(len(f.skipped), func(k int) bool { return f.skipped[k].start >= r.start })
+	if k > 0 && f.skipped[k-1].end > r.start || k < len(f.skipped) && f.skipped[k].start < r.end {
+		f.skipOverlap = true
+	}
+	f.skipped = append(f.skipped, tokenRange{})
+	copy(f.skipped[k+1:], f.skipped[k:])
+	f.skipped[k] = r
 }
 
 // walkTokens calls emit with the byte offsets [s, e) in f.Src of each token
