@@ -41,6 +41,11 @@ type Engine struct {
 	// IndexFirst makes Remember, RememberBatch and Verify bring the index
 	// up to date first (the CLI, which has no file watcher).
 	IndexFirst bool
+	// Progress, when set, receives the progress of the long commands:
+	// ImportGit (commits read) and Index (files parsed of those to parse).
+	// The door that builds the Engine sets it: the LSP server sends
+	// $/progress, the CLI draws a progress bar.
+	Progress Progress
 }
 
 var _ Interface = (*Engine)(nil)

@@ -369,16 +369,12 @@ func (e *Engine) Status(_ context.Context, _ NoArgs) (StatusResult, error) {
 }
 
 // Index implements Interface. It reports the files parsed of those to
-// parse to the context's Progress (WithProgress).
+// parse of each workspace to e.Progress, when set.
 func (e *Engine) Index(ctx context.Context, _ NoArgs) (IndexResults, error) {
 	out := IndexResults{Workspaces: []IndexResult{}}
-	if p := progressOf(ctx); p != nil { // files parsed of those to parse
-		o := index.RunOptionsOf(ctx)
-		o.Progress = p
-		ctx = index.WithRunOptions(ctx, o)
-	}
+	o := index.RunOptions{Progress: e.Progress} // files parsed of those to parse
 	for _, w := range e.Host.Workspaces() {
-		st, err := w.Index(ctx)
+		st, err := w.IndexWith(ctx, o)
 		if err != nil {
 			return out, &Error{Code: CodeInternalError, Message: "index " + w.Root + ": " + err.Error()}
 		}

@@ -26,35 +26,18 @@ type ImportGitArgs struct {
 type ImportGitResult = importgit.Result
 
 // Progress receives the progress of a long command: done of total units
-// (commits for gloss.importGit).
+// (commits for gloss.importGit, files to parse for gloss.index).
+// Engine.Progress holds it.
 type Progress func(done, total int)
 
-type progressKey struct{}
-
-// WithProgress returns ctx carrying p: commands that report progress
-// (gloss.importGit) call it. Doors attach it: the LSP server sends
-// $/progress, the CLI draws a progress bar.
-func WithProgress(ctx context.Context, p Progress) context.Context {
-	return context.WithValue(ctx, progressKey{}, p)
-}
-
-// progressOf returns the Progress of ctx, or nil.
-func progressOf(ctx context.Context) Progress {
-	p, _ := ctx.Value(progressKey{}).(Progress)
-	return p
-}
-
 // ImportGit implements Interface: into the first workspace folder. It
-// reports progress to the context's Progress (WithProgress).
+// reports the commits read to e.Progress, when set.
 func (e *Engine) ImportGit(ctx context.Context, a ImportGitArgs) (ImportGitResult, error) {
 	ws := e.Host.Workspaces()
 	if len(ws) == 0 {
 		return ImportGitResult{}, invalid("%s: no workspace folder is open", ImportGit.name)
 	}
-	opts := importgit.Options{Since: a.Since, Limit: a.Limit, Paths: a.Paths, Merges: a.Merges, MaxDefinitions: a.MaxDefinitions}
-	if p := progressOf(ctx); p != nil {
-		opts.Progress = p
-	}
+	opts := importgit.Options{Since: a.Since, Limit: a.Limit, Paths: a.Paths, Merges: a.Merges, MaxDefinitions: a.MaxDefinitions, Progress: e.Progress}
 	res, err := importgit.Run(ctx, ws[0], opts)
 	if res.Created > 0 {
 		e.Host.Changed(ws[0], nil, true)

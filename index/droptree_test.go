@@ -78,13 +78,23 @@ func TestDropTreeTokens(t *testing.T) {
 // TestParseStreamSameRecords checks that taking definitions' tokens from
 // the stream Parse computes once (File.stream) gives exactly the
 // definitions, calls, imports and token record of the tree walk per
-// definition (the language marked skipsTokens), on this package's Go
-// sources and on TypeScript and JavaScript sources.
+// definition (the language marked walkDefs), on this package's Go
+// sources, on TypeScript and JavaScript sources, and on Python sources
+// whose docstrings extraction leaves out (module, class, method,
+// function, nested class; a class's hash keeps its methods' docstrings).
 func TestParseStreamSameRecords(t *testing.T) {
 	srcs := map[string][]byte{
 		"c.ts":  []byte("export class K<T> extends B implements I {\n  @dec() m(a: T): void { this.x = `t ${a}`; }\n  get y() { return 1 }\n}\nexport const f = async (a: number) => a * 2;\ninterface I { a: string; b(): void }\n"),
 		"d.js":  []byte("const h = (a) => {\n  return a * 2;\n};\nclass C { m() { return `x ${h(1)}` } }\nfunction g() { /* c */ return 1 }\n"),
 		"e.tsx": []byte("export function App(p: {a: string}) { return <div className=\"x\">{p.a}</div>; }\n"),
+	}
+	srcs["f.py"] = []byte(pySample)
+	for _, n := range []string{"testdata/snapshots/input/py/src/shop/cart.py", "testdata/snapshots/input/py/src/shop/__init__.py"} {
+		src, err := os.ReadFile(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srcs[n] = src
 	}
 	names, err := filepath.Glob("*.go")
 	if err != nil {
@@ -100,9 +110,9 @@ func TestParseStreamSameRecords(t *testing.T) {
 	ix := &Indexer{Project: NewProject(t.TempDir())}
 	parse := func(name string, src []byte, walk bool) (*File, []byte) {
 		lang := LanguageFor(name)
-		old := lang.skipsTokens
-		lang.skipsTokens = walk
-		defer func() { lang.skipsTokens = old }()
+		old := lang.walkDefs
+		lang.walkDefs = walk
+		defer func() { lang.walkDefs = old }()
 		f, err := ix.ParseSource(map[*Language]*ts.Parser{}, lang, name, src)
 		if err != nil {
 			t.Fatal(err)
@@ -132,3 +142,32 @@ func TestParseStreamSameRecords(t *testing.T) {
 		want.Release()
 	}
 }
+
+// pySample has docstrings everywhere extraction looks for them, a
+// comment before one, string concatenation and a nested function whose
+// docstring stays in the tokens.
+const pySample = `"""Module doc."""
+import os
+
+class A(B):
+    '''Class doc.'''
+    x = 1
+
+    @dec
+    def m(self, a):
+        """Method doc."""
+        return f(a) + 'a' 'b'
+
+    class Inner:
+        "doc" "more"
+        def n(self): pass
+
+def g():
+    # comment
+    r"""Raw doc."""
+    def h():
+        """Nested, kept."""
+    return h
+
+Y = g()
+`

@@ -114,10 +114,17 @@ type File struct {
 	srcHash string
 	// stream is the whole token stream of a full parse (Parse), taken once
 	// before extraction when the language marks no skip nodes: Tokens
-	// answers definitions' windows from it (spanTokens) and the token
+	// answers definitions' windows from it (tokenRanges) and the token
 	// record reuses it, instead of a tree walk per definition and one
 	// more for the file. Release drops it.
 	stream []tokenSpan
+	// skipped are the byte ranges of the nodes extraction marked in
+	// skipNodes so far (Python docstrings), sorted: while extraction runs
+	// the windows of stream leave their tokens out, as the tree walk
+	// leaves out the marked nodes. skipOverlap: two of them overlap, so
+	// Tokens walks the tree instead. Both are cleared after extraction.
+	skipped     []tokenRange
+	skipOverlap bool
 	// partial: made by ParseRegions (some declarations only).
 	partial bool
 }
@@ -182,14 +189,31 @@ func Parse(parser *ts.Parser, lang *Language, path string, src []byte, pc Packag
 		tree.Release()
 		return nil, ErrInterrupted
 	}
+	return extractTree(tree, lang, path, src, pc), nil
+}
+
+// extractTree is Parse after the parse: the File of tree, the syntax tree
+// of src, with its definitions, calls and imports extracted. The File owns
+// tree.
+func extractTree(tree *ts.Tree, lang *Language, path string, src []byte, pc PackageContext) *File {
 	f := &File{Path: path, Lang: lang, Src: src, Lines: NewLines(src), tree: tree, lang: lang, skipNodes: map[*ts.Node]bool{}, owned: []*ts.Tree{tree}}
 	f.segs = []segment{{tree: tree, src: src, skip: f.skipNodes, from: 0, to: len(src)}}
 	f.HasError = tree.RootNode().HasError()
-	if !lang.skipsTokens && len(src) < 1<<31 {
+	if !lang.walkDefs && len(src) < 1<<31 {
 		f.stream = f.compactTokens()
 	}
 	x := &extractor{f: f, lang: lang.TS(), pc: pc}
 	lang.extract(x)
+	switch {
+	case f.stream == nil || len(f.skipped) == 0:
+	case f.skipOverlap:
+		f.stream = f.compactTokens()
+	default:
+		// The stream the tree walk gives now that every skip node is
+		// marked.
+		f.stream = streamRanges(f, nil, 0, len(src), spanOf)
+	}
+	f.skipped, f.skipOverlap = nil, false
 	root := tree.RootNode()
 	for i := 0; i < root.ChildCount(); i++ {
 		// Unnamed top-level tokens (a stray "{" the parser accepted
@@ -201,7 +225,7 @@ func Parse(parser *ts.Parser, lang *Language, path string, src []byte, pc Packag
 	sort.SliceStable(f.Defs, func(i, j int) bool { return f.Defs[i].Range.StartByte < f.Defs[j].Range.StartByte })
 	x.collectCalls()
 	x.collectImports()
-	return f, nil
+	return f
 }
 
 // timedOut reports whether the parser's cancellation flag holds
@@ -219,13 +243,45 @@ type extractor struct {
 	pc   PackageContext
 	pkg  scip.Package
 	pre  []scip.Descriptor
+	// toks and hash are add's buffers, reused from one definition to the
+	// next: the definition's token ranges and its content, body and
+	// signature hashes.
+	toks []tokenRange
+	hash [3]tokenHasher
+	// types caches the node types of lang.
+	types nodeTypes
 }
 
 func (x *extractor) typ(n *ts.Node) string {
 	if n == nil {
 		return ""
 	}
-	return n.Type(x.lang)
+	return x.types.of(n, x.lang)
+}
+
+// nodeTypes caches Node.Type by grammar symbol for one language (Type
+// depends on the symbol alone, and the library's unescapes the symbol
+// name at each call). The zero value is ready; it is not safe for
+// concurrent use.
+type nodeTypes struct {
+	names []string
+	known []bool
+}
+
+// of returns n.Type(lang), computing it once per symbol.
+func (c *nodeTypes) of(n *ts.Node, lang *ts.Language) string {
+	sym := int(n.Symbol())
+	if c.names == nil {
+		c.names = make([]string, len(lang.SymbolNames))
+		c.known = make([]bool, len(lang.SymbolNames))
+	}
+	if sym >= len(c.names) { // the error symbol, or none
+		return n.Type(lang)
+	}
+	if !c.known[sym] {
+		c.names[sym], c.known[sym] = n.Type(lang), true
+	}
+	return c.names[sym]
 }
 
 func (x *extractor) field(n *ts.Node, name string) *ts.Node {
@@ -300,26 +356,33 @@ func (x *extractor) add(s defSpec) string {
 	if name == "" {
 		name = x.text(s.name)
 	}
-	all := f.Tokens(start, end)
+	// The tokens of f.Tokens(start, end), hashed as HashTokens hashes
+	// them, without making their texts.
+	x.toks = f.tokenRanges(x.toks[:0], start, end)
 	var nameStart, nameEnd int = -1, -1
 	if s.name != nil {
 		nameStart, nameEnd = int(s.name.StartByte()), int(s.name.EndByte())
 	}
-	var sig, body []Token
+	all, sig, body := &x.hash[0], &x.hash[1], &x.hash[2]
+	all.reset()
+	sig.reset()
+	body.reset()
 	bs, be := -1, -1
 	if s.body != nil {
 		bs, be = int(s.body.StartByte()), int(s.body.EndByte())
 	}
-	for _, t := range all {
-		isName := t.Start >= nameStart && t.End <= nameEnd && nameStart >= 0
+	for _, t := range x.toks {
+		text := f.Src[t.start:t.end]
+		all.add(text)
+		isName := t.start >= nameStart && t.end <= nameEnd && nameStart >= 0
 		switch {
-		case bs >= 0 && t.Start >= bs && t.End <= be:
-			body = append(body, t)
+		case bs >= 0 && t.start >= bs && t.end <= be:
+			body.add(text)
 		case isName:
 		case s.header:
-			sig = append(sig, t)
+			sig.add(text)
 		default:
-			body = append(body, t)
+			body.add(text)
 		}
 	}
 	anchor := s.anchor
@@ -343,12 +406,12 @@ func (x *extractor) add(s defSpec) string {
 		Doc:         doc,
 		Range:       r,
 		DocLine:     docLine,
-		ContentHash: HashTokens(all),
-		BodyHash:    HashTokens(body),
-		BodyTokens:  len(body),
+		ContentHash: all.sum(),
+		BodyHash:    body.sum(),
+		BodyTokens:  body.n,
 	}
 	if s.header {
-		d.SignatureHash = HashTokens(sig)
+		d.SignatureHash = sig.sum()
 		if d.SignatureHash == "" {
 			d.SignatureHash = "-"
 		}
@@ -445,11 +508,17 @@ func (x *extractor) collectCalls() {
 			}
 			if name != "" {
 				off := int(n.StartByte())
-				f.Calls = append(f.Calls, Call{Caller: f.Enclosing(off, off).Symbol, Name: name, Line: f.Lines.LineOf(off)})
+				caller := ""
+				if i := f.enclosing(off, off); i >= 0 {
+					caller = f.Defs[i].Symbol
+				}
+				f.Calls = append(f.Calls, Call{Caller: caller, Name: name, Line: f.Lines.LineOf(off)})
 			}
 		}
-		for _, c := range x.children(n) {
-			walk(c)
+		for i, cnt := 0, n.ChildCount(); i < cnt; i++ {
+			if c := n.Child(i); c != nil {
+				walk(c)
+			}
 		}
 	}
 	walk(f.tree.RootNode())
@@ -458,12 +527,21 @@ func (x *extractor) collectCalls() {
 // Enclosing returns the innermost definition whose Range contains the byte
 // range [start, end], or the zero Definition when none does.
 func (f *File) Enclosing(start, end int) Definition {
-	var best Definition
-	bestLen := -1
-	for _, d := range f.Defs {
-		if d.Range.StartByte <= start && end <= d.Range.EndByte {
-			if l := d.Range.EndByte - d.Range.StartByte; bestLen < 0 || l < bestLen {
-				best, bestLen = d, l
+	if i := f.enclosing(start, end); i >= 0 {
+		return f.Defs[i]
+	}
+	return Definition{}
+}
+
+// enclosing is Enclosing as an index into f.Defs, -1 for none (the first
+// of equally short ones).
+func (f *File) enclosing(start, end int) int {
+	best, bestLen := -1, -1
+	for i := range f.Defs {
+		r := &f.Defs[i].Range
+		if r.StartByte <= start && end <= r.EndByte {
+			if l := r.EndByte - r.StartByte; bestLen < 0 || l < bestLen {
+				best, bestLen = i, l
 			}
 		}
 	}

@@ -58,8 +58,8 @@ func (x *extractor) pyDocstring(block *ts.Node) string {
 			target = kids[0]
 		}
 		if x.typ(target) == "string" || x.typ(target) == "concatenated_string" {
-			x.f.skipNodes[c] = true
-			x.f.skipNodes[target] = true
+			x.f.skip(c)
+			x.f.skipNodes[target] = true // inside c
 			return cleanDocstring(x.text(target))
 		}
 		return ""

@@ -206,7 +206,7 @@ func TestIndexRunGoFastSameStore(t *testing.T) {
 		t.Helper()
 		var sts [2]Stats
 		for i, noFast := range []bool{true, false} {
-			st, err := ixs[noFast].Run(context.Background())
+			st, err := ixs[noFast].Run(context.Background(), RunOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -42,7 +42,7 @@ func TestImportEdges(t *testing.T) {
 	}
 	defer st.Close()
 	ix := &Indexer{Root: root, Store: st, Project: NewProject(root)}
-	if _, err := ix.Run(context.Background()); err != nil {
+	if _, err := ix.Run(context.Background(), RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	targets := map[string][]string{
@@ -80,7 +80,7 @@ func TestImportEdges(t *testing.T) {
 	}
 	later := time.Now().Add(5 * time.Second)
 	_ = os.Chtimes(filepath.Join(root, "web/app.ts"), later, later)
-	if _, err := ix.Run(context.Background()); err != nil {
+	if _, err := ix.Run(context.Background(), RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := st.Importers("web/api.ts"); len(got) != 0 {

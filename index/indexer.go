@@ -125,21 +125,20 @@ type parseResult struct {
 // same content hash) are not re-parsed, and records of deleted files are
 // removed. A file that cannot be read or parsed is counted and skipped; the
 // run only fails on store errors, leaving the previous state of any file it
-// could not write. The context's RunOptions (WithRunOptions) put some
-// files first and report progress; Prioritize and Foreground reorder and
-// pause the parses of a run from other goroutines.
-func (ix *Indexer) Run(ctx context.Context) (Stats, error) {
+// could not write. o puts some files first and reports progress
+// (RunOptions); Prioritize and Foreground reorder and pause the parses of
+// a run from other goroutines.
+func (ix *Indexer) Run(ctx context.Context, o RunOptions) (Stats, error) {
 	start := time.Now()
 	st := Stats{FilesByLang: map[string]int{}, SymbolsByLang: map[string]int{}}
 	jobs, removed, err := ix.plan(&st)
 	if err != nil {
 		return st, err
 	}
-	opts := RunOptionsOf(ctx)
-	if opts.First != nil && len(jobs) > 1 { // an order to choose
-		jobs = orderFirst(jobs, opts.First())
+	if o.First != nil && len(jobs) > 1 { // an order to choose
+		jobs = orderFirst(jobs, o.First())
 	}
-	w := &indexWriter{store: ix.Store, b: ix.Store.pdb().NewBatch(), progress: opts.Progress, total: len(jobs), flushed: time.Now()}
+	w := &indexWriter{store: ix.Store, b: ix.Store.pdb().NewBatch(), progress: o.Progress, total: len(jobs), flushed: time.Now()}
 	if w.progress != nil && len(jobs) == 0 {
 		w.progress(0, 0)
 	}

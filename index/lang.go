@@ -23,10 +23,10 @@ type Language struct {
 	once    sync.Once
 	ts      *ts.Language
 	extract func(x *extractor)
-	// skipsTokens: extraction marks nodes to leave out of the token stream
-	// while it runs (Python docstrings), so a definition's tokens cannot
-	// be taken from a stream computed before extraction (File.stream).
-	skipsTokens bool
+	// walkDefs: definitions' tokens come from a tree walk per definition
+	// rather than from the whole-file stream taken before extraction
+	// (File.stream). No language sets it; tests set it to compare both.
+	walkDefs bool
 }
 
 // TS returns the loaded tree-sitter language, loading it on first use.
@@ -37,7 +37,7 @@ func (l *Language) TS() *ts.Language {
 
 var languages = []*Language{
 	{Name: "go", Extensions: []string{".go"}, load: grammars.GoLanguage, extract: extractGo},
-	{Name: "python", Extensions: []string{".py", ".pyi"}, load: grammars.PythonLanguage, extract: extractPython, skipsTokens: true},
+	{Name: "python", Extensions: []string{".py", ".pyi"}, load: grammars.PythonLanguage, extract: extractPython},
 	{Name: "typescript", Extensions: []string{".ts", ".mts", ".cts"}, load: grammars.TypescriptLanguage, extract: extractTS},
 	{Name: "tsx", Extensions: []string{".tsx"}, load: grammars.TsxLanguage, extract: extractTS},
 	{Name: "javascript", Extensions: []string{".js", ".jsx", ".mjs", ".cjs"}, load: grammars.JavascriptLanguage, extract: extractTS},

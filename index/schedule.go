@@ -7,10 +7,10 @@ import (
 	"time"
 )
 
-// RunOptions are the per-run options of Indexer.Run, carried by its
-// context (WithRunOptions) so that each door sets its own: the language
-// server reports $/progress, the CLI draws a progress bar, and the
-// memory package puts the files with memories first.
+// RunOptions are the per-run options of Indexer.Run (its parameter) so
+// that each door sets its own: the language server reports $/progress,
+// the CLI draws a progress bar, and the memory package puts the files
+// with memories first. The zero value runs in walk order, silently.
 type RunOptions struct {
 	// First, when set, is called once by a run that has two or more
 	// files to parse and returns workspace-relative paths to parse before
@@ -23,19 +23,6 @@ type RunOptions struct {
 	// the whole run and 0 when nothing needs parsing (then it is called
 	// once with 0, 0).
 	Progress func(done, total int)
-}
-
-type runOptionsKey struct{}
-
-// WithRunOptions returns ctx carrying o for Indexer.Run.
-func WithRunOptions(ctx context.Context, o RunOptions) context.Context {
-	return context.WithValue(ctx, runOptionsKey{}, o)
-}
-
-// RunOptionsOf returns the RunOptions ctx carries (zero when none).
-func RunOptionsOf(ctx context.Context) RunOptions {
-	o, _ := ctx.Value(runOptionsKey{}).(RunOptions)
-	return o
 }
 
 // scheduler is the part of an Indexer that orders a run's parses: paths

@@ -45,11 +45,12 @@ func TestRunOrderAndProgress(t *testing.T) {
 	})
 	defer restore()
 	var progress [][2]int
-	ctx := WithRunOptions(context.Background(), RunOptions{
+	ctx := context.Background()
+	o := RunOptions{
 		First:    func() []string { return []string{"f07.go", "f03.go"} },
 		Progress: func(done, total int) { progress = append(progress, [2]int{done, total}) },
-	})
-	stats, err := ix.Run(ctx)
+	}
+	stats, err := ix.Run(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func TestRunOrderAndProgress(t *testing.T) {
 		t.Errorf("progress %v, want 1/12 … 12/12", progress)
 	}
 	progress = nil
-	if _, err := ix.Run(ctx); err != nil {
+	if _, err := ix.Run(ctx, o); err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(progress, [][2]int{{0, 0}}) {
@@ -129,7 +130,7 @@ func TestParseBudget(t *testing.T) {
 		}
 		defer st.Close()
 		ix := &Indexer{Root: root, Store: st, Project: NewProject(root), Workers: 4, MaxParseBytes: budget}
-		stats, err := ix.Run(context.Background())
+		stats, err := ix.Run(context.Background(), RunOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -24,18 +24,84 @@ type Token struct {
 // basis of every content hash gloss stores, so reformatting or editing
 // comments never changes a hash while any token change does.
 func (f *File) Tokens(start, end int) []Token {
-	start, end = max(start, 0), min(end, len(f.Src))
-	if f.spans != nil {
-		return spanTokens(f.Src, f.spans, start, end)
+	rs := f.tokenRanges(nil, start, end)
+	if len(rs) == 0 {
+		return nil
 	}
-	if f.stream != nil {
-		return spanTokens(f.Src, f.stream, start, end)
+	out := make([]Token, len(rs))
+	for i, r := range rs {
+		out[i] = Token{Text: string(f.Src[r.start:r.end]), Start: r.start, End: r.end}
 	}
-	var out []Token
-	f.walkTokens(start, end, func(s, e int) {
-		out = append(out, Token{Text: string(f.Src[s:e]), Start: s, End: e})
-	})
 	return out
+}
+
+// tokenRange is the byte range [start, end) in File.Src of one token of
+// Tokens.
+type tokenRange struct{ start, end int }
+
+// tokenRanges appends to buf the byte ranges of the tokens
+// Tokens(start, end) returns, in the same order, without making their
+// texts (extractor.add hashes them from Src), and returns buf.
+func (f *File) tokenRanges(buf []tokenRange, start, end int) []tokenRange {
+	start, end = max(start, 0), min(end, len(f.Src))
+	if f.spans == nil && (f.stream == nil || f.skipOverlap) {
+		f.walkTokens(start, end, func(s, e int) { buf = append(buf, tokenRange{s, e}) })
+		return buf
+	}
+	return streamRanges(f, buf, start, end, func(s, e int) tokenRange { return tokenRange{s, e} })
+}
+
+// streamRanges appends to buf, made by mk, the tokens of the compact
+// whole-file stream (DropTree's spans, else File.stream) in [start, end):
+// tokens inside the window whole, those straddling a bound split on
+// whitespace within it (gapTokens), exactly as collectTokens clips a leaf
+// or a gap; a stream token inside a range of f.skipped is left out, as
+// collectTokens leaves out a marked node (a token lies inside the node
+// that emits it, so it is inside a skipped node's range or outside it).
+func streamRanges[T any](f *File, buf []T, start, end int, mk func(s, e int) T) []T {
+	spans := f.spans
+	if spans == nil {
+		spans = f.stream
+	}
+	sk := f.skipped
+	i := sort.Search(len(spans), func(i int) bool { return int(spans[i].end) > start })
+	j := 0
+	if len(sk) > 0 && i < len(spans) {
+		s0 := int(spans[i].start)
+		j = sort.Search(len(sk), func(j int) bool { return sk[j].end > s0 })
+	}
+	for ; i < len(spans) && int(spans[i].start) < end; i++ {
+		s, e := int(spans[i].start), int(spans[i].end)
+		for j < len(sk) && sk[j].end <= s {
+			j++
+		}
+		if j < len(sk) && sk[j].start <= s && e <= sk[j].end {
+			continue
+		}
+		if s >= start && e <= end {
+			buf = append(buf, mk(s, e))
+		} else {
+			gapTokens(f.Src, max(s, start), min(e, end), func(s, e int) { buf = append(buf, mk(s, e)) })
+		}
+	}
+	return buf
+}
+
+// spanOf makes the tokenSpan of [s, e).
+func spanOf(s, e int) tokenSpan { return tokenSpan{int32(s), int32(e)} }
+
+// skip marks n to be left out of the token stream (skipNodes) and records
+// its byte range in f.skipped, kept sorted, for the stream's windows.
+func (f *File) skip(n *ts.Node) {
+	f.skipNodes[n] = true
+	r := tokenRange{int(n.StartByte()), int(n.EndByte())}
+	k := sort.Search(len(f.skipped), func(k int) bool { return f.skipped[k].start >= r.start })
+	if k > 0 && f.skipped[k-1].end > r.start || k < len(f.skipped) && f.skipped[k].start < r.end {
+		f.skipOverlap = true
+	}
+	f.skipped = append(f.skipped, tokenRange{})
+	copy(f.skipped[k+1:], f.skipped[k:])
+	f.skipped[k] = r
 }
 
 // walkTokens calls emit with the byte offsets [s, e) in f.Src of each token
@@ -98,26 +164,6 @@ func (f *File) compactTokens() []tokenSpan {
 	var spans []tokenSpan
 	f.walkTokens(0, len(f.Src), func(s, e int) { spans = append(spans, tokenSpan{int32(s), int32(e)}) })
 	return spans
-}
-
-// spanTokens is Tokens over spans, the compact whole-file stream of src
-// (DropTree, File.stream): tokens inside [start, end) whole, those
-// straddling a bound split on whitespace within the window (gapTokens),
-// exactly as collectTokens clips a leaf or a gap.
-func spanTokens(src []byte, spans []tokenSpan, start, end int) []Token {
-	i := sort.Search(len(spans), func(i int) bool { return int(spans[i].end) > start })
-	var out []Token
-	for ; i < len(spans) && int(spans[i].start) < end; i++ {
-		s, e := int(spans[i].start), int(spans[i].end)
-		if s >= start && e <= end {
-			out = append(out, Token{Text: string(src[s:e]), Start: s, End: e})
-		} else {
-			gapTokens(src, max(s, start), min(e, end), func(s, e int) {
-				out = append(out, Token{Text: string(src[s:e]), Start: s, End: e})
-			})
-		}
-	}
-	return out
 }
 
 // collectTokens calls emit with the byte offsets (in src) of each token of

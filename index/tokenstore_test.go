@@ -78,7 +78,7 @@ func TestStoredTokensMatchParse(t *testing.T) {
 	}
 	defer st.Close()
 	ix := &Indexer{Root: root, Store: st, Project: NewProject(root), Workers: 1}
-	if _, err := ix.Run(context.Background()); err != nil {
+	if _, err := ix.Run(context.Background(), RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	parsers := map[*Language]*ts.Parser{}
@@ -140,7 +140,7 @@ func TestTokenRecordUpgrade(t *testing.T) {
 	}
 	defer st.Close()
 	ix := &Indexer{Root: root, Store: st, Project: NewProject(root), Workers: 1}
-	if _, err := ix.Run(context.Background()); err != nil {
+	if _, err := ix.Run(context.Background(), RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	// Make the store look like an older gloss's: no token records.
@@ -163,7 +163,7 @@ func TestTokenRecordUpgrade(t *testing.T) {
 	if f, ok := storedWithTokens(t, st, root, "a.go"); f == nil || ok {
 		t.Fatalf("a.go: stored file %v with tokens %v before the upgrade run", f != nil, ok)
 	}
-	stats, err := ix.Run(context.Background())
+	stats, err := ix.Run(context.Background(), RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ func (s *Server) executeCommand(ctx context.Context, p executeCommandParams) (an
 	}
 	if c == api.Command(api.ImportGit) {
 		var end func()
-		ctx, end = s.commandProgress(ctx, p.WorkDoneToken, "gloss: importing git history")
+		e.Progress, end = s.commandProgress(ctx, p.WorkDoneToken, "gloss: importing git history")
 		defer end()
 	}
 	res, err := c.Dispatch(ctx, e, raw)

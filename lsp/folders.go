@@ -1,10 +1,10 @@
 package lsp
 
 import (
-	"context"
 	"fmt"
 	"sort"
 
+	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/memory"
 )
 
@@ -157,15 +157,15 @@ func (s *Server) scheduleCheck(f *folder) {
 }
 
 // runCheck runs Check on f and republishes its diagnostics.
-func (s *Server) runCheck(f *folder) { s.runCheckCtx(s.ctx, f) }
+func (s *Server) runCheck(f *folder) { s.runCheckWith(f, index.RunOptions{}) }
 
-// runCheckCtx is runCheck with the context of the check (which may carry
-// index.RunOptions: progress of the indexing run).
-func (s *Server) runCheckCtx(ctx context.Context, f *folder) {
+// runCheckWith is runCheck with the options o of the check's indexing run
+// (index.RunOptions: progress of the start-up indexing).
+func (s *Server) runCheckWith(f *folder, o index.RunOptions) {
 	if s.closing() {
 		return
 	}
-	res, err := f.w.Check(ctx)
+	res, err := f.w.CheckWith(s.ctx, o)
 	f.once.Do(func() { close(f.ready) })
 	if err != nil {
 		s.log.Printf("check %s: %v", f.root, err)

@@ -205,11 +205,11 @@ func (s *Server) initialized() {
 			s.notify("$/progress", progressParams{Token: token, Value: workDoneProgress{Kind: "begin", Title: "gloss: indexing", Message: fmt.Sprintf("%d folder(s)", len(folders))}})
 		}
 		for i, f := range folders {
-			ctx := s.ctx
+			var o index.RunOptions
 			if progress {
-				ctx = index.WithRunOptions(ctx, index.RunOptions{Progress: s.indexProgress(token, f, i, len(folders))})
+				o.Progress = s.indexProgress(token, f, i, len(folders))
 			}
-			s.runCheckCtx(ctx, f)
+			s.runCheckWith(f, o)
 		}
 		if progress {
 			s.notify("$/progress", progressParams{Token: token, Value: workDoneProgress{Kind: "end", Message: "memories checked"}})

@@ -18,9 +18,10 @@ var progressSeq atomic.Int64
 // 3.17, "Work Done Progress"): on the request's workDoneToken when the
 // client sent one, else on a token created with
 // window/workDoneProgress/create when the client supports it. It returns
-// ctx carrying the api.Progress the command calls and a function that
-// ends the progress; without a token both do nothing.
-func (s *Server) commandProgress(ctx context.Context, raw json.RawMessage, title string) (context.Context, func()) {
+// the api.Progress the command calls (api.Engine.Progress) and a function
+// that ends the progress; without a token the first is nil and the second
+// does nothing.
+func (s *Server) commandProgress(ctx context.Context, raw json.RawMessage, title string) (api.Progress, func()) {
 	var token any
 	if len(raw) > 0 {
 		_ = json.Unmarshal(raw, &token)
@@ -35,7 +36,7 @@ func (s *Server) commandProgress(ctx context.Context, raw json.RawMessage, title
 		}
 	}
 	if token == nil {
-		return ctx, func() {}
+		return nil, func() {}
 	}
 	s.notify("$/progress", progressParams{Token: token, Value: workDoneProgress{Kind: "begin", Title: title}})
 	var mu sync.Mutex
@@ -54,7 +55,7 @@ func (s *Server) commandProgress(ctx context.Context, raw json.RawMessage, title
 		}
 	}
 	end := func() { s.notify("$/progress", progressParams{Token: token, Value: workDoneProgress{Kind: "end"}}) }
-	return api.WithProgress(ctx, report), end
+	return report, end
 }
 
 // indexProgress returns the index.RunOptions.Progress of folder f, the

@@ -87,7 +87,7 @@ func (w *Workspace) CheckViews(ctx context.Context) (CheckResult, error) {
 func (w *Workspace) checkStates(ctx context.Context, withViews bool) (CheckResult, error) {
 	start := time.Now()
 	var res CheckResult
-	pre, err := w.indexForCheck(ctx, &res)
+	pre, err := w.indexForCheck(ctx, index.RunOptions{}, &res)
 	if err != nil {
 		return res, err
 	}
@@ -588,9 +588,16 @@ func (r CheckResult) AnchorsChanged() bool {
 // all memories. Memories are never dropped: an anchor that cannot be found
 // keeps its last known place with status deleted.
 func (w *Workspace) Check(ctx context.Context) (CheckResult, error) {
+	return w.CheckWith(ctx, index.RunOptions{})
+}
+
+// CheckWith is Check with the options o of its indexing run
+// (index.RunOptions: o.Progress is called with the files parsed of those
+// to parse, as the language server's start-up check reports $/progress).
+func (w *Workspace) CheckWith(ctx context.Context, o index.RunOptions) (CheckResult, error) {
 	start := time.Now()
 	var res CheckResult
-	pre, err := w.indexForCheck(ctx, &res)
+	pre, err := w.indexForCheck(ctx, o, &res)
 	if err != nil {
 		return res, err
 	}
@@ -659,15 +666,15 @@ func (w *Workspace) syncBeforeFirstIndex(ctx context.Context) (SyncResult, error
 
 // indexForCheck is the start Check and CheckViews share: the memory files
 // of a never-indexed store are loaded first (syncBeforeFirstIndex), then
-// the working tree is indexed (Index, recorded in res.Index). It returns
-// what that early synchronization did, for SyncResult.addEarlier once the
-// check's own synchronization has run.
-func (w *Workspace) indexForCheck(ctx context.Context, res *CheckResult) (SyncResult, error) {
+// the working tree is indexed (Index with the run options o, recorded in
+// res.Index). It returns what that early synchronization did, for
+// SyncResult.addEarlier once the check's own synchronization has run.
+func (w *Workspace) indexForCheck(ctx context.Context, o index.RunOptions, res *CheckResult) (SyncResult, error) {
 	pre, err := w.syncBeforeFirstIndex(ctx)
 	if err != nil {
 		return pre, err
 	}
-	res.Index, err = w.index(ctx, false)
+	res.Index, err = w.index(ctx, o, false)
 	return pre, err
 }
 

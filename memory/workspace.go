@@ -348,7 +348,14 @@ func (w *Workspace) Interrupt() {
 // workspace was opened with Options.Force. The built-in embedder learns
 // from the run (afterIndex).
 func (w *Workspace) Index(ctx context.Context) (index.Stats, error) {
-	return w.index(ctx, true)
+	return w.index(ctx, index.RunOptions{}, true)
+}
+
+// IndexWith is Index with the run's options o: o.Progress is called with
+// the files parsed of those to parse (index.RunOptions); the files o.First
+// returns are parsed first, then the files with memories.
+func (w *Workspace) IndexWith(ctx context.Context, o index.RunOptions) (index.Stats, error) {
+	return w.index(ctx, o, true)
 }
 
 // IndexKeepModel is Index for the write paths (remember, remember
@@ -359,15 +366,15 @@ func (w *Workspace) Index(ctx context.Context) (index.Stats, error) {
 // every stored memory inside the write. A workspace with no model still
 // trains one at its first embedding (embedder).
 func (w *Workspace) IndexKeepModel(ctx context.Context) (index.Stats, error) {
-	return w.index(ctx, false)
+	return w.index(ctx, index.RunOptions{}, false)
 }
 
-// index is Index; with retrain false (a check's run) an existing built-in
+// index is IndexWith; with retrain false (a check's run) an existing built-in
 // model is kept and the run's changed files are only counted towards the
 // next retraining, which the next Index call (gloss index, remember, the
 // daemon's runs) does: retraining re-embeds every memory, most of a
 // check's CPU at 100,000 memories.
-func (w *Workspace) index(ctx context.Context, retrain bool) (index.Stats, error) {
+func (w *Workspace) index(ctx context.Context, o index.RunOptions, retrain bool) (index.Stats, error) {
 	if err := w.checkProject(); err != nil {
 		return index.Stats{}, err
 	}
@@ -380,7 +387,6 @@ func (w *Workspace) index(ctx context.Context, retrain bool) (index.Stats, error
 	}
 	// Files with memories first: their anchors resolve against the index
 	// while the rest is still being parsed.
-	o := index.RunOptionsOf(ctx)
 	callerFirst := o.First
 	o.First = func() []string {
 		var first []string
@@ -390,8 +396,7 @@ func (w *Workspace) index(ctx context.Context, retrain bool) (index.Stats, error
 		paths, _ := w.Store.AnchorPaths() // an unreadable store fails the run anyway
 		return append(first, paths...)
 	}
-	ctx = index.WithRunOptions(ctx, o)
-	st, err := w.Indexer.Run(ctx)
+	st, err := w.Indexer.Run(ctx, o)
 	if err == nil {
 		w.syncCode(prev, st.Changed)
 		w.afterIndex(ctx, st, retrain) // the built-in embedder learns from the index

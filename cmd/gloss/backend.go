@@ -22,7 +22,10 @@ import (
 // api.Interface, so output does not depend on which ran.
 type backend struct {
 	api.Interface
-	close func() error
+	// engine is Interface when the store is opened directly (nil for a
+	// daemon connection): its Progress draws the progress bar.
+	engine *api.Engine
+	close  func() error
 }
 
 // Close releases the store or the daemon connection.
@@ -63,7 +66,8 @@ func (g *globals) connect(ctx context.Context) (*backend, error) {
 	if g.readOnly { // search, context: open the vector index meanwhile
 		w.PrefetchVectors()
 	}
-	return &backend{Interface: &api.Engine{Host: api.Single{W: w}, IndexFirst: true}, close: w.Close}, nil
+	e := &api.Engine{Host: api.Single{W: w}, IndexFirst: true}
+	return &backend{Interface: e, engine: e, close: w.Close}, nil
 }
 
 // initClient starts an LSP client session on the daemon connection c

@@ -25,8 +25,8 @@ func importGitCmd(g *globals) *cobra.Command {
 				return err
 			}
 			defer b.Close()
-			ctx, end := withProgressBar(cmd.Context(), g, "commits")
-			res, err := b.ImportGit(ctx, a)
+			end := withProgressBar(b, g, "commits")
+			res, err := b.ImportGit(cmd.Context(), a)
 			end()
 			if err != nil {
 				return err

@@ -1,26 +1,24 @@
 package main
 
 import (
-	"context"
 	"os"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
-
-	"github.com/gloss-dev/gloss/api"
 )
 
-// withProgressBar returns ctx carrying an api.Progress that draws a
-// progress bar of unit (e.g. "files") on standard error, and a function
-// that ends the bar; when standard error is not a terminal or --json is
-// on, ctx is returned unchanged and nothing is drawn.
-func withProgressBar(ctx context.Context, g *globals, unit string) (context.Context, func()) {
-	if g.json || !term.IsTerminal(int(os.Stderr.Fd())) {
-		return ctx, func() {}
+// withProgressBar makes the long command b runs next (index,
+// import-git) draw a progress bar of unit (e.g. "files") on standard
+// error, through api.Engine.Progress, and returns a function that ends the
+// bar. Nothing is drawn when standard error is not a terminal, --json is
+// on, or b is a daemon connection (its commands report no progress).
+func withProgressBar(b *backend, g *globals, unit string) func() {
+	if b.engine == nil || g.json || !term.IsTerminal(int(os.Stderr.Fd())) {
+		return func() {}
 	}
 	var bar *progressbar.ProgressBar
-	ctx = api.WithProgress(ctx, func(done, total int) {
+	b.engine.Progress = func(done, total int) {
 		if total == 0 {
 			return
 		}
@@ -31,8 +29,9 @@ func withProgressBar(ctx context.Context, g *globals, unit string) (context.Cont
 				progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
 		}
 		_ = bar.Set(done)
-	})
-	return ctx, func() {
+	}
+	return func() {
+		b.engine.Progress = nil
 		if bar != nil {
 			_ = bar.Finish()
 		}

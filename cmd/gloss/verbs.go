@@ -53,8 +53,8 @@ func indexCmd(g *globals) *cobra.Command {
 				return err
 			}
 			defer b.Close()
-			ctx, endBar := withProgressBar(cmd.Context(), g, "files")
-			all, err := b.Index(ctx, api.NoArgs{})
+			endBar := withProgressBar(b, g, "files")
+			all, err := b.Index(cmd.Context(), api.NoArgs{})
 			endBar()
 			if err != nil {
 				return err
