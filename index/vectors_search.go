@@ -16,6 +16,11 @@ import (
 func (v *Vectors) SearchVector(q []float32, limit int) ([]Scored, error) {
 	v.mu.RLock()
 	defer v.mu.RUnlock()
+	return v.searchLocked(q, limit)
+}
+
+// searchLocked is SearchVector; the caller holds mu for reading.
+func (v *Vectors) searchLocked(q []float32, limit int) ([]Scored, error) {
 	st := v.st
 	if st.rows() == 0 || limit <= 0 {
 		return nil, nil
