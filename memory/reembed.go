@@ -123,11 +123,10 @@ func (w *Workspace) retrainBuiltin(ctx context.Context) error {
 	}
 	defer r.run.Unlock()
 	st := &ReembedStatus{Phase: "training"}
-	w.setReembed(st, ReembedStatus{})
-	last := *st
-	defer func() { w.setReembed(nil, last) }()
+	w.setReembed(st, *st)
 	b, state, err := w.trainBuiltinModel(ctx)
 	if err != nil {
+		w.setReembed(nil, *st)
 		return err
 	}
 	save := func(dir string) error {
@@ -136,7 +135,7 @@ func (w *Workspace) retrainBuiltin(ctx context.Context) error {
 		}
 		return saveBuiltinStateIn(dir, state)
 	}
-	return w.reembedBeside(ctx, b, save, func(s ReembedStatus) { last = s })
+	return w.reembedBeside(ctx, b, save)
 }
 
 // reembedBeside builds the vector index of embedder e in vectorsNextDir
@@ -147,11 +146,11 @@ func (w *Workspace) retrainBuiltin(ctx context.Context) error {
 // e's model and state files into the new directory), exchanges the two
 // directories and makes the workspace's embedder e and its index the new
 // one (index.Vectors.Replace). Progress goes to the workspace's watchers
-// (WatchReembed) and to progress. The new directory is removed on
+// (WatchReembed), the last report when it ends. The new directory is removed on
 // failure and the old one after the swap; a crash before the swap leaves
 // the old index in use and the new directory to the next re-embedding.
 // The caller holds vecs.reembed.run.
-func (w *Workspace) reembedBeside(ctx context.Context, e embed.Embedder, save func(dir string) error, progress func(ReembedStatus)) (err error) {
+func (w *Workspace) reembedBeside(ctx context.Context, e embed.Embedder, save func(dir string) error) (err error) {
 	dir := filepath.Join(w.Dir, vectorsNextDir)
 	if err := os.RemoveAll(dir); err != nil { // a crashed re-embedding's
 		return fmt.Errorf("vector index: %w", err)
@@ -161,7 +160,9 @@ func (w *Workspace) reembedBeside(ctx context.Context, e embed.Embedder, save fu
 		return err
 	}
 	swapped := false
+	last := ReembedStatus{Phase: "embedding", Model: e.Model()}
 	defer func() {
+		w.setReembed(nil, last)
 		w.vecs.mu.Lock()
 		w.vecs.pending, w.vecs.recording = nil, false
 		w.vecs.mu.Unlock()
@@ -173,8 +174,8 @@ func (w *Workspace) reembedBeside(ctx context.Context, e embed.Embedder, save fu
 		}
 	}()
 	report := func(done, total int) {
-		s := ReembedStatus{Phase: "embedding", Model: e.Model(), Done: done, Total: total}
-		progress(s)
+		last = ReembedStatus{Phase: "embedding", Model: e.Model(), Done: done, Total: total}
+		s := last
 		w.setReembed(&s, s)
 	}
 	next.Progress = report
