@@ -194,7 +194,6 @@ func (w *Workspace) reembedBeside(ctx context.Context, e embed.Embedder, save fu
 	if err := next.RebuildContext(ctx, vectorDocs(mems), gen); err != nil {
 		return fmt.Errorf("re-embed with %s: %w", e.Model(), err)
 	}
-	mems = nil
 	for round := 0; ; round++ {
 		w.vecs.mu.Lock()
 		pending := w.vecs.pending
