@@ -468,6 +468,25 @@ func (v *Vectors) RebuildContext(ctx context.Context, docs []Doc, gen uint64) er
 	return err
 }
 
+// Replace makes v the index next was: next's embedder, rows, generation
+// and log, served from v's directory, into which the caller has just
+// moved next's files (the vector index's background re-embedding builds
+// a new model's index beside the old one and swaps them). Searches in
+// flight finish on the old rows first (Replace waits for them), and a
+// search whose query was embedded with the old model embeds it again
+// (Search), so vectors of the two models are never compared. The old
+// rows' mapped base file is released; next must not be used afterwards.
+func (v *Vectors) Replace(next *Vectors) {
+	next.mu.Lock()
+	emb, st, base, logRecs := next.emb, next.st, next.base, next.logRecs
+	next.st, next.base, next.logRecs = next.emptyState(st.epoch), nil, 0
+	next.mu.Unlock()
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.dropBase()
+	v.emb, v.st, v.base, v.logRecs = emb, st, base, logRecs
+}
+
 // Generation implements Derived.
 func (v *Vectors) Generation() (uint64, bool) {
 	v.mu.RLock()
@@ -506,9 +525,29 @@ func (v *Vectors) Close() error {
 // Search implements Derived: the texts of q are embedded, summed by
 // weight and normalised, and the documents nearest to that vector are
 // returned (cosine similarity, -1..1; ties by id ascending). q.Fields is
-// ignored.
+// ignored. When the index's model changed (Replace, SetEmbedder) while
+// the query was embedded, the query is embedded again with the new
+// model: a query vector is only compared with rows of its own model.
 func (v *Vectors) Search(ctx context.Context, q Query) ([]Scored, error) {
-	e := v.Embedder()
+	for try := 0; ; try++ {
+		e := v.Embedder()
+		qv, err := embedQuery(ctx, e, q)
+		if err != nil || qv == nil {
+			return nil, err
+		}
+		hits, same, err := v.searchModel(qv, q.Limit, e.Model())
+		if same {
+			return hits, err
+		}
+		if try == 2 {
+			return nil, fmt.Errorf("vector index: the model changed during each of 3 searches")
+		}
+	}
+}
+
+// embedQuery returns the unit vector of q's texts summed by weight, as
+// embedded by e; nil for a query without texts.
+func embedQuery(ctx context.Context, e embed.Embedder, q Query) ([]float32, error) {
 	texts := make([]string, len(q.Texts))
 	for i, t := range q.Texts {
 		texts[i] = t.Text
@@ -533,5 +572,5 @@ func (v *Vectors) Search(ctx context.Context, q Query) ([]Scored, error) {
 		}
 	}
 	embed.Normalize(qv)
-	return v.SearchVector(qv, q.Limit)
+	return qv, nil
 }

@@ -18,14 +18,38 @@ import (
 // the index is then empty at an unknown generation, to be rebuilt, and
 // the scan's results are discarded.
 func (v *Vectors) SearchVector(q []float32, limit int) ([]Scored, error) {
+	hits, _, err := v.searchModel(q, limit, "")
+	return hits, err
+}
+
+// searchModel is SearchVector when the rows are of model (of any model
+// when model is ""); same is false (and nothing searched) when they are
+// not. The first scan of rows whose checksum is not yet verified holds
+// mu for writing, since it clears check.
+func (v *Vectors) searchModel(q []float32, limit int, model string) (hits []Scored, same bool, err error) {
 	v.mu.RLock()
+	if model != "" && v.st.model != model {
+		v.mu.RUnlock()
+		return nil, false, nil
+	}
 	if v.st.check == nil {
-		defer v.mu.RUnlock()
-		return v.st.scan(q, limit, nil)
+		hits, err = v.st.scan(q, limit, nil)
+		v.mu.RUnlock()
+		return hits, true, err
 	}
 	v.mu.RUnlock()
 	v.mu.Lock() // the first scan: it verifies the rows and clears check
 	defer v.mu.Unlock()
+	if model != "" && v.st.model != model {
+		return nil, false, nil
+	}
+	hits, err = v.checkedScanLocked(q, limit)
+	return hits, true, err
+}
+
+// checkedScanLocked is SearchVector's scan when the rows may not be
+// verified yet; the caller holds mu for writing.
+func (v *Vectors) checkedScanLocked(q []float32, limit int) ([]Scored, error) {
 	st := v.st
 	c := st.check
 	if c == nil || st.rows() == 0 || limit <= 0 || len(q) != st.dim || vek32.Dot(q, q) == 0 {

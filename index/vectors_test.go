@@ -593,3 +593,57 @@ func TestVectorsDamagedBase(t *testing.T) {
 		t.Fatalf("searches differ: %v, %v, %v", first, second, rebuilt)
 	}
 }
+
+// hookEmbedder is a letterEmbedder that runs hook once, at its next
+// Embed call, before embedding.
+type hookEmbedder struct {
+	letterEmbedder
+	hook func()
+}
+
+func (h *hookEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if f := h.hook; f != nil {
+		h.hook = nil
+		f()
+	}
+	return h.letterEmbedder.Embed(ctx, texts)
+}
+
+// Replace swaps in an index of another model built beside; a search
+// whose query was embedded with the old model while the swap happened
+// embeds it again with the new one, never comparing the two models.
+func TestVectorsReplace(t *testing.T) {
+	dir, nextDir := t.TempDir(), t.TempDir()
+	old := &hookEmbedder{letterEmbedder: letterEmbedder{model: "letters@1"}}
+	v, _ := openVec(t, dir, old)
+	if err := v.Rebuild([]Doc{vdoc("m1", "aaa"), vdoc("m2", "bbb")}, 1); err != nil {
+		t.Fatal(err)
+	}
+	// The new model sees every text as "h" plus its letters: m2 is the
+	// only row with a b.
+	e2 := &letterEmbedder{model: "letters@2"}
+	next, _ := openVec(t, nextDir, e2)
+	if err := next.Rebuild([]Doc{vdoc("m1", "hhh"), vdoc("m2", "bhh"), vdoc("m3", "hhh")}, 2); err != nil {
+		t.Fatal(err)
+	}
+	old.hook = func() { v.Replace(next) } // the swap lands while the query is embedded
+	embedded := e2.embedded
+	if got := search(t, v, "b", 5); got != "m2" {
+		t.Fatalf("search across the swap = %q, want the new model's m2", got)
+	}
+	if e2.embedded != embedded+1 {
+		t.Fatalf("the new model embedded %d queries, want 1", e2.embedded-embedded)
+	}
+	if v.Model() != "letters@2" || v.Embedder() != embed.Embedder(e2) {
+		t.Fatalf("model after Replace %s", v.Model())
+	}
+	if g, known := v.Generation(); !known || g != 2 {
+		t.Fatalf("generation after Replace %d %v, want 2 true", g, known)
+	}
+	if n, _ := v.Count(); n != 3 {
+		t.Fatalf("count after Replace %d, want 3", n)
+	}
+	if n, _ := next.Count(); n != 0 {
+		t.Fatalf("the replaced-from index still has %d rows", n)
+	}
+}

@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -33,6 +34,8 @@ type client struct {
 	nDiag     map[string]int          // publish count per URI
 	dver      map[string]int          // version of the latest publish per URI
 	events    []string                // methods of server-to-client messages, in order
+	titles    []string                // titles of $/progress begin, in order
+	progress  map[string][]string     // $/progress kinds by token, in order
 	shown     []string                // window/showDocument URIs
 	opened    map[string]int          // open document versions
 	msgs      []string                // window/showMessage(Request) messages
@@ -148,10 +151,19 @@ func (c *client) handle(_ context.Context, req *jsonrpc2.Request) (any, error) {
 		}
 	case "$/progress":
 		var p struct {
+			Token any              `json:"token"`
 			Value workDoneProgress `json:"value"`
 		}
 		_ = json.Unmarshal(req.Params(), &p)
 		ev += ":" + p.Value.Kind
+		if p.Value.Kind == "begin" {
+			c.titles = append(c.titles, p.Value.Title)
+		}
+		if c.progress == nil {
+			c.progress = map[string][]string{}
+		}
+		tok := fmt.Sprint(p.Token)
+		c.progress[tok] = append(c.progress[tok], p.Value.Kind)
 	case "window/showDocument":
 		var p showDocumentParams
 		_ = json.Unmarshal(req.Params(), &p)

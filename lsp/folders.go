@@ -41,10 +41,12 @@ func (s *Server) addFolder(uri string) *folder {
 	delete(s.failed, uri)
 	s.mu.Unlock()
 	f := &folder{root: w.Root, w: w, ready: make(chan struct{})}
+	f.stopReembed = s.watchReembed(f)
 	s.mu.Lock()
 	for _, g := range s.folders {
 		if g.root == f.root { // two URIs of one root added at once
 			s.mu.Unlock()
+			f.stopReembed()
 			_ = s.pool.Release(f.root)
 			return nil
 		}
@@ -116,6 +118,7 @@ func (s *Server) removeFolder(uri string) {
 	s.mu.Unlock()
 	if gone != nil {
 		s.pool.Unsubscribe(s, gone.root)
+		gone.stopReembed()
 		s.goBG(func() {
 			gone.check.Wait()
 			if err := s.pool.Release(gone.root); err != nil {

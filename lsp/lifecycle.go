@@ -69,6 +69,7 @@ const bgWait = 2 * time.Second
 func (s *Server) stopBackground() {
 	for _, f := range s.allFolders() {
 		s.pool.Unsubscribe(s, f.root)
+		f.stopReembed()
 	}
 	s.stopWatcher()
 	s.cancel()

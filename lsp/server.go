@@ -104,6 +104,9 @@ type folder struct {
 	// problems are the memory-file problems of the last check, as
 	// diagnostics by URI (memfiles.go); guarded by Server.mu.
 	problems map[string][]Diagnostic
+	// stopReembed stops the $/progress reports of the folder's vector
+	// re-embeddings (watchReembed).
+	stopReembed func()
 }
 
 // NewServer returns a server; call Serve to run it.

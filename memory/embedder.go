@@ -190,26 +190,37 @@ func commentStart(line, marker string) int {
 // trainBuiltin trains the built-in model on the workspace (see
 // embed.TrainBuiltin) and saves it with its state.
 func (w *Workspace) trainBuiltin(ctx context.Context) (*embed.Builtin, error) {
-	units, files, err := w.trainingUnits()
-	if err != nil {
-		return nil, err
-	}
-	b, err := embed.TrainBuiltin(ctx, slices.Values(units), embed.TrainOptions{})
+	b, s, err := w.trainBuiltinModel(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if err := b.Save(w.builtinPath(builtinModelFile)); err != nil {
 		return nil, err
 	}
+	return b, w.saveBuiltinState(s)
+}
+
+// trainBuiltinModel trains the built-in model on the workspace (see
+// embed.TrainBuiltin) and returns it with the retraining state to save
+// with it; it saves nothing.
+func (w *Workspace) trainBuiltinModel(ctx context.Context) (*embed.Builtin, builtinState, error) {
+	units, files, err := w.trainingUnits()
+	if err != nil {
+		return nil, builtinState{}, err
+	}
+	b, err := embed.TrainBuiltin(ctx, slices.Values(units), embed.TrainOptions{})
+	if err != nil {
+		return nil, builtinState{}, err
+	}
 	n, err := w.Store.MemoryCount()
 	if err != nil {
-		return nil, err
+		return nil, builtinState{}, err
 	}
 	gen, err := w.Store.MemoryGeneration()
 	if err != nil {
-		return nil, err
+		return nil, builtinState{}, err
 	}
-	return b, w.saveBuiltinState(builtinState{Model: b.Model(), Files: files, Memories: n, Gen: gen})
+	return b, builtinState{Model: b.Model(), Files: files, Memories: n, Gen: gen}, nil
 }
 
 func (w *Workspace) loadBuiltinState() (builtinState, bool) {
@@ -219,8 +230,14 @@ func (w *Workspace) loadBuiltinState() (builtinState, bool) {
 }
 
 func (w *Workspace) saveBuiltinState(s builtinState) error {
+	return saveBuiltinStateIn(filepath.Join(w.Dir, "vectors"), s)
+}
+
+// saveBuiltinStateIn writes s as the state file of the vectors directory
+// dir (atomically: temporary file, rename).
+func saveBuiltinStateIn(dir string, s builtinState) error {
 	data, _ := json.Marshal(s)
-	path := w.builtinPath(builtinStateFile)
+	path := filepath.Join(dir, builtinStateFile)
 	if err := os.WriteFile(path+".tmp", data, 0o600); err != nil {
 		return err
 	}
@@ -303,12 +320,15 @@ func (w *Workspace) refreshBuiltin(ctx context.Context, changed, files int, retr
 
 // RetrainDeferred does the built-in embedder's retraining that an index
 // run of a write path or a check found due and deferred
-// (builtinState.Deferred; IndexKeepModel): it trains a new model, then
-// re-embeds every memory with it before any search sees it (the embedder
-// and the vector index are swapped under vecs.mu, so vectors of the two
-// models are never compared). The daemon calls it after its warm-up
-// check. It does nothing when no retraining is deferred or the embedder
-// is not the built-in one; it returns errors of training or re-embedding.
+// (builtinState.Deferred; IndexKeepModel): it trains a new model and
+// re-embeds every memory with it beside the index in use, which searches
+// keep using (with the old model) until the new model, its vectors and
+// its state are swapped in at once (retrainBuiltin, reembedBeside), so
+// vectors of the two models are never compared. The daemon calls it after
+// its warm-up check; progress goes to WatchReembed's watchers. It does
+// nothing when no retraining is deferred, the embedder is not the
+// built-in one, or a retraining runs already; it returns errors of
+// training or re-embedding (the old model then stays).
 func (w *Workspace) RetrainDeferred(ctx context.Context) error {
 	if spec, err := w.embedSpec(); err != nil || spec.Kind != embed.KindBuiltin {
 		return nil
@@ -317,20 +337,4 @@ func (w *Workspace) RetrainDeferred(ctx context.Context) error {
 		return nil
 	}
 	return w.retrainBuiltin(ctx)
-}
-
-// retrainBuiltin trains a new built-in model and, when the vector index
-// is open, re-embeds every memory with it (see RetrainDeferred).
-func (w *Workspace) retrainBuiltin(ctx context.Context) error {
-	b, err := w.trainBuiltin(ctx)
-	if err != nil {
-		return err
-	}
-	w.vecs.mu.Lock()
-	defer w.vecs.mu.Unlock()
-	w.vecs.emb = b
-	if v := w.vecs.idx; v != nil && v.SetEmbedder(b) {
-		return w.rebuildVectors(ctx, v)
-	}
-	return nil
 }

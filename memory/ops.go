@@ -183,6 +183,9 @@ type Status struct {
 	ByType    map[string]int `json:"memories_by_type"`
 	Files     int            `json:"files"`
 	Symbols   int            `json:"symbols"`
+	// Reembedding is the progress of a running re-embedding of the vector
+	// index with a new model (Workspace.Reembedding); nil when none runs.
+	Reembedding *ReembedStatus `json:"reembedding,omitempty"`
 }
 
 // Status counts memories, stale memories and indexed files and symbols as
@@ -202,6 +205,9 @@ func (w *Workspace) Status() (Status, error) {
 		for _, a := range m.Anchors {
 			s.ByStatus[a.Status]++
 		}
+	}
+	if r, ok := w.Reembedding(); ok {
+		s.Reembedding = &r
 	}
 	metas, err := w.Store.FileMetas()
 	for _, fm := range metas {

@@ -44,6 +44,13 @@ type vectorState struct {
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
 	prefetch sync.WaitGroup // PrefetchVectors
+
+	// recording is set while a re-embedding (reembedBeside) builds a new
+	// model's index: indexVectors then also records each write in
+	// pending, which the re-embedding applies to the new index.
+	recording bool
+	pending   []pendingWrite
+	reembed   reembedState // the running re-embedding's progress (reembed.go)
 }
 
 // vectorText is the contextual text a memory is embedded from: its type
@@ -237,6 +244,8 @@ func (w *Workspace) vectorIndex(ctx context.Context) (v *index.Vectors, err erro
 func (w *Workspace) indexVectors(mems []*Memory, deleted []string, gen uint64) {
 	w.vecs.mu.Lock()
 	defer w.vecs.mu.Unlock()
+	docs := vectorDocs(mems)
+	w.recordPending(docs, deleted, gen)
 	v, err := w.vecs.idx, error(nil)
 	if g, known := vecGeneration(v); v == nil || w.vecs.building || !known || g+1 != gen {
 		// Not exactly this write behind (openVectors would otherwise take
@@ -257,7 +266,7 @@ func (w *Workspace) indexVectors(mems []*Memory, deleted []string, gen uint64) {
 	if w.vecs.bulk {
 		update = v.Append
 	}
-	if err := update(vectorDocs(mems), deleted, gen); err != nil {
+	if err := update(docs, deleted, gen); err != nil {
 		v.Invalidate()
 		w.warn(fmt.Errorf("vector index: %w (it will be rebuilt)", err))
 	}

@@ -540,6 +540,13 @@ func statusCmd(g *globals) *cobra.Command {
 			}
 			fmt.Fprintf(out, "index:     %d files, %d symbols\n", s.Files, s.Symbols)
 			fmt.Fprintf(out, "store:     %s\n", s.DataDir)
+			if r := s.Reembedding; r != nil {
+				if r.Phase == "training" {
+					fmt.Fprintln(out, "vectors:   training a new built-in model (searches use the current one)")
+				} else {
+					fmt.Fprintf(out, "vectors:   re-embedding with %s: %d/%d memories (searches use the current model)\n", r.Model, r.Done, r.Total)
+				}
+			}
 			return nil
 		},
 	}

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package memory
+
+// exchangeAtomic returns errNoExchange: only Linux has renameat2(2).
+func exchangeAtomic(a, b string) error { return errNoExchange }
