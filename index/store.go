@@ -48,6 +48,9 @@ type Store struct {
 	fs  vfs.FS
 	// records caches decoded file records (File).
 	records *decodecache.Cache[*FileRecord] // newRecordCache
+	// cacheBytes is the size of the block cache it was opened with
+	// (OpenStoreCache), which Reopen keeps.
+	cacheBytes int64
 }
 
 // pdb returns the current Pebble database.
@@ -74,7 +77,20 @@ const StoreCacheBytes = 64 << 20
 // opened (the error names dir and says to run `gloss doctor`; the
 // directory is left untouched) or the store was written by a newer schema.
 func OpenStore(dir string, fs vfs.FS) (st *Store, err error) {
-	cache := pebble.NewCache(StoreCacheBytes)
+	return OpenStoreCache(dir, fs, StoreCacheBytes)
+}
+
+// OpenStoreCache is OpenStore with a block cache of cacheBytes bytes
+// (uncompressed blocks, taken as blocks are read; 0 or less means
+// StoreCacheBytes), for a process whose reads are mostly sequential and
+// read once, such as `gloss remember --batch`: there the 64 MiB default
+// filled with blocks of file records read once per batch call and made
+// about a tenth of the peak resident set. Reopen keeps the size.
+func OpenStoreCache(dir string, fs vfs.FS, cacheBytes int64) (st *Store, err error) {
+	if cacheBytes <= 0 {
+		cacheBytes = StoreCacheBytes
+	}
+	cache := pebble.NewCache(cacheBytes)
 	defer cache.Unref() // the database holds its own reference
 	opts := &pebble.Options{Logger: quietLogger{}, EventListener: corruptionListener(), Cache: cache}
 	if fs != nil {
@@ -98,7 +114,7 @@ func OpenStore(dir string, fs vfs.FS) (st *Store, err error) {
 		}
 		return nil, fmt.Errorf("open store %s: %w", dir, err)
 	}
-	s := &Store{dir: dir, fs: fs, records: newRecordCache()}
+	s := &Store{dir: dir, fs: fs, records: newRecordCache(), cacheBytes: cacheBytes}
 	s.db.Store(db)
 	// Close through s.Close from here on: closing a damaged database can
 	// panic too.

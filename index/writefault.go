@@ -41,7 +41,7 @@ func (s *Store) Reopen() error {
 		defer func() { _ = recover() }()
 		_ = old.Close()
 	}()
-	ns, err := OpenStore(s.dir, s.fs)
+	ns, err := OpenStoreCache(s.dir, s.fs, s.cacheBytes)
 	if err == nil {
 		s.db.Store(ns.pdb())
 		return nil

@@ -33,7 +33,7 @@ func openStore(dir string, opts Options) (st *index.Store, ro bool, err error) {
 			return nil, false, err
 		}
 	}
-	st, err = index.OpenStore(dir, opts.StoreFS)
+	st, err = index.OpenStoreCache(dir, opts.StoreFS, opts.StoreCacheBytes)
 	return st, false, err
 }
 

@@ -91,6 +91,10 @@ func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) (
 	defer w.loadBatchSites(len(reqs))()
 	if len(reqs) > RememberChunk {
 		defer w.bulkVectors()()
+		if !st.duplicates && !anyOnDuplicate(reqs) {
+			st.pipe = w.startIndexPipe()
+			defer st.pipe.wait() // before bulkVectors' compaction
+		}
 	}
 	for lo := 0; lo < len(reqs); lo += RememberChunk {
 		hi := min(lo+RememberChunk, len(reqs))
@@ -382,4 +386,15 @@ func (w *Workspace) defsByName(name string) ([]index.Definition, error) {
 		}
 	}
 	return out, nil
+}
+
+// anyOnDuplicate reports whether a request of reqs sets a duplicate
+// policy (RememberRequest.OnDuplicate), which searches the derived indexes.
+func anyOnDuplicate(reqs []RememberRequest) bool {
+	for _, r := range reqs {
+		if r.OnDuplicate != "" {
+			return true
+		}
+	}
+	return false
 }

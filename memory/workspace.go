@@ -58,6 +58,12 @@ type Options struct {
 	// StoreFS; a store that cannot be opened read-only is opened for
 	// writing.
 	ReadOnly bool
+	// StoreCacheBytes is the size of the Pebble block cache of a store
+	// opened for writing, in bytes (index.OpenStoreCache); 0 means
+	// index.StoreCacheBytes (64 MiB). `gloss remember --batch` sets a
+	// small one: it reads each block about once, and the default made
+	// about 30 MiB of its peak resident set.
+	StoreCacheBytes int64
 }
 
 // Workspace is one project root with its isolated store: the engine API

@@ -111,6 +111,15 @@ const batchChunk = 10 * memory.RememberChunk
 // default collector pacing lets the heap grow to twice that.
 const batchMemoryLimit = 200 << 20
 
+// batchStoreCacheBytes is the Pebble block cache of `gloss remember
+// --batch` without a daemon (8 MiB, Pebble's own default; the store's
+// default is index.StoreCacheBytes, 64 MiB): the batch reads the file
+// records of the paths it anchors in once per call of batchChunk lines and
+// writes the rest, so a larger cache only held blocks read once. Peak
+// resident set of 20,000 lines on prometheus: 311–325 MiB with 64 MiB,
+// 283 MiB with 8 MiB (docs/benchmarks.md, branch in9).
+const batchStoreCacheBytes = 8 << 20
+
 func runBatch(cmd *cobra.Command, g *globals, b *backend, file string) error {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(batchMemoryLimit))

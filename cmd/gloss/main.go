@@ -51,6 +51,10 @@ type globals struct {
 	// readOnly is set for the verbs of readOnlyVerbs (root's
 	// PersistentPreRun): without a daemon they open the store read-only.
 	readOnly bool
+	// storeCache is the Pebble block cache size of a store this process
+	// opens for writing (memory.Options.StoreCacheBytes); 0 is the
+	// default. `remember --batch` sets batchStoreCacheBytes.
+	storeCache int64
 }
 
 // readOnlyVerbs are the verbs that only read the store. Without a daemon

@@ -22,7 +22,7 @@ func (g *globals) open(dir string) (*memory.Workspace, error) {
 	if dir == "" {
 		dir = g.dir
 	}
-	return memory.Open(dir, memory.Options{MaxFileSize: g.maxSize, Force: g.force, ReadOnly: g.readOnly, Warn: func(err error) {
+	return memory.Open(dir, memory.Options{MaxFileSize: g.maxSize, Force: g.force, ReadOnly: g.readOnly, StoreCacheBytes: g.storeCache, Warn: func(err error) {
 		fmt.Fprintln(os.Stderr, "gloss: warning:", err)
 	}})
 }
@@ -164,6 +164,9 @@ and with --json prints one JSON object per line, in input order, each with "id"
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if batch != "" && (len(args) > 0 || at != "" || symbol != "") {
 				return fmt.Errorf("--batch takes no TEXT, --at or --symbol")
+			}
+			if batch != "" {
+				g.storeCache = batchStoreCacheBytes
 			}
 			b, err := g.connect(cmd.Context())
 			if err != nil {
