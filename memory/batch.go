@@ -41,9 +41,6 @@ type batchState struct {
 	// duplicates asks for a near-duplicate check of each new memory
 	// (batches of at most maxDuplicateChecks requests).
 	duplicates bool
-	// pipe, when not nil, applies each committed chunk to the derived
-	// indexes on a goroutine of its own (indexPipe).
-	pipe *indexPipe
 }
 
 func (w *Workspace) newBatchState() *batchState {
@@ -164,7 +161,7 @@ func (w *Workspace) rememberChunk(ctx context.Context, reqs []RememberRequest, o
 	if err != nil {
 		b.Close()
 	} else {
-		err = w.commitChunk(b, created, st.pipe)
+		err = w.commit(b, created, nil)
 	}
 	if err != nil {
 		for i := range out {
@@ -281,77 +278,4 @@ func gitBlobs(root string, paths []string) map[string]string {
 		}
 	}
 	return out
-}
-
-// indexPipe applies the chunks of one RememberBatch to the derived search
-// indexes (indexSearch: the place and text tables, the Bluge full-text
-// index, the vector index) on one goroutine, in commit order, while the
-// writing goroutine validates, anchors and commits the next chunk: Bluge's
-// segment building and the embedding were a second half of each chunk
-// that kept one of two cores idle. At most one chunk waits for the
-// goroutine beside the one it applies (jobs has room for one), so memory
-// stays bounded by chunks. The derived indexes are opened (openDerived,
-// which on a store with no embedder trains the built-in one) on the same
-// goroutine first, so that training overlaps the anchoring of the first
-// chunk; the first commit waits for it, as commit's own openDerived did
-// (indexes opened after a write take its generation for one they missed).
-//
-// Durability is unchanged: a chunk's memories are acknowledged once its
-// Pebble batch is committed (fsync of the WAL), as before; the derived
-// indexes are rebuilt from Pebble at the next open when a process stops
-// before the goroutine applied a committed chunk (their generation is
-// behind the store's). RememberBatch returns only after wait, so callers
-// see every memory searchable, as before. Not used when the batch checks
-// near-duplicates (checkDuplicates searches the derived indexes).
-type indexPipe struct {
-	opened chan struct{}
-	jobs   chan indexJob
-	done   chan struct{}
-}
-
-// indexJob is one committed chunk for indexPipe: its memories and the
-// memory generation its commit made.
-type indexJob struct {
-	mems []*Memory
-	gen  uint64
-}
-
-// startIndexPipe starts the goroutine of an indexPipe for w.
-func (w *Workspace) startIndexPipe() *indexPipe {
-	p := &indexPipe{opened: make(chan struct{}), jobs: make(chan indexJob, 1), done: make(chan struct{})}
-	go func() {
-		defer close(p.done)
-		w.openDerived()
-		close(p.opened)
-		for j := range p.jobs {
-			w.indexSearch(j.mems, nil, j.gen)
-		}
-	}()
-	return p
-}
-
-// wait returns once every chunk handed to p is applied; p takes no more.
-func (p *indexPipe) wait() {
-	close(p.jobs)
-	<-p.done
-}
-
-// commitChunk is commit for a chunk of RememberBatch: with a pipe, the
-// write waits for the derived indexes to be opened, and their update is
-// handed to the pipe instead of done here. It returns commit's errors.
-func (w *Workspace) commitChunk(b *index.MemoryBatch, created []*Memory, p *indexPipe) error {
-	if p == nil {
-		return w.commit(b, created, nil)
-	}
-	<-p.opened
-	if err := markNewStoreSummaries(w.Store, b); err != nil {
-		b.Close()
-		return err
-	}
-	gen, err := w.commitBatch(b)
-	if err != nil {
-		return err
-	}
-	p.jobs <- indexJob{mems: created, gen: gen}
-	return nil
 }

@@ -91,10 +91,6 @@ func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) (
 	defer w.loadBatchSites(len(reqs))()
 	if len(reqs) > RememberChunk {
 		defer w.bulkVectors()()
-		if !st.duplicates && !anyOnDuplicate(reqs) {
-			st.pipe = w.startIndexPipe()
-			defer st.pipe.wait() // before bulkVectors' compaction
-		}
 	}
 	for lo := 0; lo < len(reqs); lo += RememberChunk {
 		hi := min(lo+RememberChunk, len(reqs))
@@ -386,15 +382,4 @@ func (w *Workspace) defsByName(name string) ([]index.Definition, error) {
 		}
 	}
 	return out, nil
-}
-
-// anyOnDuplicate reports whether a request of reqs sets a duplicate
-// policy (RememberRequest.OnDuplicate), which searches the derived indexes.
-func anyOnDuplicate(reqs []RememberRequest) bool {
-	for _, r := range reqs {
-		if r.OnDuplicate != "" {
-			return true
-		}
-	}
-	return false
 }
