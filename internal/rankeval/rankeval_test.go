@@ -217,13 +217,12 @@ func TestRanking(t *testing.T) {
 // syntax, e.g. model2vec:/path/to/dir); unset means the built-in model.
 const reportEmbedderEnv = "GLOSS_RANKEVAL_EMBEDDER"
 
-// TestRankingReport prints the summary table as Markdown for docs/eval.md
-// (go test ./internal/rankeval -run TestRankingReport -v), with the
-// embedder named by $GLOSS_RANKEVAL_EMBEDDER (default builtin).
-func TestRankingReport(t *testing.T) {
-	if !testing.Verbose() {
-		t.Skip("prints a report; run with -v")
-	}
+// reportFixture loads the fixture with the embedder named by
+// $GLOSS_RANKEVAL_EMBEDDER (default builtin) and, for a remote embedder,
+// waits up to 10 minutes for its background vector index; it returns the
+// fixture and the embedder's name.
+func reportFixture(t *testing.T) (*fixture, string) {
+	t.Helper()
 	embedder := os.Getenv(reportEmbedderEnv)
 	if embedder == "" {
 		embedder = "builtin"
@@ -232,6 +231,17 @@ func TestRankingReport(t *testing.T) {
 	if spec, err := embed.ParseSpec(embedder); err == nil && spec.Remote() {
 		f.waitVectors(t, 10*time.Minute)
 	}
+	return f, embedder
+}
+
+// TestRankingReport prints the summary table as Markdown for docs/eval.md
+// (go test ./internal/rankeval -run TestRankingReport -v), with the
+// embedder named by $GLOSS_RANKEVAL_EMBEDDER (default builtin).
+func TestRankingReport(t *testing.T) {
+	if !testing.Verbose() {
+		t.Skip("prints a report; run with -v")
+	}
+	f, embedder := reportFixture(t)
 	if os.Getenv("GLOSS_RANKEVAL_WARM") != "" { // the daemon's text ranker (WarmText)
 		if err := f.w.WarmText(context.Background()); err != nil {
 			t.Fatal(err)
@@ -402,14 +412,7 @@ func TestFusionProfileReport(t *testing.T) {
 	if !testing.Verbose() {
 		t.Skip("prints a report; run with -v")
 	}
-	embedder := os.Getenv(reportEmbedderEnv)
-	if embedder == "" {
-		embedder = "builtin"
-	}
-	f := loadFixture(t, embedder)
-	if spec, err := embed.ParseSpec(embedder); err == nil && spec.Remote() {
-		f.waitVectors(t, 10*time.Minute)
-	}
+	f, embedder := reportFixture(t)
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nembedder %s; fused recall@5 / MRR@10, tune | held-out\n\n| k | c_full | vector | identifier | paraphrase | task |\n| ---: | ---: | ---: | --- | --- | --- |\n", embedder)
 	for _, k := range []int{5, 10, 20, 40, 60} {
