@@ -63,7 +63,7 @@ func daemonLatency(ctx context.Context, c retrievalConfig, qs []benchQuery) erro
 	pid := cmd.Process.Pid
 	emit(row{"work": "daemon_start", "seconds": round(time.Since(start).Seconds(), 3), "cpu_seconds": round(procCPU(pid), 3), "load": load})
 	if c.settle {
-		settleDaemon(ctx, pid, start)
+		settleDaemon(ctx, client, pid, start)
 	}
 	var results *json.Encoder
 	if c.results != "" {
@@ -154,18 +154,36 @@ func dialDaemon(ctx context.Context, t daemon.Target, timeout time.Duration) (*l
 }
 
 // settleDaemon waits until the daemon pid has used under 2% of a core
-// for 2 s (its warm-up check and caches done), at most 5 minutes, and
-// emits the time and CPU it took (daemon_settled).
-func settleDaemon(ctx context.Context, pid int, start time.Time) {
+// for 2 s (its warm-up check and caches done) and gloss.status reports no
+// re-embedding of the vector index (a deferred retraining the warm-up
+// started), at most 5 minutes, and emits the time and CPU it took
+// (daemon_settled).
+func settleDaemon(ctx context.Context, client api.Client, pid int, start time.Time) {
 	const window = 2 * time.Second
 	deadline := time.Now().Add(5 * time.Minute)
 	for prev := procCPU(pid); time.Now().Before(deadline) && ctx.Err() == nil; {
 		time.Sleep(window)
 		cur := procCPU(pid)
-		if cur-prev < 0.02*window.Seconds() {
+		if cur-prev < 0.02*window.Seconds() && !reembedding(ctx, client) {
 			break
 		}
 		prev = cur
 	}
 	emit(row{"work": "daemon_settled", "seconds": round(time.Since(start).Seconds(), 3), "cpu_seconds": round(procCPU(pid), 3), "load": loadAvg()})
+}
+
+// reembedding reports whether any workspace folder of the daemon is
+// re-embedding its vector index (gloss.status); false when the status
+// cannot be read.
+func reembedding(ctx context.Context, client api.Client) bool {
+	st, err := client.Status(ctx, api.NoArgs{})
+	if err != nil {
+		return false
+	}
+	for _, w := range st.Workspaces {
+		if w.Reembedding != nil {
+			return true
+		}
+	}
+	return false
 }
