@@ -182,16 +182,12 @@ func (w *Workspace) reembedBeside(ctx context.Context, e embed.Embedder, save fu
 	w.vecs.mu.Lock()
 	w.vecs.recording, w.vecs.pending = true, nil // before the listing below
 	w.vecs.mu.Unlock()
-	gen, err := w.Store.MemoryGeneration()
+	docs, gen, err := w.vectorDocsAt()
 	if err != nil {
 		return err
 	}
-	mems, err := w.List()
-	if err != nil {
-		return err
-	}
-	report(0, len(mems))
-	if err := next.RebuildContext(ctx, vectorDocs(mems), gen); err != nil {
+	report(0, len(docs))
+	if err := next.RebuildContext(ctx, docs, gen); err != nil {
 		return fmt.Errorf("re-embed with %s: %w", e.Model(), err)
 	}
 	for round := 0; ; round++ {

@@ -194,11 +194,7 @@ func TestReembedCrashRecovers(t *testing.T) {
 
 	// A crash mid-rebuild: a half-written new directory, the retraining
 	// still deferred.
-	s, _ := w.loadBuiltinState()
-	s.Deferred, s.Changed = true, 1000
-	if err := w.saveBuiltinState(s); err != nil {
-		t.Fatal(err)
-	}
+	markRetrainDue(t, w, true)
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}

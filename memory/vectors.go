@@ -75,6 +75,22 @@ func vectorText(m *Memory) string {
 	return b.String()
 }
 
+// vectorDocsAt returns the vector documents of every stored memory and
+// the store's memory generation read before the listing, so that a write
+// landing during the listing leaves the generation behind, not ahead, of
+// the documents (a rebuild at gen is then redone or caught up).
+func (w *Workspace) vectorDocsAt() ([]index.Doc, uint64, error) {
+	gen, err := w.Store.MemoryGeneration()
+	if err != nil {
+		return nil, 0, err
+	}
+	mems, err := w.List()
+	if err != nil {
+		return nil, 0, err
+	}
+	return vectorDocs(mems), gen, nil
+}
+
 func vectorDocs(mems []*Memory) []index.Doc {
 	out := make([]index.Doc, len(mems))
 	for i, m := range mems {
@@ -184,15 +200,11 @@ func isRemote(e embed.Embedder) bool {
 // unchanged texts are not embedded again), at most 3 passes.
 func (w *Workspace) rebuildVectors(ctx context.Context, v *index.Vectors) error {
 	for pass := 0; pass < 3; pass++ {
-		gen, err := w.Store.MemoryGeneration()
+		docs, gen, err := w.vectorDocsAt()
 		if err != nil {
 			return err
 		}
-		mems, err := w.List()
-		if err != nil {
-			return err
-		}
-		if err := v.RebuildContext(ctx, vectorDocs(mems), gen); err != nil {
+		if err := v.RebuildContext(ctx, docs, gen); err != nil {
 			return fmt.Errorf("rebuild vector index: %w", err)
 		}
 		if now, err := w.Store.MemoryGeneration(); err != nil || now == gen {

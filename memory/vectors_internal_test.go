@@ -105,11 +105,7 @@ func TestVectorsRetrainReembeds(t *testing.T) {
 		t.Fatal(err)
 	}
 	old := w.vecs.idx.Model()
-	s, _ := w.loadBuiltinState()
-	s.Changed = 1000
-	if err := w.saveBuiltinState(s); err != nil {
-		t.Fatal(err)
-	}
+	markRetrainDue(t, w, false)
 	if _, err := w.Index(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -143,11 +139,7 @@ func TestCheckDefersRetraining(t *testing.T) {
 		t.Fatal(err)
 	}
 	old := w.vecs.idx.Model()
-	s, _ := w.loadBuiltinState()
-	s.Changed = 1000
-	if err := w.saveBuiltinState(s); err != nil {
-		t.Fatal(err)
-	}
+	markRetrainDue(t, w, false)
 	if _, err := w.CheckViews(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -189,11 +181,7 @@ func TestWriteDefersRetraining(t *testing.T) {
 	if err := w.RetrainDeferred(ctx); err != nil || w.vecs.idx.Model() != old {
 		t.Fatalf("RetrainDeferred with nothing deferred: %v, model %s, before %s", err, w.vecs.idx.Model(), old)
 	}
-	s, _ := w.loadBuiltinState()
-	s.Changed = 1000
-	if err := w.saveBuiltinState(s); err != nil {
-		t.Fatal(err)
-	}
+	markRetrainDue(t, w, false)
 	if _, err := w.IndexKeepModel(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -459,5 +447,21 @@ func TestVectorSearchDamagedBase(t *testing.T) {
 	}
 	if fixed, err := os.ReadFile(base); err != nil || bytes.Equal(fixed, data) {
 		t.Fatalf("base not rewritten by the rebuild (err %v)", err)
+	}
+}
+
+// markRetrainDue makes w's built-in model due for retraining (1,000
+// memory changes since it was trained: more than the retraining threshold
+// of a tenth of any test store's memories), and
+// marks that retraining deferred when deferred is set.
+func markRetrainDue(t *testing.T, w *Workspace, deferred bool) {
+	t.Helper()
+	s, _ := w.loadBuiltinState()
+	s.Changed = 1000
+	if deferred {
+		s.Deferred = true
+	}
+	if err := w.saveBuiltinState(s); err != nil {
+		t.Fatal(err)
 	}
 }
