@@ -15,15 +15,21 @@ import (
 
 // Model2Vec is a static embedding model in the model2vec format
 // (github.com/MinishLab/model2vec; e.g. the potion models): a directory
-// with model.safetensors, whose tensor "embeddings" has one row per token
-// id, and tokenizer.json, a Hugging Face WordPiece tokenizer. A text's
-// vector is the mean of the rows of its tokens (unknown tokens dropped,
-// at most 512 tokens, as model2vec's StaticModel.encode), L2-normalised.
+// with model.safetensors and tokenizer.json, a Hugging Face WordPiece
+// tokenizer. model.safetensors holds the tensor "embeddings" (or
+// "embedding.weight", sentence-transformers' StaticEmbedding name), rows ×
+// dim, and optionally model2vec's "weights" (one weight per token id) and
+// "mapping" (vocabulary quantization: the row of each token id). A text's
+// vector is as model2vec's StaticModel.encode computes it: the mean of
+// rows[mapping[id]] · weights[id] over its token ids (unknown tokens
+// dropped, at most 512 tokens), L2-normalised.
 type Model2Vec struct {
-	id   string
-	dim  int
-	rows []float32 // vocabulary × dim
-	tok  *wordPiece
+	id      string
+	dim     int
+	rows    []float32 // rows × dim
+	weights []float32 // by token id; nil: every token weighs 1
+	mapping []int32   // token id → row; nil: the id is the row
+	tok     *wordPiece
 }
 
 var _ Embedder = (*Model2Vec)(nil)
@@ -34,9 +40,14 @@ const maxModel2VecTokens = 512
 // LoadModel2Vec loads the model2vec directory dir. Its model id is
 // "model2vec:<directory name>@<first 12 hex digits of the SHA-256 of
 // model.safetensors>". It fails with a message naming the file when a
-// file is missing or malformed, the tensor "embeddings" is missing, not
-// 2-dimensional or of a type other than F32, F16 or BF16, or the
-// tokenizer is not WordPiece or names ids beyond the tensor's rows.
+// file is missing or malformed; when neither "embeddings" nor
+// "embedding.weight" is there, or it is not 2-dimensional, or of a type
+// other than F32, F16, BF16, F64 or I8 (model2vec's quantize_to int8:
+// one scale for the whole matrix, which the normalisation cancels); when
+// "weights" is not a float vector with an entry for every token id, or
+// "mapping" not an I64 or I32 vector with a row in range for every token
+// id; or when the tokenizer is not WordPiece or, without a mapping, names
+// ids beyond the tensor's rows.
 func LoadModel2Vec(dir string) (*Model2Vec, error) {
 	stPath := filepath.Join(dir, "model.safetensors")
 	data, err := os.ReadFile(stPath)
@@ -47,17 +58,21 @@ func LoadModel2Vec(dir string) (*Model2Vec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model2vec: %s: %w", stPath, err)
 	}
-	tv, ok := st.Tensor("embeddings")
+	name := "embeddings"
+	tv, ok := st.Tensor(name)
 	if !ok {
-		return nil, fmt.Errorf("model2vec: %s has no tensor \"embeddings\" (has %v)", stPath, st.Names())
+		name = "embedding.weight"
+		if tv, ok = st.Tensor(name); !ok {
+			return nil, fmt.Errorf("model2vec: %s has no tensor \"embeddings\" (has %v)", stPath, st.Names())
+		}
 	}
 	shape := tv.Shape()
 	if len(shape) != 2 || shape[0] == 0 || shape[1] == 0 || shape[1] > 1<<16 {
-		return nil, fmt.Errorf("model2vec: %s: tensor \"embeddings\" has shape %v, want [vocabulary, dim]", stPath, shape)
+		return nil, fmt.Errorf("model2vec: %s: tensor %q has shape %v, want [vocabulary, dim]", stPath, name, shape)
 	}
-	rows, err := toFloat32(tv.DType(), tv.Data())
+	rows, err := toFloat32(tv.DType(), tv.Data(), true)
 	if err != nil {
-		return nil, fmt.Errorf("model2vec: %s: %w", stPath, err)
+		return nil, fmt.Errorf("model2vec: %s: tensor %q: %w", stPath, name, err)
 	}
 	tokPath := filepath.Join(dir, "tokenizer.json")
 	raw, err := os.ReadFile(tokPath)
@@ -68,25 +83,63 @@ func LoadModel2Vec(dir string) (*Model2Vec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model2vec: %s: %w", tokPath, err)
 	}
-	if tok.maxID >= int(shape[0]) {
+	m := &Model2Vec{dim: int(shape[1]), rows: rows, tok: tok}
+	if tv, ok := st.Tensor("weights"); ok {
+		if err = tokenVector(tv, tok.maxID); err == nil {
+			m.weights, err = toFloat32(tv.DType(), tv.Data(), false)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("model2vec: %s: tensor \"weights\": %w", stPath, err)
+		}
+	}
+	if tv, ok := st.Tensor("mapping"); ok {
+		if err = tokenVector(tv, tok.maxID); err == nil {
+			m.mapping, err = toRows(tv.DType(), tv.Data(), int(shape[0]))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("model2vec: %s: tensor \"mapping\": %w", stPath, err)
+		}
+	} else if tok.maxID >= int(shape[0]) {
 		return nil, fmt.Errorf("model2vec: %s names token id %d, but %s has %d rows", tokPath, tok.maxID, stPath, shape[0])
 	}
 	sum := sha256.Sum256(data)
-	name := filepath.Base(filepath.Clean(dir))
-	return &Model2Vec{id: "model2vec:" + name + "@" + hex.EncodeToString(sum[:])[:12], dim: int(shape[1]), rows: rows, tok: tok}, nil
+	m.id = "model2vec:" + filepath.Base(filepath.Clean(dir)) + "@" + hex.EncodeToString(sum[:])[:12]
+	return m, nil
 }
 
-// toFloat32 decodes little-endian tensor data.
-func toFloat32(dt safetensors.DType, data []byte) ([]float32, error) {
+// tokenVector checks that tv is a vector with an entry for every token id
+// up to maxID.
+func tokenVector(tv safetensors.TensorView, maxID int) error {
+	if shape := tv.Shape(); len(shape) != 1 || shape[0] <= uint64(maxID) {
+		return fmt.Errorf("shape %v, want [%d] or more (one entry per token id)", shape, maxID+1)
+	}
+	return nil
+}
+
+// toFloat32 decodes little-endian tensor data of a float type, or of I8
+// when allowI8 is true.
+func toFloat32(dt safetensors.DType, data []byte, allowI8 bool) ([]float32, error) {
 	le := binary.LittleEndian
-	switch dt {
-	case safetensors.F32:
+	switch {
+	case dt == safetensors.F32:
 		out := make([]float32, len(data)/4)
 		for i := range out {
 			out[i] = math.Float32frombits(le.Uint32(data[i*4:]))
 		}
 		return out, nil
-	case safetensors.F16, safetensors.BF16:
+	case dt == safetensors.F64:
+		out := make([]float32, len(data)/8)
+		for i := range out {
+			out[i] = float32(math.Float64frombits(le.Uint64(data[i*8:])))
+		}
+		return out, nil
+	case dt == safetensors.I8 && allowI8:
+		out := make([]float32, len(data))
+		for i, b := range data {
+			out[i] = float32(int8(b))
+		}
+		return out, nil
+	case dt == safetensors.F16, dt == safetensors.BF16:
 		out := make([]float32, len(data)/2)
 		for i := range out {
 			h := le.Uint16(data[i*2:])
@@ -98,7 +151,40 @@ func toFloat32(dt safetensors.DType, data []byte) ([]float32, error) {
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("tensor \"embeddings\" of type %s, want F32, F16 or BF16", dt)
+	if allowI8 {
+		return nil, fmt.Errorf("type %s, want F32, F16, BF16, F64 or I8", dt)
+	}
+	return nil, fmt.Errorf("type %s, want F32, F16, BF16 or F64", dt)
+}
+
+// toRows decodes a little-endian I64 or I32 vector of row numbers, each
+// below rows.
+func toRows(dt safetensors.DType, data []byte, rows int) ([]int32, error) {
+	le := binary.LittleEndian
+	var out []int32
+	switch dt {
+	case safetensors.I64:
+		out = make([]int32, len(data)/8)
+		for i := range out {
+			v := int64(le.Uint64(data[i*8:]))
+			if v < 0 || v >= int64(rows) {
+				return nil, fmt.Errorf("token id %d maps to row %d, want 0 to %d", i, v, rows-1)
+			}
+			out[i] = int32(v)
+		}
+	case safetensors.I32:
+		out = make([]int32, len(data)/4)
+		for i := range out {
+			v := int32(le.Uint32(data[i*4:]))
+			if v < 0 || int(v) >= rows {
+				return nil, fmt.Errorf("token id %d maps to row %d, want 0 to %d", i, v, rows-1)
+			}
+			out[i] = v
+		}
+	default:
+		return nil, fmt.Errorf("type %s, want I64 or I32", dt)
+	}
+	return out, nil
 }
 
 // halfToFloat converts an IEEE 754 binary16 value.
@@ -136,9 +222,15 @@ func (m *Model2Vec) Embed(ctx context.Context, texts []string) ([][]float32, err
 			return nil, err
 		}
 		v := make([]float32, m.dim)
-		ids := m.tok.encode(t, maxModel2VecTokens)
-		for _, id := range ids {
-			axpy(1, m.rows[id*m.dim:(id+1)*m.dim], v)
+		for _, id := range m.tok.encode(t, maxModel2VecTokens) {
+			row, w := id, float32(1)
+			if m.mapping != nil {
+				row = int(m.mapping[id])
+			}
+			if m.weights != nil {
+				w = m.weights[id]
+			}
+			axpy(w, m.rows[row*m.dim:(row+1)*m.dim], v)
 		}
 		Normalize(v) // the mean's direction
 		out[i] = v

@@ -160,20 +160,6 @@ func TestOpenAI(t *testing.T) {
 // WordPiece vocabulary and 4-dimensional rows (row i = e_(i mod 4) · (i+1)).
 func writeTinyModel2Vec(t *testing.T, dtype safetensors.DType) string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "potion-tiny")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	vocab := map[string]int{"[PAD]": 0, "[UNK]": 1, "retry": 2, "##ing": 3, "cap": 4, "##s": 5, "max": 6, ",": 7, "cafe": 8}
-	tok := map[string]any{
-		"normalizer":    map[string]any{"type": "BertNormalizer", "lowercase": true, "strip_accents": nil},
-		"pre_tokenizer": map[string]any{"type": "BertPreTokenizer"},
-		"model":         map[string]any{"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##", "max_input_chars_per_word": 100, "vocab": vocab},
-	}
-	raw, _ := json.Marshal(tok)
-	if err := os.WriteFile(filepath.Join(dir, "tokenizer.json"), raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
 	var data []byte
 	for i := 0; i < 9; i++ {
 		for j := 0; j < 4; j++ {
@@ -188,18 +174,7 @@ func writeTinyModel2Vec(t *testing.T, dtype safetensors.DType) string {
 			}
 		}
 	}
-	tv, err := safetensors.NewTensorView(dtype, []uint64{9, 4}, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	buf, err := safetensors.Serialize(map[string]safetensors.TensorView{"embeddings": tv}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "model.safetensors"), buf, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return writeModel2VecDir(t, map[string]safetensors.TensorView{"embeddings": tensor(t, dtype, []uint64{9, 4}, data)})
 }
 
 func TestModel2Vec(t *testing.T) {
