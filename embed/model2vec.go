@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -246,10 +247,10 @@ type tokenizerJSON struct {
 		StripAccents *bool  `json:"strip_accents"`
 	} `json:"normalizer"`
 	Model struct {
-		Type                    string         `json:"type"`
-		UnkToken                string         `json:"unk_token"`
-		ContinuingSubwordPrefix *string        `json:"continuing_subword_prefix"`
-		MaxInputCharsPerWord    int            `json:"max_input_chars_per_word"`
-		Vocab                   map[string]int `json:"vocab"`
+		Type                    string          `json:"type"`
+		UnkToken                string          `json:"unk_token"`
+		ContinuingSubwordPrefix *string         `json:"continuing_subword_prefix"`
+		MaxInputCharsPerWord    int             `json:"max_input_chars_per_word"`
+		Vocab                   json.RawMessage `json:"vocab"` // WordPiece: token → id; Unigram: [token, score] pairs
 	} `json:"model"`
 }

@@ -164,3 +164,66 @@ func TestModel2VecWeightsAndMapping(t *testing.T) {
 		}
 	}
 }
+
+// TestModel2VecUnigramTokenizer: a tokenizer other than WordPiece (here
+// model2vec's Unigram, whose vocabulary is a list of [token, score]
+// pairs) is refused by its name, not as malformed JSON.
+func TestModel2VecUnigramTokenizer(t *testing.T) {
+	dir := writeTinyModel2Vec(t, safetensors.F32)
+	tok := `{"model": {"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0], ["▁hello", -1.5]]}}`
+	if err := os.WriteFile(filepath.Join(dir, "tokenizer.json"), []byte(tok), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadModel2Vec(dir); err == nil || !strings.Contains(err.Error(), `"Unigram", only WordPiece`) {
+		t.Fatalf("err %v, want the Unigram tokenizer named", err)
+	}
+}
+
+// TestModel2VecReference compares the loader with model2vec's own
+// vectors, when $GLOSS_MODEL2VEC_RS_FIXTURES names the directory
+// tests/fixtures of model2vec-rs (github.com/MinishLab/model2vec-rs, MIT;
+// not shipped here): its test models are distilled from
+// BAAI/bge-base-en-v1.5 (29,528 WordPiece tokens, 2 dimensions) and saved
+// as F32, F16, int8 and under sentence-transformers' tensor name, and
+// embeddings_short.json and embeddings_long.json hold the vectors
+// model2vec's Python StaticModel.encode gives "hello world" and 1,000 ×
+// "hello" (512 tokens) with the F32 model.
+func TestModel2VecReference(t *testing.T) {
+	root := os.Getenv("GLOSS_MODEL2VEC_RS_FIXTURES")
+	if root == "" {
+		t.Skip("GLOSS_MODEL2VEC_RS_FIXTURES not set")
+	}
+	texts := []string{"hello world", strings.TrimSpace(strings.Repeat("hello ", 1000))}
+	var want [][]float32
+	for _, f := range []string{"embeddings_short.json", "embeddings_long.json"} {
+		raw, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v [][]float32
+		if err := json.Unmarshal(raw, &v); err != nil || len(v) != 1 {
+			t.Fatalf("%s: %v", f, err)
+		}
+		want = append(want, v[0])
+	}
+	for model, tol := range map[string]float64{
+		"test-model-float32": 1e-6, "test-model-sentence-transformers": 1e-6,
+		"test-model-float16": 1e-3, "test-model-int8": 1e-2, // quantised copies
+	} {
+		m, err := LoadModel2Vec(filepath.Join(root, model))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := m.Embed(context.Background(), texts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range texts {
+			for j := range want[i] {
+				if d := math.Abs(float64(got[i][j] - want[i][j])); d > tol || len(got[i]) != len(want[i]) {
+					t.Fatalf("%s, %.20q: %v, model2vec %v", model, texts[i], got[i], want[i])
+				}
+			}
+		}
+	}
+}

@@ -31,10 +31,14 @@ func parseWordPiece(raw []byte) (*wordPiece, error) {
 	if tj.Model.Type != "WordPiece" {
 		return nil, fmt.Errorf("tokenizer model %q, only WordPiece is supported", tj.Model.Type)
 	}
-	if len(tj.Model.Vocab) == 0 {
+	var vocab map[string]int
+	if err := json.Unmarshal(tj.Model.Vocab, &vocab); err != nil {
+		return nil, fmt.Errorf("malformed WordPiece vocabulary: %w", err)
+	}
+	if len(vocab) == 0 {
 		return nil, fmt.Errorf("tokenizer has an empty vocabulary")
 	}
-	t := &wordPiece{vocab: tj.Model.Vocab, prefix: "##", maxChars: tj.Model.MaxInputCharsPerWord}
+	t := &wordPiece{vocab: vocab, prefix: "##", maxChars: tj.Model.MaxInputCharsPerWord}
 	if tj.Model.ContinuingSubwordPrefix != nil {
 		t.prefix = *tj.Model.ContinuingSubwordPrefix
 	}
