@@ -40,7 +40,9 @@ const maxModel2VecTokens = 512
 
 // LoadModel2Vec loads the model2vec directory dir. Its model id is
 // "model2vec:<directory name>@<first 12 hex digits of the SHA-256 of
-// model.safetensors>". It fails with a message naming the file when a
+// model.safetensors>", followed by "+weights" when the file has "weights"
+// or "mapping" (gloss before 2026-11-26 ignored them, so the id changes
+// and a vector index built with those vectors is rebuilt). It fails with a message naming the file when a
 // file is missing or malformed; when neither "embeddings" nor
 // "embedding.weight" is there, or it is not 2-dimensional, or of a type
 // other than F32, F16, BF16, F64 or I8 (model2vec's quantize_to int8:
@@ -105,6 +107,9 @@ func LoadModel2Vec(dir string) (*Model2Vec, error) {
 	}
 	sum := sha256.Sum256(data)
 	m.id = "model2vec:" + filepath.Base(filepath.Clean(dir)) + "@" + hex.EncodeToString(sum[:])[:12]
+	if m.weights != nil || m.mapping != nil {
+		m.id += "+weights"
+	}
 	return m, nil
 }
 

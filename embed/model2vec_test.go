@@ -102,6 +102,11 @@ func TestModel2VecWeightsAndMapping(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The id tells these vectors from the unweighted ones of gloss before
+	// the tensors were read, so an index built with those is rebuilt.
+	if !strings.HasPrefix(m.Model(), "model2vec:potion-tiny@") || !strings.HasSuffix(m.Model(), "+weights") {
+		t.Fatalf("model id %q", m.Model())
+	}
 	vs, err := m.Embed(context.Background(), []string{"Retrying caps, Café!"})
 	if err != nil {
 		t.Fatal(err)
@@ -127,6 +132,9 @@ func TestModel2VecWeightsAndMapping(t *testing.T) {
 	})
 	if m, err = LoadModel2Vec(dir); err != nil {
 		t.Fatal(err)
+	}
+	if strings.Contains(m.Model(), "+") {
+		t.Fatalf("model id %q of a model without weights or mapping", m.Model())
 	}
 	if vs, err = m.Embed(context.Background(), []string{"Retrying caps, Café!"}); err != nil || !close32(vs[0], want) {
 		t.Fatalf("expanded model: vector %v (err %v), want %v", vs, err, want)
