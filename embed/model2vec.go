@@ -23,7 +23,10 @@ import (
 // "mapping" (vocabulary quantization: the row of each token id). A text's
 // vector is as model2vec's StaticModel.encode computes it: the mean of
 // rows[mapping[id]] · weights[id] over its token ids (unknown tokens
-// dropped, at most 512 tokens), L2-normalised.
+// dropped, at most 512 tokens), L2-normalised. The tokenizer's
+// added_tokens are not matched (model2vec adds vocabulary words that the
+// pre-tokenizer splits, e.g. "a.b", there): such a text is split into
+// WordPiece tokens instead, as for any other word.
 type Model2Vec struct {
 	id      string
 	dim     int
