@@ -131,7 +131,7 @@ type parseResult struct {
 func (ix *Indexer) Run(ctx context.Context, o RunOptions) (Stats, error) {
 	start := time.Now()
 	st := Stats{FilesByLang: map[string]int{}, SymbolsByLang: map[string]int{}}
-	jobs, removed, err := ix.plan(&st)
+	jobs, removed, stored, err := ix.plan(&st)
 	if err != nil {
 		return st, err
 	}
@@ -139,6 +139,10 @@ func (ix *Indexer) Run(ctx context.Context, o RunOptions) (Stats, error) {
 		jobs = orderFirst(jobs, o.First())
 	}
 	w := &indexWriter{store: ix.Store, b: ix.Store.pdb().NewBatch(), progress: o.Progress, total: len(jobs), flushed: time.Now()}
+	if o.Bulk && stored == 0 && len(jobs) > 0 {
+		w.bulk = true
+		ix.Store.removeIngestFiles()
+	}
 	if w.progress != nil && len(jobs) == 0 {
 		w.progress(0, 0)
 	}
@@ -162,20 +166,21 @@ func (ix *Indexer) Run(ctx context.Context, o RunOptions) (Stats, error) {
 }
 
 // plan walks the workspace and returns the files to parse (new, or changed
-// by size or mtime) and the stored paths that are gone.
-func (ix *Indexer) plan(st *Stats) ([]parseJob, []string, error) {
+// by size or mtime), the stored paths that are gone and the number of
+// stored file records.
+func (ix *Indexer) plan(st *Stats) ([]parseJob, []string, int, error) {
 	max := ix.MaxFileSize
 	if max == 0 {
 		max = DefaultMaxFileSize
 	}
 	walk, err := Walk(ix.Root, max)
 	if err != nil {
-		return nil, nil, fmt.Errorf("walk %s: %w", ix.Root, err)
+		return nil, nil, 0, fmt.Errorf("walk %s: %w", ix.Root, err)
 	}
 	st.Skipped = walk.Skipped
 	metas, err := ix.Store.FileMetas()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	seen := map[string]bool{}
 	var jobs []parseJob
@@ -203,14 +208,21 @@ func (ix *Indexer) plan(st *Stats) ([]parseJob, []string, error) {
 			removed = append(removed, p)
 		}
 	}
-	return jobs, removed, nil
+	return jobs, removed, len(metas), nil
 }
 
 // indexWriter writes parse results in batches of about 4 MiB (not
-// synced), and the last one synced.
+// synced), and the last one synced; a bulk writer holds the batches and
+// ingests them (Store.ingestBatches) when they pass bulkLimitBytes and
+// at the end.
 type indexWriter struct {
 	store *Store
 	b     *pebble.Batch
+	// bulk: RunOptions.Bulk on a store without file records. held are
+	// the full batches not yet written, of heldBytes bytes.
+	bulk      bool
+	held      []*pebble.Batch
+	heldBytes int
 	// progress (RunOptions.Progress) is told of each result of total.
 	progress    func(done, total int)
 	done, total int
@@ -220,6 +232,9 @@ type indexWriter struct {
 func (w *indexWriter) flush(final bool) error {
 	if w.b.Empty() && !final {
 		return nil
+	}
+	if w.bulk {
+		return w.flushBulk(final)
 	}
 	opt := pebble.NoSync
 	if final {
@@ -233,7 +248,52 @@ func (w *indexWriter) flush(final bool) error {
 	return nil
 }
 
-func (w *indexWriter) close() { _ = w.b.Close() }
+// flushBulk holds the current batch and, when the held batches pass
+// bulkLimitBytes or the run is over (final), ingests them. Batches that
+// are not all sets (errNotSets: a record replaced) are committed in
+// order instead, the last synced.
+func (w *indexWriter) flushBulk(final bool) error {
+	if !w.b.Empty() {
+		w.heldBytes += w.b.Len()
+		w.held = append(w.held, w.b)
+		w.b = w.store.pdb().NewBatch()
+	}
+	w.flushed = time.Now()
+	if !final && w.heldBytes < bulkLimitBytes {
+		return nil
+	}
+	err := w.store.ingestBatches(context.Background(), w.held)
+	if errors.Is(err, errNotSets) {
+		err = nil
+		for i, b := range w.held {
+			opt := pebble.NoSync
+			if final && i == len(w.held)-1 {
+				opt = pebble.Sync
+			}
+			if err = w.store.Commit(b, opt); err != nil {
+				break
+			}
+		}
+	}
+	w.closeHeld()
+	if err != nil {
+		return fmt.Errorf("write index: %w", err)
+	}
+	return nil
+}
+
+// closeHeld closes and forgets the held batches.
+func (w *indexWriter) closeHeld() {
+	for _, b := range w.held {
+		_ = b.Close()
+	}
+	w.held, w.heldBytes = nil, 0
+}
+
+func (w *indexWriter) close() {
+	_ = w.b.Close()
+	w.closeHeld()
+}
 
 // apply writes each parse result, counting it in st.
 func (w *indexWriter) apply(results <-chan parseResult, st *Stats) error {
@@ -287,7 +347,7 @@ func (w *indexWriter) apply(results <-chan parseResult, st *Stats) error {
 		if err := putFile(w.b, old, res.rec, res.toks); err != nil {
 			return err
 		}
-		if w.b.Len() > 4<<20 || time.Since(w.flushed) > time.Second {
+		if w.b.Len() > 4<<20 || (!w.bulk && time.Since(w.flushed) > time.Second) {
 			// Readers (a hover during a background run) see what is
 			// indexed so far.
 			if err := w.flush(false); err != nil {
