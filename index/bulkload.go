@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/batchrepr"
 	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
 	"github.com/cockroachdb/pebble/v2/sstable"
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -35,8 +36,9 @@ var errNotSets = errors.New("batch holds more than point sets")
 // ingestSeq numbers the tables ingestBatches writes in this process.
 var ingestSeq atomic.Uint64
 
-// ingestBatches writes the point sets of batches (none committed; later
-// sets of a key win, as they would in a commit) into the store as sorted
+// ingestBatches writes the point sets of batches (Batch.Repr of batches
+// not committed; later sets of a key win, as they would in commits in
+// order) into the store as sorted
 // tables that Pebble's Ingest (DB.Ingest: hard-linked into the store,
 // one sequence number for all) places at the lowest level whose keys
 // they do not overlap. On a store with none of the keys in range they
@@ -48,16 +50,21 @@ var ingestSeq atomic.Uint64
 // errNotSets, before writing anything, when a batch holds a delete or
 // any other kind of entry; other errors wrap ErrWriteFailed (a table
 // could not be written or ingested: nothing of the batches is in the
-// store then). The batches are not closed.
-func (s *Store) ingestBatches(ctx context.Context, batches []*pebble.Batch) (err error) {
-	type entry struct{ key, value []byte }
+// store then). The reprs are not modified.
+func (s *Store) ingestBatches(ctx context.Context, batches [][]byte) (err error) {
+	type entry struct {
+		key, value []byte
+		seq        int // order of the set among all
+	}
 	n := 0
 	for _, b := range batches {
-		n += int(b.Count())
+		if h, ok := batchrepr.ReadHeader(b); ok {
+			n += int(h.Count)
+		}
 	}
 	entries := make([]entry, 0, n)
 	for _, b := range batches {
-		r := b.Reader()
+		r := batchrepr.Read(b)
 		for {
 			kind, k, v, ok, err := r.Next()
 			if err != nil {
@@ -69,14 +76,19 @@ func (s *Store) ingestBatches(ctx context.Context, batches []*pebble.Batch) (err
 			if kind != pebble.InternalKeyKindSet {
 				return errNotSets
 			}
-			entries = append(entries, entry{k, v})
+			entries = append(entries, entry{k, v, len(entries)})
 		}
 	}
 	if len(entries) == 0 {
 		return nil
 	}
-	// Stable: of equal keys the later set stays last, and wins below.
-	slices.SortStableFunc(entries, func(a, b entry) int { return bytes.Compare(a.key, b.key) })
+	// Of equal keys the later set sorts last, and wins below.
+	slices.SortFunc(entries, func(a, b entry) int {
+		if c := bytes.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		return a.seq - b.seq
+	})
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%w: store %s: ingest: %v", ErrWriteFailed, s.dir, r)

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -219,9 +220,11 @@ type indexWriter struct {
 	store *Store
 	b     *pebble.Batch
 	// bulk: RunOptions.Bulk on a store without file records. held are
-	// the full batches not yet written, of heldBytes bytes.
+	// copies of the full batches' Repr not yet written, of heldBytes
+	// bytes (exact copies: a batch's buffer grows by doubling, and b is
+	// reused).
 	bulk      bool
-	held      []*pebble.Batch
+	held      [][]byte
 	heldBytes int
 	// progress (RunOptions.Progress) is told of each result of total.
 	progress    func(done, total int)
@@ -254,9 +257,10 @@ func (w *indexWriter) flush(final bool) error {
 // order instead, the last synced.
 func (w *indexWriter) flushBulk(final bool) error {
 	if !w.b.Empty() {
-		w.heldBytes += w.b.Len()
-		w.held = append(w.held, w.b)
-		w.b = w.store.pdb().NewBatch()
+		r := bytes.Clone(w.b.Repr())
+		w.heldBytes += len(r)
+		w.held = append(w.held, r)
+		w.b.Reset()
 	}
 	w.flushed = time.Now()
 	if !final && w.heldBytes < bulkLimitBytes {
@@ -264,36 +268,37 @@ func (w *indexWriter) flushBulk(final bool) error {
 	}
 	err := w.store.ingestBatches(context.Background(), w.held)
 	if errors.Is(err, errNotSets) {
-		err = nil
-		for i, b := range w.held {
-			opt := pebble.NoSync
-			if final && i == len(w.held)-1 {
-				opt = pebble.Sync
-			}
-			if err = w.store.Commit(b, opt); err != nil {
-				break
-			}
-		}
+		err = w.commitHeld(final)
 	}
-	w.closeHeld()
+	w.held, w.heldBytes = nil, 0
 	if err != nil {
 		return fmt.Errorf("write index: %w", err)
 	}
 	return nil
 }
 
-// closeHeld closes and forgets the held batches.
-func (w *indexWriter) closeHeld() {
-	for _, b := range w.held {
+// commitHeld commits the held batches in order, the last synced when
+// final.
+func (w *indexWriter) commitHeld(final bool) error {
+	for i, r := range w.held {
+		b := w.store.pdb().NewBatch()
+		err := b.SetRepr(r)
+		if err == nil {
+			opt := pebble.NoSync
+			if final && i == len(w.held)-1 {
+				opt = pebble.Sync
+			}
+			err = w.store.Commit(b, opt)
+		}
 		_ = b.Close()
+		if err != nil {
+			return err
+		}
 	}
-	w.held, w.heldBytes = nil, 0
+	return nil
 }
 
-func (w *indexWriter) close() {
-	_ = w.b.Close()
-	w.closeHeld()
-}
+func (w *indexWriter) close() { _ = w.b.Close() }
 
 // apply writes each parse result, counting it in st.
 func (w *indexWriter) apply(results <-chan parseResult, st *Stats) error {
