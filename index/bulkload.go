@@ -20,7 +20,7 @@ import (
 // values and a few bytes per entry) a bulk run holds before it ingests
 // them (ingestBatches): a Python tree of 668 files (10.75 MiB) made
 // 36 MB of keys and values, so trees of that size are written once.
-const bulkLimitBytes = 64 << 20
+var bulkLimitBytes = 64 << 20 // a variable for tests
 
 // ingestFilePrefix begins the names of the tables ingestBatches writes
 // into the store's directory before Pebble's Ingest links them in; a
