@@ -136,7 +136,6 @@ func TestIndexRunBulkSameStore(t *testing.T) {
 	}
 }
 
-
 // TestIngestBatches checks ingestBatches on a store in memory: of two
 // sets of one key the later wins, keys of two keyspaces and a key that
 // overlaps a stored one are all readable after it, a table left by a
