@@ -372,7 +372,8 @@ func (e *Engine) Status(_ context.Context, _ NoArgs) (StatusResult, error) {
 // parse of each workspace to e.Progress, when set.
 func (e *Engine) Index(ctx context.Context, _ NoArgs) (IndexResults, error) {
 	out := IndexResults{Workspaces: []IndexResult{}}
-	o := index.RunOptions{Progress: e.Progress} // files parsed of those to parse
+	// Bulk: a first index is written once, at the end (index.RunOptions).
+	o := index.RunOptions{Progress: e.Progress, Bulk: true} // Progress: files parsed of those to parse
 	for _, w := range e.Host.Workspaces() {
 		st, err := w.IndexWith(ctx, o)
 		if err != nil {

@@ -23,16 +23,35 @@ func extractPython(x *extractor) {
 	x.pyBlock(root, nil, "")
 }
 
+// pyStmt is a statement of a module or block and where it is: child at
+// (Node.Child's index) of parent, so that its preceding siblings are found
+// without the tree's parent links (defSpec.sibs).
+type pyStmt struct {
+	node, parent *ts.Node
+	at           int
+}
+
 // pyStatements returns the statements of a module or block, looking through
 // expression_statement wrappers.
-func (x *extractor) pyStatements(block *ts.Node) []*ts.Node {
-	var out []*ts.Node
-	for _, c := range x.children(block) {
-		if x.typ(c) == "expression_statement" {
-			out = append(out, x.children(c)...)
+func (x *extractor) pyStatements(block *ts.Node) []pyStmt {
+	if block == nil {
+		return nil
+	}
+	var out []pyStmt
+	for i, n := 0, block.ChildCount(); i < n; i++ {
+		c := block.Child(i)
+		if c == nil {
 			continue
 		}
-		out = append(out, c)
+		if x.typ(c) == "expression_statement" {
+			for j, m := 0, c.ChildCount(); j < m; j++ {
+				if k := c.Child(j); k != nil {
+					out = append(out, pyStmt{k, c, j})
+				}
+			}
+			continue
+		}
+		out = append(out, pyStmt{c, block, i})
 	}
 	return out
 }
@@ -68,7 +87,8 @@ func (x *extractor) pyDocstring(block *ts.Node) string {
 }
 
 func (x *extractor) pyBlock(block *ts.Node, base []scip.Descriptor, parent string) {
-	for _, st := range x.pyStatements(block) {
+	for _, ps := range x.pyStatements(block) {
+		st := ps.node
 		node := st
 		def := st
 		if x.typ(st) == "decorated_definition" {
@@ -93,7 +113,7 @@ func (x *extractor) pyBlock(block *ts.Node, base []scip.Descriptor, parent strin
 				kind = KindMethod
 			}
 			descs := append(append([]scip.Descriptor{}, base...), scip.Descriptor{Name: x.text(name), Suffix: scip.Method})
-			x.add(defSpec{node: node, name: name, kind: kind, descs: descs, parent: parent, body: body, header: true, doc: doc})
+			x.add(defSpec{node: node, name: name, kind: kind, descs: descs, parent: parent, body: body, header: true, doc: doc, sibs: ps.parent, at: ps.at})
 		case "class_definition":
 			name := x.field(def, "name")
 			if name == nil {
@@ -102,7 +122,7 @@ func (x *extractor) pyBlock(block *ts.Node, base []scip.Descriptor, parent strin
 			body := x.field(def, "body")
 			doc := x.pyDocstring(body)
 			descs := append(append([]scip.Descriptor{}, base...), scip.Descriptor{Name: x.text(name), Suffix: scip.Type})
-			sym := x.add(defSpec{node: node, name: name, kind: KindClass, descs: descs, parent: parent, body: body, header: true, doc: doc})
+			sym := x.add(defSpec{node: node, name: name, kind: KindClass, descs: descs, parent: parent, body: body, header: true, doc: doc, sibs: ps.parent, at: ps.at})
 			x.pyBlock(body, descs, sym)
 		case "assignment":
 			left := x.field(def, "left")
@@ -114,7 +134,7 @@ func (x *extractor) pyBlock(block *ts.Node, base []scip.Descriptor, parent strin
 				kind = KindField
 			}
 			descs := append(append([]scip.Descriptor{}, base...), scip.Descriptor{Name: x.text(left), Suffix: scip.Term})
-			x.add(defSpec{node: node, name: left, kind: kind, descs: descs, parent: parent})
+			x.add(defSpec{node: node, name: left, kind: kind, descs: descs, parent: parent, sibs: ps.parent, at: ps.at})
 		}
 	}
 }
