@@ -276,6 +276,11 @@ type RankerPart struct {
 // Trust × Freshness.
 type Explanation struct {
 	Rankers []RankerPart `json:"rankers"`
+	// Vectors says why the vector ranker did not use the configured
+	// embedder's vectors (Workspace.VectorsNote: a change of embedder
+	// being re-embedded, and which vectors answered meanwhile); "" when
+	// it did.
+	Vectors string `json:"vectors,omitempty"`
 	// RRF is the sum of the rankers' contributions.
 	RRF float64 `json:"rrf"`
 	// Confidence is the confidence multiplier, ConfidenceFloor + (1 −
@@ -383,6 +388,12 @@ func (w *Workspace) FusedSearch(ctx context.Context, req SearchRequest) ([]Resul
 	timing.Mark("fused results read")
 	if err != nil {
 		return nil, err
+	}
+	if w.vecs.change.Load() != nil { // found by the vector ranker's opening
+		note := w.VectorsNote()
+		for i := range out {
+			out[i].Explain.Vectors = note
+		}
 	}
 	return out, w.resolveSymbols(out)
 }
