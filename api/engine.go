@@ -46,6 +46,12 @@ type Engine struct {
 	// The door that builds the Engine sets it: the LSP server sends
 	// $/progress, the CLI draws a progress bar.
 	Progress Progress
+	// Reembed, when set, receives the progress of a re-embedding of the
+	// vector index that Index runs in the foreground: the built-in
+	// embedder's retraining or the re-embedding for a changed embedder
+	// (memory.Workspace.WatchReembed: running true at its start and each
+	// batch, false once at its end). The CLI draws a progress bar.
+	Reembed func(st memory.ReembedStatus, running bool)
 }
 
 var _ Interface = (*Engine)(nil)

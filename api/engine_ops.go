@@ -369,13 +369,20 @@ func (e *Engine) Status(_ context.Context, _ NoArgs) (StatusResult, error) {
 }
 
 // Index implements Interface. It reports the files parsed of those to
-// parse of each workspace to e.Progress, when set.
+// parse of each workspace to e.Progress, and the progress of a
+// re-embedding the run does (retraining, a changed embedder) to
+// e.Reembed, when set.
 func (e *Engine) Index(ctx context.Context, _ NoArgs) (IndexResults, error) {
 	out := IndexResults{Workspaces: []IndexResult{}}
 	// Bulk: a first index is written once, at the end (index.RunOptions).
 	o := index.RunOptions{Progress: e.Progress, Bulk: true} // Progress: files parsed of those to parse
 	for _, w := range e.Host.Workspaces() {
+		unwatch := func() {}
+		if e.Reembed != nil {
+			unwatch = w.WatchReembed(e.Reembed)
+		}
 		st, err := w.IndexWith(ctx, o)
+		unwatch()
 		if err != nil {
 			return out, &Error{Code: CodeInternalError, Message: "index " + w.Root + ": " + err.Error()}
 		}

@@ -58,6 +58,13 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) error {
 // (cancelled first, so it normally ends in milliseconds).
 const bgWait = 2 * time.Second
 
+// LateReleaseLog starts the log line a session writes when its
+// background work, still running bgWait (2 s) after the session ended
+// (the "background work still running" line), has ended and the
+// session's folders are released; the time since the session's end
+// follows it. Tests wait for it instead of timing the work.
+const LateReleaseLog = "background work of the ended session ended, its folders released after"
+
 // stopBackground ends the session's background work and releases its
 // folders: other sessions stop sending it changes, its context and
 // requests are cancelled, the parses of its open documents are cancelled
@@ -110,9 +117,11 @@ func (s *Server) stopBackground() {
 		return
 	}
 	s.log.Printf("background work still running %s after the session ended: its folders are released when it ends", bgWait)
+	start := time.Now().Add(-bgWait)
 	go func() {
 		s.bg.Wait()
 		release()
+		s.log.Printf("%s: %s", LateReleaseLog, time.Since(start).Round(time.Millisecond))
 	}()
 }
 

@@ -60,7 +60,7 @@ func (s *Server) watchReembed(f *folder) func() {
 // session ends.
 func (s *Server) reportReembed(r *reembedReporter) {
 	var token any
-	last := -1
+	last, lastErr := -1, ""
 	for {
 		select {
 		case <-r.quit:
@@ -79,7 +79,7 @@ func (s *Server) reportReembed(r *reembedReporter) {
 			if token != nil {
 				s.notify("$/progress", progressParams{Token: token, Value: workDoneProgress{Kind: "end", Message: "memories re-embedded with " + st.Model}})
 			}
-			token, last = nil, -1
+			token, last, lastErr = nil, -1, ""
 			continue
 		}
 		if token == nil {
@@ -103,8 +103,11 @@ func (s *Server) reportReembed(r *reembedReporter) {
 				pct = st.Done * 100 / st.Total
 			}
 		}
-		if pct != last {
-			last = pct
+		if st.Error != "" { // a remote embedder failing: retried
+			msg += " (retrying: " + st.Error + ")"
+		}
+		if pct != last || st.Error != lastErr {
+			last, lastErr = pct, st.Error
 			s.notify("$/progress", progressParams{Token: token, Value: workDoneProgress{Kind: "report", Message: msg, Percentage: &pct}})
 		}
 	}

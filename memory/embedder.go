@@ -264,7 +264,14 @@ func retrainNeeded(s builtinState, ok bool, files, memories int) bool {
 // embedder and re-embeds the vector index. Failures are reported through
 // Options.Warn and never fail indexing. With retrain false an existing
 // model is kept and the changes are only counted.
+//
+// When the configured embedder differs from the one the vector index was
+// built with (pendingChange), it does nothing: IndexWith (gloss index)
+// or the daemon re-embeds every memory for the new one (ReembedChanged).
 func (w *Workspace) afterIndex(ctx context.Context, st index.Stats, retrain bool) {
+	if _, _, _, changed := w.pendingChange(); changed {
+		return
+	}
 	if spec, err := w.embedSpec(); err != nil || spec.Kind != embed.KindBuiltin {
 		return
 	}

@@ -183,10 +183,23 @@ func ParseFusionProfile(s string, base FusionProfile) (FusionProfile, error) {
 // (Options.Embedder, else $GLOSS_EMBEDDER: FusionProfileFor of its kind;
 // BuiltinFusion when the selection does not parse, searches then fail on
 // the vector index), with $GLOSS_FUSION's overrides (ParseFusionProfile),
-// whose errors it returns.
+// whose errors it returns. While a change of embedder awaits or runs its
+// re-embedding (the old embedder's vectors answer, detectChange), it is
+// the old embedder's kind's profile.
 func (w *Workspace) FusionProfile() (FusionProfile, error) {
 	p := BuiltinFusion
 	if spec, err := w.embedSpec(); err == nil {
+		p = FusionProfileFor(spec.Kind)
+	}
+	// While a change of embedder is re-embedded, the old vectors answer:
+	// weigh them by their own embedder's profile.
+	from := ""
+	if ch := w.vecs.change.Load(); ch != nil {
+		from = ch.From
+	} else if o, _, _, changed := w.pendingChange(); changed {
+		from = o.Spec
+	}
+	if spec, err := embed.ParseSpec(from); from != "" && err == nil {
 		p = FusionProfileFor(spec.Kind)
 	}
 	return ParseFusionProfile(os.Getenv(FusionEnvVar), p)
@@ -276,6 +289,11 @@ type RankerPart struct {
 // Trust × Freshness.
 type Explanation struct {
 	Rankers []RankerPart `json:"rankers"`
+	// Vectors says why the vector ranker did not use the configured
+	// embedder's vectors (Workspace.VectorsNote: a change of embedder
+	// being re-embedded, and which vectors answered meanwhile); "" when
+	// it did.
+	Vectors string `json:"vectors,omitempty"`
 	// RRF is the sum of the rankers' contributions.
 	RRF float64 `json:"rrf"`
 	// Confidence is the confidence multiplier, ConfidenceFloor + (1 −
@@ -383,6 +401,12 @@ func (w *Workspace) FusedSearch(ctx context.Context, req SearchRequest) ([]Resul
 	timing.Mark("fused results read")
 	if err != nil {
 		return nil, err
+	}
+	if w.vecs.change.Load() != nil { // found by the vector ranker's opening
+		note := w.VectorsNote()
+		for i := range out {
+			out[i].Explain.Vectors = note
+		}
 	}
 	return out, w.resolveSymbols(out)
 }

@@ -186,6 +186,10 @@ type Status struct {
 	// Reembedding is the progress of a running re-embedding of the vector
 	// index with a new model (Workspace.Reembedding); nil when none runs.
 	Reembedding *ReembedStatus `json:"reembedding,omitempty"`
+	// Vectors says why vector search does not use the configured
+	// embedder's vectors (Workspace.VectorsNote): a change of embedder
+	// awaiting or running its re-embedding; "" otherwise.
+	Vectors string `json:"vectors,omitempty"`
 }
 
 // Status counts memories, stale memories and indexed files and symbols as
@@ -209,6 +213,7 @@ func (w *Workspace) Status() (Status, error) {
 	if r, ok := w.Reembedding(); ok {
 		s.Reembedding = &r
 	}
+	s.Vectors = w.VectorsNote()
 	metas, err := w.Store.FileMetas()
 	for _, fm := range metas {
 		s.Files++

@@ -258,7 +258,8 @@ func (p *Pool) Open(root string) error {
 // scope of each binary summary only. Then it warms the workspace's place
 // table for the graph ranker (WarmPlaces) and its in-memory BM25 index
 // for the text ranker (WarmText), and does the retraining of the built-in
-// embedder that writes and checks deferred (RetrainDeferred).
+// embedder that writes and checks deferred (RetrainDeferred), or the
+// re-embedding for a changed embedder (ReembedChanged).
 func (p *Pool) Check(ctx context.Context, root string) error {
 	p.mu.Lock()
 	sw := p.open[root]
@@ -281,7 +282,10 @@ func (p *Pool) Check(ctx context.Context, root string) error {
 	}
 	// Deferred by writes and checks; at 100,000 memories it re-embeds
 	// every memory (tens of CPU-seconds), so it comes last.
-	return sw.w.RetrainDeferred(ctx)
+	if err := sw.w.RetrainDeferred(ctx); err != nil {
+		return err
+	}
+	return sw.w.ReembedChanged(ctx)
 }
 
 // inUse reports whether a session still holds a workspace; p.mu is held.

@@ -28,12 +28,18 @@ const catchUpUnderLock = 256
 // with a new model (the built-in embedder's retraining, RetrainDeferred):
 // Phase "training" while the new model is learnt from the workspace (Done
 // and Total 0), then "embedding" with Done of Total memories embedded
-// with Model so far. Searches use the old model until the swap.
+// with Model so far. Searches use the old model until the swap. A
+// change of the configured embedder (ReembedChanged) reports the same.
+//
+// Error is the last failure of a remote embedder's server while a
+// re-embedding for a changed embedder retries (ReembedChanged); "" once
+// a chunk succeeds again.
 type ReembedStatus struct {
 	Phase string `json:"phase"`
 	Model string `json:"model,omitempty"`
 	Done  int    `json:"done"`
 	Total int    `json:"total"`
+	Error string `json:"error,omitempty"`
 }
 
 // reembedState is the workspace's running re-embedding, if any.
@@ -133,6 +139,9 @@ func (w *Workspace) retrainBuiltin(ctx context.Context) error {
 		if err := b.Save(filepath.Join(dir, builtinModelFile)); err != nil {
 			return err
 		}
+		if err := saveVectorsOwnerIn(dir, vectorsOwner{Spec: embed.KindBuiltin, Model: b.Model()}); err != nil {
+			return err
+		}
 		return saveBuiltinStateIn(dir, state)
 	}
 	return w.reembedBeside(ctx, b, save)
@@ -152,12 +161,20 @@ func (w *Workspace) retrainBuiltin(ctx context.Context) error {
 // The caller holds vecs.reembed.run.
 func (w *Workspace) reembedBeside(ctx context.Context, e embed.Embedder, save func(dir string) error) (err error) {
 	dir := filepath.Join(w.Dir, vectorsNextDir)
-	if err := os.RemoveAll(dir); err != nil { // a crashed re-embedding's
-		return fmt.Errorf("vector index: %w", err)
-	}
 	next, _, err := index.OpenVectors(dir, e)
 	if err != nil {
 		return err
+	}
+	if n, _ := next.Count(); n == 0 {
+		// A crashed re-embedding's directory of another model (or none):
+		// start afresh. Rows of e's model are kept and reused (embedAll).
+		_ = next.Close()
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("vector index: %w", err)
+		}
+		if next, _, err = index.OpenVectors(dir, e); err != nil {
+			return err
+		}
 	}
 	swapped := false
 	last := ReembedStatus{Phase: "embedding", Model: e.Model()}
@@ -173,11 +190,15 @@ func (w *Workspace) reembedBeside(ctx context.Context, e embed.Embedder, save fu
 			w.warn(fmt.Errorf("vector index: remove the replaced index: %w", rmErr))
 		}
 	}()
-	report := func(done, total int) {
+	reportErr := func(done, total int, err error) {
 		last = ReembedStatus{Phase: "embedding", Model: e.Model(), Done: done, Total: total}
+		if err != nil {
+			last.Error = err.Error()
+		}
 		s := last
 		w.setReembed(&s, s)
 	}
+	report := func(done, total int) { reportErr(done, total, nil) }
 	next.Progress = report
 	w.vecs.mu.Lock()
 	w.vecs.recording, w.vecs.pending = true, nil // before the listing below
@@ -187,7 +208,7 @@ func (w *Workspace) reembedBeside(ctx context.Context, e embed.Embedder, save fu
 		return err
 	}
 	report(0, len(docs))
-	if err := next.RebuildContext(ctx, docs, gen); err != nil {
+	if err := embedAll(ctx, next, docs, gen, reportErr); err != nil {
 		return fmt.Errorf("re-embed with %s: %w", e.Model(), err)
 	}
 	for round := 0; ; round++ {
@@ -255,10 +276,11 @@ func (w *Workspace) swapVectors(next *index.Vectors, e embed.Embedder, dir strin
 	}
 	w.vecs.emb = e
 	if v := w.vecs.idx; v != nil {
-		v.Replace(next)
+		v.Replace(next) // also the old embedder's index of a change
 	} else {
-		_ = next.Close()
+		_ = next.Close() // the next opening reads the swapped-in files with e
 	}
+	w.vecs.change.Store(nil)
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gloss-dev/gloss/embed"
@@ -51,6 +52,10 @@ type vectorState struct {
 	recording bool
 	pending   []pendingWrite
 	reembed   reembedState // the running re-embedding's progress (reembed.go)
+	// change is the change of the configured embedder awaiting or
+	// running its re-embedding (detectChange, ReembedChanged); nil
+	// otherwise. Written under mu, read without it (VectorsNote).
+	change atomic.Pointer[embedderChange]
 }
 
 // vectorText is the contextual text a memory is embedded from: its type
@@ -110,6 +115,11 @@ func (w *Workspace) openVectors(ctx context.Context) (*index.Vectors, error) {
 	if w.vecs.disabled {
 		return nil, nil
 	}
+	if w.vecs.change.Load() != nil || (w.vecs.idx == nil && w.detectChange()) {
+		// The embedder changed: the old vectors (nil: none) serve until
+		// the re-embedding swaps the new ones in (ReembedChanged).
+		return w.vecs.idx, nil
+	}
 	if w.vecs.idx == nil {
 		files := w.readVectorFilesAhead()
 		t0 := time.Now()
@@ -126,6 +136,9 @@ func (w *Workspace) openVectors(ctx context.Context) (*index.Vectors, error) {
 		v, _, err := f.Open(e)
 		if err != nil {
 			return nil, err
+		}
+		if spec, err := w.embedSpec(); err == nil {
+			w.noteVectorsOwner(spec, e)
 		}
 		w.vecs.idx, w.vecs.checked = v, false
 	}

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/internal/testutil"
@@ -284,19 +283,30 @@ func TestVectorsRemoteEmbedder(t *testing.T) {
 	mu.Lock()
 	*down = false
 	mu.Unlock()
+	w.vecs.wg.Wait() // the background rebuild the failure started
+	w.vecs.mu.Lock()
+	err := w.rebuildVectors(context.Background(), w.vecs.idx) // the old model's index complete
+	w.vecs.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
 	_ = w.Close()
-	// Another model: the index is re-embedded in the background.
+	// Another model: searches keep the old model's vectors until
+	// ReembedChanged (the daemon's warm-up, gloss index) re-embeds.
 	w = openVecWorkspace(t, repo, "openai:fake2@"+srv.URL, warn)
 	defer w.Close()
 	if err := w.OpenSearch(); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-done:
-	case <-time.After(time.Minute):
-		t.Fatal("background re-embedding did not finish")
+	if got := vecIDs(t, w, "zzz"); !strings.HasPrefix(got, a) {
+		t.Fatalf("search zzz before re-embedding: %s, want %s first; %q", got, a, warnings)
 	}
-	w.vecs.wg.Wait()
+	if m := w.vecs.idx.Model(); m != "openai:fake" {
+		t.Fatalf("index model %s before re-embedding, want the old one", m)
+	}
+	if err := w.ReembedChanged(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	if got := vecIDs(t, w, "qqq"); !strings.HasPrefix(got, b) {
 		t.Fatalf("search qqq: %s, want %s first", got, b)
 	}

@@ -360,8 +360,23 @@ func (w *Workspace) Index(ctx context.Context) (index.Stats, error) {
 // IndexWith is Index with the run's options o: o.Progress is called with
 // the files parsed of those to parse (index.RunOptions); the files o.First
 // returns are parsed first, then the files with memories.
+//
+// When the configured embedder differs from the one the vector index was
+// built with, IndexWith then re-embeds every memory with it in the
+// foreground (ReembedChanged; progress to WatchReembed's watchers);
+// a failure of that is reported through Options.Warn, not returned: the
+// index run succeeded and the old vectors stay.
 func (w *Workspace) IndexWith(ctx context.Context, o index.RunOptions) (index.Stats, error) {
-	return w.index(ctx, o, true)
+	st, err := w.index(ctx, o, true)
+	if err != nil {
+		return st, err
+	}
+	if _, _, _, changed := w.pendingChange(); changed {
+		if err := w.ReembedChanged(ctx); err != nil && !errors.Is(err, context.Canceled) {
+			w.warn(fmt.Errorf("re-embed for the new embedder: %w", err))
+		}
+	}
+	return st, nil
 }
 
 // IndexKeepModel is Index for the write paths (remember, remember

@@ -89,6 +89,9 @@ func printSearch(w io.Writer, items []api.SearchItem) {
 		p := items[0].Explain.Fusion
 		fmt.Fprintf(w, "fusion profile %s: RRF k %d, full text weight from query coverage %.2f, vector weight %.2f\n", p.Name, p.RRFK, p.CoverageFull, p.VectorWeight)
 	}
+	if len(items) > 0 && items[0].Explain != nil && items[0].Explain.Vectors != "" {
+		fmt.Fprintf(w, "vectors: %s\n", termSafe(items[0].Explain.Vectors, false))
+	}
 	for _, it := range items {
 		fmt.Fprintf(w, "%.4f ", it.Score)
 		if it.View != nil {

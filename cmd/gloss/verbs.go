@@ -549,6 +549,12 @@ func statusCmd(g *globals) *cobra.Command {
 				} else {
 					fmt.Fprintf(out, "vectors:   re-embedding with %s: %d/%d memories (searches use the current model)\n", r.Model, r.Done, r.Total)
 				}
+				if r.Error != "" {
+					fmt.Fprintf(out, "vectors:   retrying after: %s\n", termSafe(r.Error, false))
+				}
+			}
+			if s.Vectors != "" && s.Reembedding == nil {
+				fmt.Fprintf(out, "vectors:   %s\n", termSafe(s.Vectors, false))
 			}
 			return nil
 		},

@@ -1,0 +1,280 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// gatedOpenAI is a local OpenAI-compatible /v1/embeddings server whose
+// vectors are letter counts (26 dimensions). Every request waits for
+// gate to be closed (or the client to leave); the first closes started.
+// The first failFirst requests answer 503.
+type gatedOpenAI struct {
+	srv       *httptest.Server
+	started   chan struct{}
+	gate      chan struct{}
+	once      sync.Once
+	failFirst atomic.Int32
+	requests  atomic.Int32
+}
+
+func newGatedOpenAI(t *testing.T) *gatedOpenAI {
+	g := &gatedOpenAI{started: make(chan struct{}), gate: make(chan struct{})}
+	g.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		g.requests.Add(1)
+		g.once.Do(func() { close(g.started) })
+		select {
+		case <-g.gate:
+		case <-r.Context().Done():
+			return
+		}
+		if g.failFirst.Add(-1) >= 0 {
+			http.Error(w, `{"error":{"message":"server overloaded"}}`, http.StatusServiceUnavailable)
+			return
+		}
+		var req struct{ Input []string }
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		type item struct {
+			Embedding []float32 `json:"embedding"`
+			Index     int       `json:"index"`
+		}
+		data := []item{}
+		for i, s := range req.Input {
+			v := make([]float32, 26)
+			for _, c := range strings.ToLower(s) {
+				if c >= 'a' && c <= 'z' {
+					v[c-'a']++
+				}
+			}
+			data = append(data, item{v, i})
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"data": data})
+	}))
+	t.Cleanup(func() {
+		select {
+		case <-g.gate:
+		default:
+			close(g.gate)
+		}
+		g.srv.Close()
+	})
+	return g
+}
+
+// builtinStore returns a repository whose workspace holds two memories
+// embedded with the built-in model, closed, and their ids.
+func builtinStore(t *testing.T) (repo, a, b string) {
+	t.Helper()
+	repo = vecRepo(t)
+	w := openVecWorkspace(t, repo, "", nil)
+	if _, err := w.Index(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	a = remember(t, w, "retryCap", "zzz zzz the retry cap")
+	b = remember(t, w, "openPool", "qqq qqq the database pool")
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return repo, a, b
+}
+
+// warnings collects Options.Warn's errors.
+type warnings struct {
+	mu   sync.Mutex
+	errs []string
+}
+
+func (w *warnings) add(err error) {
+	w.mu.Lock()
+	w.errs = append(w.errs, err.Error())
+	w.mu.Unlock()
+}
+
+func (w *warnings) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return strings.Join(w.errs, "\n")
+}
+
+// Switching the built-in embedder to a remote one: the opening does not
+// re-embed (no request reaches the server), vector search answers with
+// the built-in model's vectors and says so, and ReembedChanged (held in
+// the middle by the server) keeps them answering, records a memory
+// written meanwhile, then swaps in the new model's vectors of every
+// memory; the owner file names the new embedder, and the next opening
+// finds no change.
+func TestEmbedderChangeReembedsBeside(t *testing.T) {
+	repo, a, b := builtinStore(t)
+	g := newGatedOpenAI(t)
+	spec := "openai:fake@" + g.srv.URL
+	var warn warnings
+	w := openVecWorkspace(t, repo, spec, warn.add)
+	defer w.Close()
+	ctx := context.Background()
+	old := vecIDs(t, w, "retry cap")
+	if !strings.HasPrefix(old, a) {
+		t.Fatalf("search during the change: %q, want %s first", old, a)
+	}
+	if m := w.vecs.idx.Model(); !strings.HasPrefix(m, "builtin") {
+		t.Fatalf("vectors answering before the re-embedding: %s, want the built-in model's", m)
+	}
+	if n := g.requests.Load(); n != 0 {
+		t.Fatalf("%d requests to the new embedder's server at opening, want 0", n)
+	}
+	if note := w.VectorsNote(); !strings.Contains(note, "re-embedding for openai:fake") || !strings.Contains(note, "pending") {
+		t.Fatalf("note %q", note)
+	}
+	if !strings.Contains(warn.String(), "the embedder changed") {
+		t.Fatalf("warnings %q, want the change reported", warn.String())
+	}
+	res, err := w.FusedSearch(ctx, SearchRequest{Query: "retry cap", Limit: 5})
+	if err != nil || len(res) == 0 || !strings.Contains(res[0].Explain.Vectors, "searching the vectors of builtin") {
+		t.Fatalf("fused search %v: %+v", err, res)
+	}
+
+	errc := make(chan error, 1)
+	go func() { errc <- w.ReembedChanged(ctx) }()
+	<-g.started
+	if got := vecIDs(t, w, "retry cap"); got != old {
+		t.Fatalf("search mid-re-embedding: %q, want %q (the old vectors)", got, old)
+	}
+	if st, ok := w.Reembedding(); !ok || st.Model != "openai:fake" || st.Total != 2 {
+		t.Fatalf("progress mid-re-embedding %+v %v", st, ok)
+	}
+	c := remember(t, w, "retryCap", "xxx xxx written meanwhile")
+	close(g.gate)
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	if m := w.vecs.idx.Model(); m != "openai:fake" {
+		t.Fatalf("vectors after the swap: %s", m)
+	}
+	for q, id := range map[string]string{"zzz": a, "qqq": b, "xxx": c} {
+		if got := vecIDs(t, w, q); !strings.HasPrefix(got, id) {
+			t.Errorf("search %s after the swap: %q, want %s first", q, got, id)
+		}
+	}
+	if n, _ := w.vecs.idx.Count(); n != 3 {
+		t.Fatalf("%d rows after the swap, want 3", n)
+	}
+	if note := w.VectorsNote(); note != "" {
+		t.Fatalf("note after the swap %q", note)
+	}
+	if _, err := os.Stat(filepath.Join(w.Dir, vectorsNextDir)); !os.IsNotExist(err) {
+		t.Fatalf("%s after the swap: %v", vectorsNextDir, err)
+	}
+	if o, ok := w.loadVectorsOwner(); !ok || o.Model != "openai:fake" {
+		t.Fatalf("owner file %+v %v", o, ok)
+	}
+	_ = w.Close()
+	w = openVecWorkspace(t, repo, spec, nil)
+	defer w.Close()
+	if got := vecIDs(t, w, "qqq"); !strings.HasPrefix(got, b) || w.vecs.change.Load() != nil {
+		t.Fatalf("reopened: search %q, change %+v", got, w.vecs.change.Load())
+	}
+}
+
+// A server that fails (503) during the re-embedding: the re-embedding
+// retries, its progress reports the error, the old vectors keep
+// answering, and it completes once the server answers.
+func TestEmbedderChangeRetriesFailingServer(t *testing.T) {
+	repo, a, _ := builtinStore(t)
+	g := newGatedOpenAI(t)
+	g.failFirst.Store(3)
+	close(g.gate)
+	minP, maxP := ReembedRetryMin, ReembedRetryMax
+	ReembedRetryMin, ReembedRetryMax = time.Millisecond, 4*time.Millisecond
+	defer func() { ReembedRetryMin, ReembedRetryMax = minP, maxP }()
+	w := openVecWorkspace(t, repo, "openai:fake@"+g.srv.URL, nil)
+	defer w.Close()
+	var mu sync.Mutex
+	var errs []string
+	stop := w.WatchReembed(func(st ReembedStatus, running bool) {
+		if st.Error != "" {
+			mu.Lock()
+			errs = append(errs, st.Error)
+			mu.Unlock()
+		}
+	})
+	defer stop()
+	if err := w.ReembedChanged(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(errs) < 3 || !strings.Contains(errs[0], "503") {
+		t.Fatalf("errors reported %q, want the 3 failures", errs)
+	}
+	if got := vecIDs(t, w, "zzz"); !strings.HasPrefix(got, a) || w.vecs.idx.Model() != "openai:fake" {
+		t.Fatalf("after the retries: %q with %s", got, w.vecs.idx.Model())
+	}
+}
+
+// A re-embedding cut short (the workspace closing: its context ends)
+// leaves the old index valid: reopened with the old embedder there is
+// no change and the built-in vectors answer; reopened with the new one,
+// the re-embedding starts again and completes.
+func TestEmbedderChangeInterrupted(t *testing.T) {
+	repo, a, _ := builtinStore(t)
+	g := newGatedOpenAI(t)
+	spec := "openai:fake@" + g.srv.URL
+	w := openVecWorkspace(t, repo, spec, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- w.ReembedChanged(ctx) }()
+	<-g.started
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted re-embedding: %v", err)
+	}
+	_ = w.Close()
+	w = openVecWorkspace(t, repo, "", nil)
+	if got := vecIDs(t, w, "retry cap"); !strings.HasPrefix(got, a) || w.vecs.change.Load() != nil || !strings.HasPrefix(w.vecs.idx.Model(), "builtin") {
+		t.Fatalf("back on the built-in embedder: %q, model %s", got, w.vecs.idx.Model())
+	}
+	_ = w.Close()
+	close(g.gate)
+	w = openVecWorkspace(t, repo, spec, nil)
+	defer w.Close()
+	if err := w.ReembedChanged(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := vecIDs(t, w, "zzz"); !strings.HasPrefix(got, a) || w.vecs.idx.Model() != "openai:fake" {
+		t.Fatalf("after the restart: %q with %s", got, w.vecs.idx.Model())
+	}
+}
+
+// When the old embedder cannot be built (its model file is gone), the
+// vector ranker is skipped until the re-embedding, and says so: no
+// vectors of two models are ever compared.
+func TestEmbedderChangeSkipsVectors(t *testing.T) {
+	repo, _, _ := builtinStore(t)
+	g := newGatedOpenAI(t)
+	close(g.gate)
+	w := openVecWorkspace(t, repo, "", nil)
+	if err := os.Remove(w.builtinPath(builtinModelFile)); err != nil {
+		t.Fatal(err)
+	}
+	_ = w.Close()
+	w = openVecWorkspace(t, repo, "openai:fake@"+g.srv.URL, nil)
+	defer w.Close()
+	if hits, err := w.VectorSearch(context.Background(), "retry cap", 5); err != nil || len(hits) != 0 {
+		t.Fatalf("vector search without the old embedder: %v %v, want none", hits, err)
+	}
+	if note := w.VectorsNote(); !strings.Contains(note, "vector ranker skipped") {
+		t.Fatalf("note %q", note)
+	}
+	if n := g.requests.Load(); n != 0 {
+		t.Fatalf("%d requests before the re-embedding", n)
+	}
+}
