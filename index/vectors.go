@@ -140,10 +140,11 @@ func (f *VectorFiles) Open(e embed.Embedder) (v *Vectors, ok bool, err error) {
 		n = 0
 	}
 	v.st, v.logRecs = st, n
-	if st.known && longLog(n, st.rows()) {
+	if st.known && (longLog(n, st.rows()) || st.old) {
 		// Compact now, so that the next opening (a CLI call) does not
-		// replay the log again; on failure (a read-only home) the index
-		// still serves from the replayed rows.
+		// replay the log again, or write a GLOSSVX2 base in the current
+		// format (with compact rows); on failure (a read-only home) the
+		// index still serves from the replayed rows.
 		_ = v.writeBase(st)
 	}
 	return v, st.known, nil
