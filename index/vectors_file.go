@@ -100,7 +100,7 @@ type vecState struct {
 	comp []byte
 	// old is set for a state decoded from a GLOSSVX2 base file.
 	old bool
-	pos   map[string]int // id → row; built on first use (index)
+	pos map[string]int // id → row; built on first use (index)
 	// file is the base file data points into (nil when data is the
 	// heap's); Vectors releases it only when no state uses it (dropBase).
 	file *baseFile
