@@ -158,7 +158,7 @@ func TestCompactScanExact(t *testing.T) {
 		}
 		v.Close()
 		queries := [][]float32{e.vecs[0], e.vecs[7], e.vecs[n/2]} // rows themselves: ties at the top; the zero row
-		for range 30 { // near the rows
+		for range 30 {                                            // near the rows
 			q := append([]float32(nil), e.vecs[r.Intn(n)]...)
 			for j := range q {
 				q[j] += float32(0.1 * r.NormFloat64())
