@@ -54,8 +54,9 @@ var _ Derived = (*Vectors)(nil)
 // log, or a base file that is damaged where its structure shows it or
 // whose checksum is checked because a log is replayed over it), written
 // by another model or dimension, or marked invalid. Otherwise a base
-// file's checksum is verified by the first scan of its rows or before
-// any other use of them (rowsCheck); a mismatch then empties the index
+// file's checksum is verified by the first scan of its rows (of a
+// GLOSSVX3 file: the int8 rows, and each float32 row the scan reads) or
+// before any other use of them (rowsCheck); a mismatch then empties the index
 // and is returned as ErrVectorsCorrupt, and the index reports an unknown
 // generation, to be rebuilt. Rows of the same model survive a corrupt log so that Rebuild
 // re-embeds only documents whose text changed. err is set only when dir

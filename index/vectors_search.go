@@ -11,14 +11,19 @@ import (
 
 // SearchVector returns the at most limit documents nearest to the unit
 // vector q by cosine similarity (the dot product of unit vectors), best
-// first, ties by id ascending; rows of similarity ≤ 0 (unrelated) are left out. It is an exact, brute-force scan of every row
-// (SIMD dot products by github.com/viterin/vek). A zero q matches
-// nothing. It fails when q's length differs from the index's dimension
-// (a query of another model), and with an error wrapping
-// ErrVectorsCorrupt when the first scan of a base file's rows finds its
-// CRC-32 wrong (rowsCheck: the scan sums the rows as it reads them);
-// the index is then empty at an unknown generation, to be rebuilt, and
-// the scan's results are discarded.
+// first, ties by id ascending; rows of similarity ≤ 0 (unrelated) are
+// left out. The results and scores are those of an exact, brute-force
+// scan of every row (float32 dot products by github.com/viterin/vek):
+// every row of a GLOSSVX3 base is bounded from its int8 form and only
+// the rows that can reach the results are scored in float32
+// (vecState.compactCandidates). A zero q matches nothing. It fails when
+// q's length differs from the index's dimension (a query of another
+// model), and with an error wrapping ErrVectorsCorrupt when the first
+// scan of a base file's rows finds its CRC-32 wrong (rowsCheck: the scan
+// sums the int8 rows, or a GLOSSVX2 file's rows, as it reads them), or
+// a float32 row it reads does not match its own CRC-32; the index is
+// then empty at an unknown generation, to be rebuilt, and the scan's
+// results are discarded.
 func (v *Vectors) SearchVector(q []float32, limit int) ([]Scored, error) {
 	hits, _, err := v.searchModel(q, limit, "")
 	return hits, err
