@@ -125,8 +125,9 @@ func (f *VectorFiles) Open(e embed.Embedder) (v *Vectors, ok bool, err error) {
 	}
 	v.base = file
 	if lerr == nil && log.epoch == st.epoch && len(log.recs) > 0 {
-		// Replaying may change rows in place: check them first.
-		if err := st.verifyRows(); err != nil {
+		// Replaying may change rows in place: check them first (of a
+		// GLOSSVX3 file, the int8 rows; verifyForReplay).
+		if err := st.verifyForReplay(); err != nil {
 			_ = v.corrupt()
 			return v, false, nil
 		}

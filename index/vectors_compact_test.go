@@ -136,8 +136,9 @@ func exactTop(rows map[string][]float32, q []float32, limit int) []Scored {
 // returns exactly the results of scoring every row (ids, order and
 // float32 scores), on clustered vectors with ties, for a mapped base,
 // after updates that rewrite, add and delete rows (deletions move other
-// rows into the compact block's places), and after reopening (replaying
-// those updates from the log); also that the search scored far fewer
+// rows into the compact block's places), after reopening (replaying
+// those updates from the log, which checks only the int8 rows) and after
+// a compaction then (which checks every row); also that the search scored far fewer
 // rows exactly than there are.
 func TestCompactScanExact(t *testing.T) {
 	for _, dim := range []int{20, 192} {
@@ -195,7 +196,18 @@ func TestCompactScanExact(t *testing.T) {
 		}
 		v = openVecOK(t, dir, e)
 		check("mapped base", v)
-		// Rewrite base rows, add rows, delete base rows and added rows.
+		// Delete base rows alone (base rows move into their places),
+		// then rewrite base rows, add rows, delete base rows and added
+		// rows.
+		var first []string
+		for k := 0; k < 20; k++ {
+			id := "m" + strconv.Itoa(10+37*k)
+			first = append(first, id)
+			delete(rows, id)
+		}
+		if err := v.Update(nil, first, 2); err != nil {
+			t.Fatal(err)
+		}
 		var upd []Doc
 		var del []string
 		for k := 0; k < 200; k++ {
@@ -217,10 +229,10 @@ func TestCompactScanExact(t *testing.T) {
 			upd = append(upd, vdoc(id, strconv.Itoa(n+k)))
 			rows[id] = stored(e.vecs[n+k])
 		}
-		if err := v.Update(upd, del, 2); err != nil {
+		if err := v.Update(upd, del, 3); err != nil {
 			t.Fatal(err)
 		}
-		if err := v.Update(nil, []string{"n201", "n399", "m1"}, 3); err != nil {
+		if err := v.Update(nil, []string{"n201", "n399", "m1"}, 4); err != nil {
 			t.Fatal(err)
 		}
 		delete(rows, "n201")
@@ -230,6 +242,14 @@ func TestCompactScanExact(t *testing.T) {
 		v.Close()
 		v = openVecOK(t, dir, e)
 		check("log replayed", v)
+		// The replay kept each float32 row's CRC-32 current (setRow,
+		// moveRow): verifying all of them before a compaction finds
+		// no damage.
+		v.logRecs = 1 << 20 // as if the log were long
+		if err := v.CompactLog(); err != nil {
+			t.Fatalf("dim %d: compaction after the replay: %v", dim, err)
+		}
+		check("compacted", v)
 		v.Close()
 	}
 }
