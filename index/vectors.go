@@ -54,8 +54,9 @@ var _ Derived = (*Vectors)(nil)
 // log, or a base file that is damaged where its structure shows it or
 // whose checksum is checked because a log is replayed over it), written
 // by another model or dimension, or marked invalid. Otherwise a base
-// file's checksum is verified by the first scan of its rows or before
-// any other use of them (rowsCheck); a mismatch then empties the index
+// file's checksum is verified by the first scan of its rows (of a
+// GLOSSVX3 file: the int8 rows, and each float32 row the scan reads) or
+// before any other use of them (rowsCheck); a mismatch then empties the index
 // and is returned as ErrVectorsCorrupt, and the index reports an unknown
 // generation, to be rebuilt. Rows of the same model survive a corrupt log so that Rebuild
 // re-embeds only documents whose text changed. err is set only when dir
@@ -124,8 +125,9 @@ func (f *VectorFiles) Open(e embed.Embedder) (v *Vectors, ok bool, err error) {
 	}
 	v.base = file
 	if lerr == nil && log.epoch == st.epoch && len(log.recs) > 0 {
-		// Replaying may change rows in place: check them first.
-		if err := st.verifyRows(); err != nil {
+		// Replaying may change rows in place: check them first (of a
+		// GLOSSVX3 file, the int8 rows; verifyForReplay).
+		if err := st.verifyForReplay(); err != nil {
 			_ = v.corrupt()
 			return v, false, nil
 		}
@@ -140,10 +142,11 @@ func (f *VectorFiles) Open(e embed.Embedder) (v *Vectors, ok bool, err error) {
 		n = 0
 	}
 	v.st, v.logRecs = st, n
-	if st.known && longLog(n, st.rows()) {
+	if st.known && (longLog(n, st.rows()) || st.old) {
 		// Compact now, so that the next opening (a CLI call) does not
-		// replay the log again; on failure (a read-only home) the index
-		// still serves from the replayed rows.
+		// replay the log again, or write a GLOSSVX2 base in the current
+		// format (with compact rows); on failure (a read-only home) the
+		// index still serves from the replayed rows.
 		_ = v.writeBase(st)
 	}
 	return v, st.known, nil

@@ -19,10 +19,20 @@ import (
 //
 //	vectors.bin  the base: header (magic, model id, dim, generation,
 //	             epoch, row count), then the rows by column — ids
-//	             (uint16 length + bytes), text hashes (uint64), vectors
-//	             (rows × dim float32, one block, so that opening is one
-//	             copy) — and a CRC-32 of all that; replaced atomically
+//	             (uint16 length + bytes), text hashes (uint64), zero
+//	             padding to a multiple of 4, compact rows (rows ×
+//	             compactStride(dim) bytes: each row's float32 scale and
+//	             int8 values, vectors_compact.go), vectors (rows × dim
+//	             float32, one block, so that it is used in place), the
+//	             CRC-32 of each vector row (rows × uint32) — then the
+//	             CRC-32 of all the bytes before the vectors, and the
+//	             CRC-32 of the block of row CRCs; replaced atomically
 //	             (temporary file, rename) by Rebuild and by compaction.
+//	             A search reads the compact rows and only the vectors of
+//	             its candidates, each checked against its row CRC.
+//	             Format GLOSSVX2 (read, and rewritten as GLOSSVX3 by
+//	             Open when the directory is writable) had no compact rows
+//	             and one CRC-32 of the whole file after the vectors.
 //	vectors.log  changes since the base: a header naming the base's epoch,
 //	             then records (uint32 length, payload, CRC-32 of the
 //	             payload): upserts, deletions, and a generation record
@@ -35,7 +45,8 @@ import (
 const (
 	vecBaseFile = "vectors.bin"
 	vecLogFile  = "vectors.log"
-	vecMagic    = "GLOSSVX2"
+	vecMagic    = "GLOSSVX3"
+	vecMagicV2  = "GLOSSVX2"
 	vecLogMagic = "GLOSSVL1"
 )
 
@@ -81,7 +92,15 @@ type vecState struct {
 	// most of a CLI search's CPU at 100,000 memories, pprof).
 	data  []float32
 	extra []float32
-	pos   map[string]int // id → row; built on first use (index)
+	// comp holds the compact form (vectors_compact.go) of rows 0 to
+	// len(comp)/compactStride(dim)-1, in the base file's mapping: those
+	// of a GLOSSVX3 base, kept current as rows change (put, remove);
+	// nil for heap rows and a GLOSSVX2 base. Rows past it are scanned
+	// exactly.
+	comp []byte
+	// old is set for a state decoded from a GLOSSVX2 base file.
+	old bool
+	pos map[string]int // id → row; built on first use (index)
 	// file is the base file data points into (nil when data is the
 	// heap's); Vectors releases it only when no state uses it (dropBase).
 	file *baseFile
@@ -108,25 +127,112 @@ var ErrVectorsCorrupt = errors.New("vector index: checksum mismatch")
 // written to a new base. Reading the rows twice in a CLI search, once
 // for the check at opening and once for the scan, cost about a fifth of
 // its CPU (pprof, docs/benchmarks.md).
+//
+// In a GLOSSVX3 file the summed block is the compact rows (rest), and
+// the float32 rows are covered by one CRC-32 each (rowCRC, itself
+// checked at opening): the first scan sums the compact rows (summed
+// afterwards) and checks the float32 rows of its candidates only, since
+// reading all of them is what the compact rows avoid; any other use
+// checks all of them (ok).
 type rowsCheck struct {
 	crc  uint32 // CRC-32 of the file's bytes before rest
-	rest []byte // the bytes of the rows block not summed yet, as stored
-	want uint32 // the CRC-32 stored at the end of the file
+	rest []byte // the bytes of the summed block not summed yet, as stored
+	want uint32 // the CRC-32 of the bytes before the float32 rows (GLOSSVX3) or of the whole file (GLOSSVX2)
+	// summed is set once rest is summed and the sum was want's
+	// (GLOSSVX3): scans then run under the read lock.
+	summed bool
+	rows   []byte // GLOSSVX3: the float32 rows block, as stored
+	rowCRC []byte // GLOSSVX3: the CRC-32 of each row of rows (uint32 each)
 }
 
-// sum adds the next n bytes of the rows block (fewer at its end) to the
-// running CRC.
+// sum adds the next n bytes of the summed block (fewer at its end) to
+// the running CRC.
 func (c *rowsCheck) sum(n int) {
 	n = min(n, len(c.rest))
 	c.crc = crc32.Update(c.crc, crc32.IEEETable, c.rest[:n])
 	c.rest = c.rest[n:]
 }
 
-// ok sums the rest of the rows block and reports whether the file's
-// CRC-32 is the stored one.
-func (c *rowsCheck) ok() bool {
+// restOK sums the rest of the summed block and reports whether its
+// CRC-32 is the stored one (setting summed).
+func (c *rowsCheck) restOK() bool {
+	if c.summed {
+		return true
+	}
 	c.sum(len(c.rest))
-	return c.crc == c.want
+	c.summed = c.crc == c.want
+	return c.summed
+}
+
+// rowOK reports whether float32 row i of a GLOSSVX3 file matches its
+// CRC-32 (always true for a GLOSSVX2 file, whose rows rest covers, and
+// for rows added after the file's).
+func (c *rowsCheck) rowOK(i int) bool {
+	if c.rowCRC == nil || 4*i >= len(c.rowCRC) {
+		return true
+	}
+	n := len(c.rows) / (len(c.rowCRC) / 4)
+	return crc32.ChecksumIEEE(c.rows[i*n:(i+1)*n]) == le.Uint32(c.rowCRC[4*i:])
+}
+
+// setRow records v, just written as row i from a trusted source (a
+// log record, checked by its own CRC-32), as row i's content: its CRC-32
+// is then v's. Nothing for a nil c, a GLOSSVX2 file, or a row past the
+// file's.
+func (c *rowsCheck) setRow(i int, v []float32) {
+	if c == nil || 4*i >= len(c.rowCRC) {
+		return
+	}
+	le.PutUint32(c.rowCRC[4*i:], crc32.ChecksumIEEE(f32.Bytes(v)))
+}
+
+// moveRow records that row from, not checked, was copied to row to
+// (whose values are now v): its CRC-32 moves with it, so that a damaged
+// row is still found when read; a row from past the file's came from a
+// log record and is trusted (setRow).
+func (c *rowsCheck) moveRow(from, to int, v []float32) {
+	if c == nil || 4*to >= len(c.rowCRC) {
+		return
+	}
+	if 4*from >= len(c.rowCRC) {
+		c.setRow(to, v)
+		return
+	}
+	copy(c.rowCRC[4*to:4*to+4], c.rowCRC[4*from:])
+}
+
+// ok reports whether the whole file's content is as checksummed: the
+// summed block, then (GLOSSVX3) every float32 row.
+func (c *rowsCheck) ok() bool {
+	if !c.restOK() {
+		return false
+	}
+	for i := range len(c.rowCRC) / 4 {
+		if !c.rowOK(i) {
+			return false
+		}
+	}
+	return true
+}
+
+// verifyForReplay prepares s's unverified rows for a log's changes: the
+// rows of a GLOSSVX2 file are verified in one pass (verifyRows); of a
+// GLOSSVX3 file only the int8 rows are summed (the changes rewrite some
+// of them), while the float32 rows keep their CRC-32s, which the changes
+// keep current (setRow, moveRow) and a search checks when it reads one:
+// replaying a short log then reads 20 of the 100 MB of a base file of
+// 100,000 rows, not all of it. It returns ErrVectorsCorrupt on a
+// mismatch.
+func (s *vecState) verifyForReplay() error {
+	c := s.check
+	if c == nil || c.rowCRC == nil {
+		return s.verifyRows()
+	}
+	if !c.restOK() {
+		s.check = nil
+		return ErrVectorsCorrupt
+	}
+	return nil
 }
 
 // verifyRows verifies s's rows when they are not yet (s.check): it
@@ -233,16 +339,19 @@ func (s *vecState) put(id string, h uint64, v []float32) {
 	if i, ok := s.index(id); ok {
 		s.hash[i] = h
 		copy(s.row(i), v)
+		s.requantize(i)
+		s.check.setRow(i, s.row(i))
 		return
 	}
 	s.pos[id] = len(s.ids)
 	s.ids = append(s.ids, id)
 	s.hash = append(s.hash, h)
 	if len(s.extra) == 0 && len(s.data)+len(v) <= cap(s.data) {
-		s.data = append(s.data, v...) // room in the block (a rebuild's)
+		s.data = append(s.data, v...) // room in the block (a rebuild's, or a base's after deletions)
 	} else {
 		s.extra = append(s.extra, v...)
 	}
+	s.check.setRow(len(s.ids)-1, v)
 }
 
 // remove deletes the row of id (the last row takes its place).
@@ -255,14 +364,32 @@ func (s *vecState) remove(id string) {
 	if i != last {
 		s.ids[i], s.hash[i] = s.ids[last], s.hash[last]
 		copy(s.row(i), s.row(last))
+		// The moved row's int8 form and CRC-32 move with it, unchecked
+		// like its float32 values (rowsCheck.moveRow).
+		if stride := compactStride(s.dim); (last+1)*stride <= len(s.comp) {
+			copy(s.comp[i*stride:(i+1)*stride], s.comp[last*stride:])
+		} else {
+			s.requantize(i)
+		}
+		s.check.moveRow(last, i, s.row(i))
 		s.pos[s.ids[i]] = i
 	}
 	delete(s.pos, id)
 	s.ids, s.hash = s.ids[:last], s.hash[:last]
+	s.comp = s.comp[:min(len(s.comp), last*compactStride(s.dim))]
 	if len(s.extra) > 0 {
 		s.extra = s.extra[:len(s.extra)-s.dim]
 	} else {
 		s.data = s.data[:last*s.dim]
+	}
+}
+
+// requantize rewrites the compact form of row i from its float32 values
+// when row i has one.
+func (s *vecState) requantize(i int) {
+	stride := compactStride(s.dim)
+	if (i+1)*stride <= len(s.comp) {
+		quantizeRow(s.comp[i*stride:], s.row(i))
 	}
 }
 
@@ -298,23 +425,54 @@ func writeBaseFile(path string, s *vecState) error {
 		put(le.AppendUint64(buf[:0], h))
 	}
 	put(make([]byte, pad4(w.n)))
-	// The rows of a mapped base are written a part at a time, each part
-	// then reclaimed from the resident set (baseFile.pageOut).
-	data := f32.Bytes(s.data)
-	for len(data) > 0 {
-		n := min(len(data), 4<<20)
-		put(data[:n])
-		s.file.pageOut(data[:n])
-		data = data[n:]
-	}
-	put(f32.Bytes(s.extra))
-	_, _ = bw.Write(le.AppendUint32(nil, crc.Sum32()))
-	werr := errors.Join(w.err, bw.Flush())
+	// The rows of a mapped base are read a part at a time, each part
+	// then reclaimed from the resident set (baseFile.pageOut): once for
+	// the compact rows, once for the float32 rows.
+	stride := compactStride(s.dim)
+	comp := make([]byte, stride)
+	eachPart(s, func(rows []float32) {
+		for o := 0; o < len(rows); o += s.dim {
+			quantizeRow(comp, rows[o:o+s.dim])
+			put(comp)
+		}
+	})
+	crcBefore := crc.Sum32()
+	rowCRC := make([]byte, 0, 4*s.rows())
+	rw := &countWriter{w: bw}
+	eachPart(s, func(rows []float32) {
+		b := f32.Bytes(rows)
+		for o := 0; o < len(b); o += 4 * s.dim {
+			rowCRC = le.AppendUint32(rowCRC, crc32.ChecksumIEEE(b[o:o+4*s.dim]))
+		}
+		_, _ = rw.Write(b)
+	})
+	_, _ = rw.Write(rowCRC)
+	_, _ = rw.Write(le.AppendUint32(nil, crcBefore))
+	_, _ = rw.Write(le.AppendUint32(nil, crc32.ChecksumIEEE(rowCRC)))
+	werr := errors.Join(w.err, rw.err, bw.Flush())
 	if err := errors.Join(werr, tmp.Close()); err != nil {
 		_ = os.Remove(tmp.Name())
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// eachPart calls f with s's float32 rows in order, whole rows of at most
+// 4 MiB at a time (at least one row), each part of a mapped base then
+// reclaimed from the resident set (baseFile.pageOut).
+func eachPart(s *vecState, f func(rows []float32)) {
+	if s.dim == 0 {
+		return
+	}
+	per := max(1, (4<<20)/(4*s.dim)) * s.dim
+	for _, block := range [][]float32{s.data, s.extra} {
+		for len(block) > 0 {
+			n := min(len(block), per)
+			f(block[:n])
+			s.file.pageOut(f32.Bytes(block[:n]))
+			block = block[n:]
+		}
+	}
 }
 
 // countWriter counts the bytes written through it and keeps the first
@@ -379,16 +537,23 @@ func decodeBase(file *baseFile, spare int) (*vecState, error) {
 // file decodes without error unless its structure is broken.
 func decodeBaseChecked(file *baseFile, spare int, check bool) (*vecState, error) {
 	data := file.data
-	if len(data) < len(vecMagic)+4 || string(data[:len(vecMagic)]) != vecMagic {
+	if len(data) < len(vecMagic)+8 {
+		return nil, errors.New("not a gloss vector index of this version")
+	}
+	old := string(data[:len(vecMagic)]) == vecMagicV2
+	if !old && string(data[:len(vecMagic)]) != vecMagic {
 		return nil, errors.New("not a gloss vector index of this version")
 	}
 	body := data[:len(data)-4]
+	if !old {
+		body = data[:len(data)-8]
+	}
 	r := body[len(vecMagic):]
 	ml := int(le.Uint32(r))
 	if len(r) < 4+ml+24 {
 		return nil, errors.New("truncated header")
 	}
-	s := &vecState{model: string(r[4 : 4+ml]), known: true, file: file}
+	s := &vecState{model: string(r[4 : 4+ml]), known: true, file: file, old: old}
 	r = r[4+ml:]
 	s.dim, s.gen, s.epoch = int(le.Uint32(r)), le.Uint64(r[4:]), le.Uint64(r[12:])
 	n := int(le.Uint32(r[20:]))
@@ -402,19 +567,44 @@ func decodeBaseChecked(file *baseFile, spare int, check bool) (*vecState, error)
 	}
 	s.idRaw, s.spare = body[len(body)-len(r)-int(s.idOff[n]):len(body)-len(r)], spare
 	pad := pad4(len(body) - len(r) + n*8)
-	if len(r) != n*8+pad+n*s.dim*4 {
-		return nil, fmt.Errorf("rows of %d bytes, want %d", len(r), n*8+pad+n*s.dim*4)
+	compLen, crcLen := 0, 0
+	if !old {
+		if s.dim > maxCompactDim {
+			return nil, fmt.Errorf("bad header (dim %d)", s.dim)
+		}
+		compLen, crcLen = n*compactStride(s.dim), n*4
+	}
+	if want := n*8 + pad + compLen + n*s.dim*4 + crcLen; len(r) != want {
+		return nil, fmt.Errorf("rows of %d bytes, want %d", len(r), want)
 	}
 	s.hashRaw = r[: n*8 : n*8]
 	if n == 0 {
 		s.hashRaw = nil
 	}
-	rows := r[n*8+pad:]
+	r = r[n*8+pad:]
+	comp, rows, rowCRC := r[:compLen:compLen], r[compLen:len(r)-crcLen], r[len(r)-crcLen:]
 	s.data = f32.View(rows, n*s.dim)
 	s.extra = make([]float32, 0, spare*s.dim)
-	if check {
-		s.check = &rowsCheck{crc: crc32.ChecksumIEEE(body[:len(body)-len(rows)]), rest: rows, want: le.Uint32(data[len(data)-4:])}
+	if !check {
+		if !old {
+			s.comp = comp
+		}
+		return s, nil
 	}
+	if old {
+		file.populate(data)
+		s.check = &rowsCheck{crc: crc32.ChecksumIEEE(body[:len(body)-len(rows)]), rest: rows, want: le.Uint32(data[len(data)-4:])}
+		return s, nil
+	}
+	if crc32.ChecksumIEEE(rowCRC) != le.Uint32(data[len(data)-4:]) {
+		return nil, errors.New("row checksums damaged")
+	}
+	s.comp = comp
+	// Only the bytes a search reads are populated: the float32 rows are
+	// read for the candidates alone.
+	file.populate(data[:len(body)-len(r)+compLen])
+	s.check = &rowsCheck{crc: crc32.ChecksumIEEE(body[:len(body)-len(r)]), rest: comp, want: le.Uint32(data[len(data)-8:]),
+		rows: rows, rowCRC: rowCRC}
 	return s, nil
 }
 

@@ -28,6 +28,14 @@ func (b *baseFile) release() {
 	}
 }
 
+// populate maps the pages of part, a part of b's data, for reading up
+// front where the platform can (populate); nothing for a heap copy.
+func (b *baseFile) populate(part []byte) {
+	if b != nil && b.mapped && len(part) > 0 {
+		populate(part)
+	}
+}
+
 // readBase reads the base file at path.
 func readBase(path string) (*baseFile, error) {
 	f, err := os.Open(path)

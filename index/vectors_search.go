@@ -2,21 +2,28 @@ package index
 
 import (
 	"container/heap"
+	"errors"
 	"fmt"
+	"math"
 
 	"github.com/viterin/vek/vek32"
 )
 
 // SearchVector returns the at most limit documents nearest to the unit
 // vector q by cosine similarity (the dot product of unit vectors), best
-// first, ties by id ascending; rows of similarity ≤ 0 (unrelated) are left out. It is an exact, brute-force scan of every row
-// (SIMD dot products by github.com/viterin/vek). A zero q matches
-// nothing. It fails when q's length differs from the index's dimension
-// (a query of another model), and with an error wrapping
-// ErrVectorsCorrupt when the first scan of a base file's rows finds its
-// CRC-32 wrong (rowsCheck: the scan sums the rows as it reads them);
-// the index is then empty at an unknown generation, to be rebuilt, and
-// the scan's results are discarded.
+// first, ties by id ascending; rows of similarity ≤ 0 (unrelated) are
+// left out. The results and scores are those of an exact, brute-force
+// scan of every row (float32 dot products by github.com/viterin/vek):
+// every row of a GLOSSVX3 base is bounded from its int8 form and only
+// the rows that can reach the results are scored in float32
+// (vecState.compactCandidates). A zero q matches nothing. It fails when
+// q's length differs from the index's dimension (a query of another
+// model), and with an error wrapping ErrVectorsCorrupt when the first
+// scan of a base file's rows finds its CRC-32 wrong (rowsCheck: the scan
+// sums the int8 rows, or a GLOSSVX2 file's rows, as it reads them), or
+// a float32 row it reads does not match its own CRC-32; the index is
+// then empty at an unknown generation, to be rebuilt, and the scan's
+// results are discarded.
 func (v *Vectors) SearchVector(q []float32, limit int) ([]Scored, error) {
 	hits, _, err := v.searchModel(q, limit, "")
 	return hits, err
@@ -25,16 +32,27 @@ func (v *Vectors) SearchVector(q []float32, limit int) ([]Scored, error) {
 // searchModel is SearchVector when the rows are of model (of any model
 // when model is ""); same is false (and nothing searched) when they are
 // not. The first scan of rows whose checksum is not yet verified holds
-// mu for writing, since it clears check.
+// mu for writing, since it clears or changes check; later scans of a
+// GLOSSVX3 base whose float32 rows are not all verified yet check their
+// candidates' rows (rowsCheck.rowOK) under the read lock.
 func (v *Vectors) searchModel(q []float32, limit int, model string) (hits []Scored, same bool, err error) {
 	v.mu.RLock()
 	if model != "" && v.st.model != model {
 		v.mu.RUnlock()
 		return nil, false, nil
 	}
-	if v.st.check == nil {
-		hits, err = v.st.scan(q, limit, nil)
+	if c := v.st.check; c == nil || c.summed {
+		st := v.st
+		hits, err = st.scan(q, limit, c)
 		v.mu.RUnlock()
+		if errors.Is(err, errRowDamaged) {
+			v.mu.Lock()
+			defer v.mu.Unlock()
+			if v.st == st {
+				return nil, true, v.corrupt()
+			}
+			return nil, true, fmt.Errorf("%w: a vector row", ErrVectorsCorrupt)
+		}
 		return hits, true, err
 	}
 	v.mu.RUnlock()
@@ -56,6 +74,12 @@ func (v *Vectors) checkedScanLocked(q []float32, limit int) ([]Scored, error) {
 		return st.scan(q, limit, nil) // verified meanwhile, or no scan
 	}
 	out, err := st.scan(q, limit, c)
+	if c.rowCRC != nil { // GLOSSVX3: the compact rows are summed, the float32 rows checked one by one
+		if !c.restOK() || errors.Is(err, errRowDamaged) {
+			return nil, v.corrupt()
+		}
+		return out, err
+	}
 	st.check = nil
 	if !c.ok() {
 		return nil, v.corrupt()
@@ -63,15 +87,25 @@ func (v *Vectors) checkedScanLocked(q []float32, limit int) ([]Scored, error) {
 	return out, err
 }
 
+// errRowDamaged is returned by vecState.scan when a candidate's float32
+// row does not match its CRC-32; the caller empties the index
+// (Vectors.corrupt).
+var errRowDamaged = errors.New("vector row checksum mismatch")
+
 // scanChunk is the number of rows a checking scan sums before it reads
 // them: 256 rows of 192 float32 are 192 KiB, which stay in a core's
 // L2 cache between the two passes.
 const scanChunk = 256
 
-// scan is SearchVector's scan of s's rows. With c set (s's rows not yet
-// verified), each chunk of the base file's rows is added to c's CRC-32
-// just before its dot products, so that the rows are read from memory
-// once; the caller compares the sum when the scan returns.
+// scan is SearchVector's scan of s's rows: the rows with a compact form
+// through compactCandidates, then each candidate and every other row
+// exactly. With c set (s's rows not yet verified), each chunk of the
+// summed block of the base file (GLOSSVX2: the float32 rows, GLOSSVX3:
+// the compact rows) is added to c's CRC-32 just before it is scored, so
+// that the rows are read from memory once, and the caller compares the
+// sum when the scan returns; the float32 row of each candidate of a
+// GLOSSVX3 base is checked against its own CRC-32 before it is read
+// (errRowDamaged).
 func (s *vecState) scan(q []float32, limit int, c *rowsCheck) ([]Scored, error) {
 	if s.rows() == 0 || limit <= 0 {
 		return nil, nil
@@ -83,20 +117,38 @@ func (s *vecState) scan(q []float32, limit int, c *rowsCheck) ([]Scored, error) 
 		return nil, nil
 	}
 	h := &topK{st: s}
-	rowBytes := 4 * s.dim
-	for i := range s.rows() {
-		if c != nil && i%scanChunk == 0 {
-			c.sum(scanChunk * rowBytes)
+	offer := func(i int) error {
+		if c != nil && !c.rowOK(i) {
+			return errRowDamaged
 		}
 		x := vek32.Dot(q, s.row(i))
 		if x <= 0 {
-			continue
+			return nil
 		}
 		if len(h.rows) < limit {
 			heap.Push(h, hit{i, x})
 		} else if h.better(hit{i, x}, h.rows[0]) {
 			h.rows[0] = hit{i, x}
 			heap.Fix(h, 0)
+		}
+		return nil
+	}
+	first := 0 // the first row without a compact form
+	if cands, ok := s.compactCandidates(q, limit, c); ok {
+		first = len(s.comp) / compactStride(s.dim)
+		for _, i := range cands {
+			if err := offer(i); err != nil {
+				return nil, err
+			}
+		}
+	}
+	rowBytes := 4 * s.dim
+	for i := first; i < s.rows(); i++ {
+		if c != nil && c.rowCRC == nil && i%scanChunk == 0 {
+			c.sum(scanChunk * rowBytes)
+		}
+		if err := offer(i); err != nil {
+			return nil, err
 		}
 	}
 	out := make([]Scored, len(h.rows))
@@ -105,6 +157,77 @@ func (s *vecState) scan(q []float32, limit int, c *rowsCheck) ([]Scored, error) 
 		out[n] = Scored{ID: s.id(x.row), Score: float64(x.score)}
 	}
 	return out, nil
+}
+
+// compactCandidates returns the rows with a compact form (s.comp) that
+// may be among the limit best of an exact scan for the unit vector q
+// (ascending): each row's cosine is bounded from its compact form
+// (compactQuery.bounds); L is the limit-th largest positive lower bound,
+// so at least limit rows score at least L, and a row whose upper bound
+// is below L, or not positive, cannot be among the limit best (ties of
+// score included, since its score is below L strictly). With c set
+// whose compact rows are not summed yet, they are summed a chunk at a
+// time as they are read. ok is false (no candidates, every row to be
+// scored exactly) for an index without compact rows or a query whose
+// quantization is not finite.
+func (s *vecState) compactCandidates(q []float32, limit int, c *rowsCheck) (cands []int, ok bool) {
+	if len(s.comp) == 0 {
+		return nil, false
+	}
+	cq := newCompactQuery(q)
+	if math.IsNaN(cq.k) || math.IsInf(cq.k, 0) || math.IsNaN(cq.scale) || math.IsInf(cq.scale, 0) {
+		return nil, false
+	}
+	stride := compactStride(s.dim)
+	n := len(s.comp) / stride
+	sum := c != nil && c.rowCRC != nil && !c.summed
+	lows := make(lowHeap, 0, limit)
+	floor := math.Inf(-1)
+	type cand struct {
+		row  int
+		high float64
+	}
+	var kept []cand
+	for i := range n {
+		if sum && i%scanChunk == 0 {
+			c.sum(scanChunk * stride)
+		}
+		lo, hi := cq.bounds(compactRow(s.comp, i, stride))
+		if lo > 0 {
+			if len(lows) < limit {
+				heap.Push(&lows, lo)
+			} else if lo > lows[0] {
+				lows[0] = lo
+				heap.Fix(&lows, 0)
+			}
+			if len(lows) == limit {
+				floor = lows[0]
+			}
+		}
+		if hi > 0 && hi >= floor {
+			kept = append(kept, cand{i, hi})
+		}
+	}
+	cands = make([]int, 0, len(kept))
+	for _, k := range kept {
+		if k.high >= floor {
+			cands = append(cands, k.row)
+		}
+	}
+	return cands, true
+}
+
+// lowHeap is a min-heap of lower bounds (container/heap).
+type lowHeap []float64
+
+func (h lowHeap) Len() int           { return len(h) }
+func (h lowHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h lowHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *lowHeap) Push(x any)        { *h = append(*h, x.(float64)) }
+func (h *lowHeap) Pop() any {
+	x := (*h)[len(*h)-1]
+	*h = (*h)[:len(*h)-1]
+	return x
 }
 
 type hit struct {

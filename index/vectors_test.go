@@ -502,10 +502,13 @@ func TestVectorsUndecodedIDs(t *testing.T) {
 }
 
 // TestVectorsDamagedBase flips one byte of a base file in each of its
-// parts (header, ids, hashes, rows, checksum) and checks that the damage
-// is found, whatever uses the index first: opening (structure, or a log
-// to replay), the first search (which sums the rows as it scans them),
-// an update, a compaction, or a rebuild (which then reuses no row).
+// parts (header, ids, hashes, compact rows, rows, row checksums,
+// checksums) and checks that the damage is found, whatever uses the
+// index first: opening (structure, or a log to replay), the first search
+// (which sums the compact rows as it scans them and checks the rows of
+// its candidates), an update, a compaction, or a rebuild (which then
+// reuses no row). A search that does not read a damaged float32 row
+// (not a candidate) returns the undamaged index's results.
 func TestVectorsDamagedBase(t *testing.T) {
 	e := &letterEmbedder{model: "letters@1"}
 	var docs []Doc
@@ -523,8 +526,20 @@ func TestVectorsDamagedBase(t *testing.T) {
 		t.Fatal(err)
 	}
 	idsAt := len(vecMagic) + 4 + len(e.model) + 24
+	rowsAt := len(good) - 8 - 600*4 - 600*e.Dim()*4
+	compAt := rowsAt - 600*compactStride(e.Dim())
+	v0, _ := openVec(t, clean, e)
+	want, err := v0.SearchVector(letterVec(e, "abc"), 5)
+	if err != nil || len(want) == 0 {
+		t.Fatalf("clean search: %v, %v", want, err)
+	}
+	var top int // the row of the best hit
+	fmt.Sscanf(want[0].ID, "m%d", &top)
+	v0.Close()
 	places := map[string]int{"model": len(vecMagic) + 4, "generation": len(vecMagic) + 4 + len(e.model) + 4, "ids": idsAt + 3,
-		"hashes": idsAt + 600*7 + 8*300, "first row": len(good) - 4 - 600*e.Dim()*4, "last row": len(good) - 5, "checksum": len(good) - 2}
+		"hashes": idsAt + 600*7 + 8*300, "first compact row": compAt + 5, "last compact row": rowsAt - 1,
+		"first row": rowsAt, "last row": rowsAt + 600*e.Dim()*4 - 1, "best hit's row": rowsAt + top*e.Dim()*4 + 3,
+		"row checksums": len(good) - 8 - 600*4 + 13, "checksum": len(good) - 6, "row checksums' checksum": len(good) - 2}
 	uses := map[string]func(v *Vectors) error{
 		"search": func(v *Vectors) error { _, err := v.SearchVector(letterVec(e, "abc"), 5); return err },
 		"update": func(v *Vectors) error { return v.Update([]Doc{vdoc("m0001", "zzz")}, nil, 4) },
@@ -542,7 +557,18 @@ func TestVectorsDamagedBase(t *testing.T) {
 				t.Fatal(err)
 			}
 			v, ok := openVec(t, dir, e)
-			if ok {
+			if ok && use == "search" && (place == "first row" || place == "last row") {
+				// Found if read: the search then fails, or not read
+				// (not a candidate): its results are the undamaged ones.
+				got, err := v.SearchVector(letterVec(e, "abc"), 5)
+				if err == nil && reflect.DeepEqual(got, want) {
+					v.Close()
+					continue
+				}
+				if !errors.Is(err, ErrVectorsCorrupt) {
+					t.Errorf("%s damaged, then %s: %v, err %v; want the undamaged results or ErrVectorsCorrupt", place, use, got, err)
+				}
+			} else if ok {
 				if err := run(v); !errors.Is(err, ErrVectorsCorrupt) {
 					t.Errorf("%s damaged, then %s: err %v, want ErrVectorsCorrupt", place, use, err)
 				}

@@ -1,0 +1,317 @@
+package index
+
+import (
+	"context"
+	"hash/crc32"
+	"math"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strconv"
+	"testing"
+
+	"github.com/viterin/vek/vek32"
+
+	"github.com/gloss-dev/gloss/embed"
+)
+
+// TestDotI8 checks dotI8 (the AVX2 assembly where the CPU has it)
+// against the sum in int64, at the extremes of both ranges and with
+// random values, for every length the compact rows use up to 512.
+func TestDotI8(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	for n := 16; n <= 512; n += 16 {
+		for trial := range 20 {
+			q, x := make([]int16, n), make([]int8, n+int(r.Int31n(3)))
+			for j := range q {
+				switch trial {
+				case 0:
+					q[j], x[j] = 32767, 127
+				case 1:
+					q[j], x[j] = -32767, 127
+				default:
+					q[j], x[j] = int16(r.Intn(65535)-32767), int8(r.Intn(255)-127)
+				}
+			}
+			qmax := min(32767, math.MaxInt32/(127*n))
+			for j := range q {
+				q[j] = int16(max(-qmax, min(qmax, int(q[j]))))
+			}
+			var want int64
+			for j := range q {
+				want += int64(q[j]) * int64(x[j])
+			}
+			if got := dotI8(q, x); int64(got) != want {
+				t.Fatalf("n %d trial %d: dotI8 %d, want %d", n, trial, got, want)
+			}
+			if got := dotI8Go(q, x); int64(got) != want {
+				t.Fatalf("n %d trial %d: dotI8Go %d, want %d", n, trial, got, want)
+			}
+		}
+	}
+}
+
+// tableEmbedder embeds a text that is a decimal number k as vecs[k].
+type tableEmbedder struct {
+	vecs [][]float32
+}
+
+func (e *tableEmbedder) Model() string { return "table@1" }
+func (e *tableEmbedder) Dim() int      { return len(e.vecs[0]) }
+func (e *tableEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, s := range texts {
+		k, err := strconv.Atoi(s)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = append([]float32(nil), e.vecs[k]...)
+	}
+	return out, nil
+}
+
+// clustered returns n unit vectors of dimension dim around 12 centres,
+// a tenth of them exact copies of an earlier one (tied scores) and one
+// zero vector.
+func clustered(r *rand.Rand, n, dim int) [][]float32 {
+	centres := make([][]float32, 12)
+	for i := range centres {
+		centres[i] = make([]float32, dim)
+		for j := range centres[i] {
+			centres[i][j] = float32(r.NormFloat64())
+		}
+	}
+	out := make([][]float32, n)
+	for i := range out {
+		if i > 0 && r.Intn(10) == 0 {
+			out[i] = append([]float32(nil), out[r.Intn(i)]...)
+			continue
+		}
+		c := centres[r.Intn(len(centres))]
+		v := make([]float32, dim)
+		for j := range v {
+			v[j] = c[j] + float32(0.3*r.NormFloat64())
+		}
+		embed.Normalize(v)
+		out[i] = v
+	}
+	out[n/2] = make([]float32, dim)
+	return out
+}
+
+// stored returns v as the index stores it (normalised again).
+func stored(v []float32) []float32 {
+	v = append([]float32(nil), v...)
+	embed.Normalize(v)
+	return v
+}
+
+// exactTop is the exact scan by definition: every row's vek32.Dot with
+// q, hits > 0, best first, ties by id, at most limit.
+func exactTop(rows map[string][]float32, q []float32, limit int) []Scored {
+	var all []Scored
+	for id, v := range rows {
+		if x := vek32.Dot(q, v); x > 0 {
+			all = append(all, Scored{ID: id, Score: float64(x)})
+		}
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].Score != all[j].Score {
+			return all[i].Score > all[j].Score
+		}
+		return all[i].ID < all[j].ID
+	})
+	if len(all) > limit {
+		all = all[:limit]
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	return all
+}
+
+// TestCompactScanExact checks that a search through the compact rows
+// returns exactly the results of scoring every row (ids, order and
+// float32 scores), on clustered vectors with ties, for a mapped base,
+// after updates that rewrite, add and delete rows (deletions move other
+// rows into the compact block's places), after reopening (replaying
+// those updates from the log, which checks only the int8 rows) and after
+// a compaction then (which checks every row); also that the search scored far fewer
+// rows exactly than there are.
+func TestCompactScanExact(t *testing.T) {
+	for _, dim := range []int{20, 192} {
+		r := rand.New(rand.NewSource(int64(dim)))
+		const n = 3000
+		e := &tableEmbedder{vecs: clustered(r, n+400, dim)}
+		rows := map[string][]float32{}
+		var docs []Doc
+		for k := range n {
+			id := "m" + strconv.Itoa(k)
+			docs = append(docs, vdoc(id, strconv.Itoa(k)))
+			rows[id] = stored(e.vecs[k])
+		}
+		dir := t.TempDir()
+		v, _ := openVec(t, dir, e)
+		if err := v.Rebuild(docs, 1); err != nil {
+			t.Fatal(err)
+		}
+		v.Close()
+		queries := [][]float32{e.vecs[0], e.vecs[7], e.vecs[n/2]} // rows themselves: ties at the top; the zero row
+		for range 30 {                                            // near the rows
+			q := append([]float32(nil), e.vecs[r.Intn(n)]...)
+			for j := range q {
+				q[j] += float32(0.1 * r.NormFloat64())
+			}
+			embed.Normalize(q)
+			queries = append(queries, q)
+		}
+		queries = append(queries, clustered(r, 4, dim)[1]) // about unrelated to every row
+		check := func(stage string, v *Vectors) {
+			t.Helper()
+			if len(v.st.comp) == 0 {
+				t.Fatalf("dim %d, %s: no compact rows", dim, stage)
+			}
+			for qi, q := range queries {
+				for _, limit := range []int{1, 3, 40, 5000} {
+					got, err := v.SearchVector(q, limit)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if want := exactTop(rows, q, limit); !reflect.DeepEqual(got, want) {
+						for i := range min(len(got), len(want)) {
+							if got[i] != want[i] {
+								t.Logf("at %d: got %v want %v", i, got[i:min(i+3, len(got))], want[i:min(i+3, len(want))])
+								break
+							}
+						}
+						t.Fatalf("dim %d, %s, query %d, limit %d: got %d hits, want %d; first %v / %v", dim, stage, qi, limit, len(got), len(want), got[:min(3, len(got))], want[:min(3, len(want))])
+					}
+				}
+				if cands, _ := v.st.compactCandidates(q, 40, nil); qi > 2 && len(cands) > n/4 {
+					t.Errorf("dim %d, %s, query %d: %d of %d rows scored exactly", dim, stage, qi, len(cands), n)
+				}
+			}
+		}
+		v = openVecOK(t, dir, e)
+		check("mapped base", v)
+		// Delete base rows alone (base rows move into their places),
+		// then rewrite base rows, add rows, delete base rows and added
+		// rows.
+		var first []string
+		for k := 0; k < 20; k++ {
+			id := "m" + strconv.Itoa(10+37*k)
+			first = append(first, id)
+			delete(rows, id)
+		}
+		if err := v.Update(nil, first, 2); err != nil {
+			t.Fatal(err)
+		}
+		var upd []Doc
+		var del []string
+		for k := 0; k < 200; k++ {
+			id := "m" + strconv.Itoa(r.Intn(n))
+			if _, ok := rows[id]; !ok {
+				continue
+			}
+			if k%3 == 0 {
+				del = append(del, id)
+				delete(rows, id)
+				continue
+			}
+			text := strconv.Itoa(n + k)
+			upd = append(upd, vdoc(id, text))
+			rows[id] = stored(e.vecs[n+k])
+		}
+		for k := 200; k < 400; k++ {
+			id := "n" + strconv.Itoa(k)
+			upd = append(upd, vdoc(id, strconv.Itoa(n+k)))
+			rows[id] = stored(e.vecs[n+k])
+		}
+		if err := v.Update(upd, del, 3); err != nil {
+			t.Fatal(err)
+		}
+		if err := v.Update(nil, []string{"n201", "n399", "m1"}, 4); err != nil {
+			t.Fatal(err)
+		}
+		delete(rows, "n201")
+		delete(rows, "n399")
+		delete(rows, "m1")
+		check("updated", v)
+		v.Close()
+		v = openVecOK(t, dir, e)
+		check("log replayed", v)
+		// The replay kept each float32 row's CRC-32 current (setRow,
+		// moveRow): verifying all of them before a compaction finds
+		// no damage.
+		v.logRecs = 1 << 20 // as if the log were long
+		if err := v.CompactLog(); err != nil {
+			t.Fatalf("dim %d: compaction after the replay: %v", dim, err)
+		}
+		check("compacted", v)
+		v.Close()
+	}
+}
+
+// TestVectorsReadsV2 opens a base file of the previous format
+// (GLOSSVX2: no compact rows, one CRC-32), which it searches as written
+// and rewrites in the current format.
+func TestVectorsReadsV2(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	e := &tableEmbedder{vecs: clustered(r, 300, 24)}
+	rows := map[string][]float32{}
+	var b []byte
+	b = append(b, vecMagicV2...)
+	b = le.AppendUint32(b, uint32(len(e.Model())))
+	b = append(b, e.Model()...)
+	b = le.AppendUint32(b, 24)
+	b = le.AppendUint64(b, 9) // generation
+	b = le.AppendUint64(b, 4) // epoch
+	b = le.AppendUint32(b, 300)
+	for k := range 300 {
+		id := "m" + strconv.Itoa(k)
+		rows[id] = e.vecs[k]
+		b = le.AppendUint16(b, uint16(len(id)))
+		b = append(b, id...)
+	}
+	for k := range 300 {
+		b = le.AppendUint64(b, textHash(strconv.Itoa(k)))
+	}
+	b = append(b, make([]byte, pad4(len(b)))...)
+	for k := range 300 {
+		for _, x := range e.vecs[k] {
+			b = le.AppendUint32(b, math.Float32bits(x))
+		}
+	}
+	b = le.AppendUint32(b, crc32.ChecksumIEEE(b))
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, vecBaseFile), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	v := openVecOK(t, dir, e)
+	if g, known := v.Generation(); g != 9 || !known {
+		t.Fatalf("generation %d, %v; want 9", g, known)
+	}
+	got, err := v.SearchVector(e.vecs[5], 10)
+	if err != nil || !reflect.DeepEqual(got, exactTop(rows, e.vecs[5], 10)) {
+		t.Fatalf("search: %v, %v", got, err)
+	}
+	v.Close()
+	data, err := os.ReadFile(filepath.Join(dir, vecBaseFile))
+	if err != nil || string(data[:len(vecMagic)]) != vecMagic {
+		t.Fatalf("base not rewritten in the current format: %q, %v", data[:min(len(data), 8)], err)
+	}
+	v = openVecOK(t, dir, e)
+	if len(v.st.comp) == 0 {
+		t.Fatal("rewritten base has no compact rows")
+	}
+	got2, err := v.SearchVector(e.vecs[5], 10)
+	if err != nil || !reflect.DeepEqual(got2, got) {
+		t.Fatalf("search after rewriting: %v, %v; want %v", got2, err, got)
+	}
+	// An unchanged text is not embedded again: the hashes were kept.
+	if vecs, _, err := v.embedMissing(context.Background(), []Doc{vdoc("m3", "3")}, false); err != nil || !reflect.DeepEqual(vecs[0], e.vecs[3]) {
+		t.Fatalf("row of m3: %v, %v", vecs, err)
+	}
+}
