@@ -215,6 +215,9 @@ type indexWriter struct {
 	progress    func(done, total int)
 	done, total int
 	flushed     time.Time // last commit (flush)
+	// paths are the files whose records b writes or deletes, told to the
+	// store's definition table after the commit (Store.filesWritten).
+	paths []string
 }
 
 func (w *indexWriter) flush(final bool) error {
@@ -225,7 +228,12 @@ func (w *indexWriter) flush(final bool) error {
 	if final {
 		opt = pebble.Sync
 	}
-	if err := w.store.Commit(w.b, opt); err != nil {
+	err := w.store.Commit(w.b, opt)
+	if len(w.paths) > 0 {
+		w.store.filesWritten(w.paths)
+		w.paths = nil
+	}
+	if err != nil {
 		return fmt.Errorf("write index: %w", err)
 	}
 	w.b = w.store.pdb().NewBatch()
@@ -253,8 +261,9 @@ func (w *indexWriter) apply(results <-chan parseResult, st *Stats) error {
 		if res.skip != "" {
 			st.Skipped[res.skip]++
 			if res.rec != nil { // previously indexed, now skipped
-				if old, _ := w.store.File(res.rec.Path); old != nil {
+				if old, _ := w.store.storedFile(res.rec.Path); old != nil {
 					deleteFileKeys(w.b, old)
+					w.paths = append(w.paths, old.Path)
 					deleteTokens(w.b, old.Path)
 					st.Changed = append(st.Changed, res.rec.Path)
 				}
@@ -274,7 +283,7 @@ func (w *indexWriter) apply(results <-chan parseResult, st *Stats) error {
 			st.ParsedBytes += res.rec.Size
 			st.Changed = append(st.Changed, res.rec.Path)
 		}
-		old, err := w.store.File(res.rec.Path)
+		old, err := w.store.storedFile(res.rec.Path)
 		if err != nil {
 			return err
 		}
@@ -287,6 +296,7 @@ func (w *indexWriter) apply(results <-chan parseResult, st *Stats) error {
 		if err := putFile(w.b, old, res.rec, res.toks); err != nil {
 			return err
 		}
+		w.paths = append(w.paths, res.rec.Path)
 		if w.b.Len() > 4<<20 || time.Since(w.flushed) > time.Second {
 			// Readers (a hover during a background run) see what is
 			// indexed so far.
@@ -309,12 +319,13 @@ const largeParseBytes = 128 << 10
 // anything changed, and commits durably.
 func (w *indexWriter) finish(removed []string, st *Stats) error {
 	for _, p := range removed {
-		old, err := w.store.File(p)
+		old, err := w.store.storedFile(p)
 		if err != nil {
 			return err
 		}
 		if old != nil {
 			deleteFileKeys(w.b, old)
+			w.paths = append(w.paths, p)
 			deleteTokens(w.b, p)
 			st.Removed++
 			st.Changed = append(st.Changed, p)
