@@ -257,7 +257,8 @@ func (p *Pool) Open(root string) error {
 // of a daemon's start and first 300 queries, issue #15); this reads the
 // scope of each binary summary only. Then it warms the workspace's place
 // table for the graph ranker (WarmPlaces), the store's definition table
-// (index.Store.WarmDefinitions) and its in-memory BM25 index
+// (index.Store.WarmDefinitions), the code ranker's in-memory BM25 index
+// (WarmCode) and its in-memory BM25 index
 // for the text ranker (WarmText), and does the retraining of the built-in
 // embedder that writes and checks deferred (RetrainDeferred).
 func (p *Pool) Check(ctx context.Context, root string) error {
@@ -275,6 +276,9 @@ func (p *Pool) Check(ctx context.Context, root string) error {
 		return err
 	}
 	if err := sw.w.Store.WarmDefinitions(); err != nil {
+		return err
+	}
+	if err := sw.w.WarmCode(ctx); err != nil {
 		return err
 	}
 	if err := sw.w.WarmText(ctx); err != nil {
