@@ -434,8 +434,10 @@ func codeFieldNames() []string {
 // Bluge scored every posting of every query term, 1.6 ms of a settled
 // daemon search's CPU at load (docs/benchmarks.md). Its rankings are
 // Bluge's (same fields, analysis, boosts and BM25 arithmetic:
-// TestBM25MatchesBluge); every later change of the index (a re-index, an
-// unsaved buffer) is applied to both. The daemon calls it once after its
+// TestBM25MatchesBluge, TestWarmCodeMatchesBluge); every later change
+// of the index (a re-index, an unsaved buffer) is applied to both, after
+// which the BM25 statistics may part as the text ranker's do (textTable:
+// deleted documents count until a compaction or a Bluge merge). The daemon calls it once after its
 // warm-up check; a CLI process never does. It returns the error of
 // opening, updating or reading the index.
 func (w *Workspace) WarmCode(ctx context.Context) (err error) {
