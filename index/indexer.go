@@ -235,6 +235,9 @@ type indexWriter struct {
 	progress    func(done, total int)
 	done, total int
 	flushed     time.Time // last commit (flush)
+	// paths are the files whose records b writes or deletes, told to the
+	// store's definition table after the commit (Store.filesWritten).
+	paths []string
 }
 
 func (w *indexWriter) flush(final bool) error {
@@ -248,7 +251,12 @@ func (w *indexWriter) flush(final bool) error {
 	if final {
 		opt = pebble.Sync
 	}
-	if err := w.store.Commit(w.b, opt); err != nil {
+	err := w.store.Commit(w.b, opt)
+	if len(w.paths) > 0 {
+		w.store.filesWritten(w.paths)
+		w.paths = nil
+	}
+	if err != nil {
 		return fmt.Errorf("write index: %w", err)
 	}
 	w.b = w.store.pdb().NewBatch()
@@ -276,6 +284,10 @@ func (w *indexWriter) flushBulk(final bool) error {
 		err = w.commitHeld(final)
 	}
 	w.held, w.heldBytes = nil, 0
+	if len(w.paths) > 0 { // as flush: the definition table re-reads them
+		w.store.filesWritten(w.paths)
+		w.paths = nil
+	}
 	if err != nil {
 		return fmt.Errorf("write index: %w", err)
 	}
@@ -323,8 +335,9 @@ func (w *indexWriter) apply(results <-chan parseResult, st *Stats) error {
 		if res.skip != "" {
 			st.Skipped[res.skip]++
 			if res.rec != nil { // previously indexed, now skipped
-				if old, _ := w.store.File(res.rec.Path); old != nil {
+				if old, _ := w.store.storedFile(res.rec.Path); old != nil {
 					deleteFileKeys(w.b, old)
+					w.paths = append(w.paths, old.Path)
 					deleteTokens(w.b, old.Path)
 					st.Changed = append(st.Changed, res.rec.Path)
 				}
@@ -344,7 +357,7 @@ func (w *indexWriter) apply(results <-chan parseResult, st *Stats) error {
 			st.ParsedBytes += res.rec.Size
 			st.Changed = append(st.Changed, res.rec.Path)
 		}
-		old, err := w.store.File(res.rec.Path)
+		old, err := w.store.storedFile(res.rec.Path)
 		if err != nil {
 			return err
 		}
@@ -357,6 +370,7 @@ func (w *indexWriter) apply(results <-chan parseResult, st *Stats) error {
 		if err := putFile(w.b, old, res.rec, res.toks); err != nil {
 			return err
 		}
+		w.paths = append(w.paths, res.rec.Path)
 		if w.b.Len() > bulkBatchBytes || (!w.bulk && time.Since(w.flushed) > time.Second) {
 			// Readers (a hover during a background run) see what is
 			// indexed so far.
@@ -383,12 +397,13 @@ const largeParseBytes = 128 << 10
 // anything changed, and commits durably.
 func (w *indexWriter) finish(removed []string, st *Stats) error {
 	for _, p := range removed {
-		old, err := w.store.File(p)
+		old, err := w.store.storedFile(p)
 		if err != nil {
 			return err
 		}
 		if old != nil {
 			deleteFileKeys(w.b, old)
+			w.paths = append(w.paths, p)
 			deleteTokens(w.b, p)
 			st.Removed++
 			st.Changed = append(st.Changed, p)

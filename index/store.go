@@ -48,6 +48,8 @@ type Store struct {
 	fs  vfs.FS
 	// records caches decoded file records (File).
 	records *decodecache.Cache[*FileRecord] // newRecordCache
+	// defs is the definition table of a daemon (WarmDefinitions).
+	defs defTables
 	// cacheBytes is the size of the block cache it was opened with
 	// (OpenStoreCache), which Reopen keeps.
 	cacheBytes int64
@@ -306,10 +308,23 @@ type FileRecord struct {
 }
 
 // File returns the stored record of path, or (nil, nil) when it is not
-// indexed. Records are decoded once per stored version (recordCache): the
-// caller may append to the record's slices but must not modify their
-// elements in place.
+// indexed. Records are decoded once per stored version (recordCache, or
+// the definition table once WarmDefinitions built it): the caller may
+// append to the record's slices but must not modify their elements in
+// place.
 func (s *Store) File(path string) (rec *FileRecord, err error) {
+	if t := s.table(); t != nil {
+		if r := t.files[path]; r != nil {
+			return r.shared(), nil
+		}
+		return nil, nil
+	}
+	return s.storedFile(path)
+}
+
+// storedFile is File read from Pebble, whether or not a definition table
+// is kept: the indexer's reads of the records it replaces.
+func (s *Store) storedFile(path string) (rec *FileRecord, err error) {
 	return s.readFile(path, func(val []byte) (*FileRecord, error) {
 		if r, ok := s.records.Get(path, val); ok {
 			return r, nil
@@ -562,12 +577,22 @@ func (s *Store) BodyHashSites(hash string) ([]Site, error) {
 
 // DefsByName returns the definitions named name (exact, case-sensitive).
 func (s *Store) DefsByName(name string) ([]Definition, error) {
+	if t := s.table(); t != nil {
+		return t.defsByName(name), nil
+	}
 	return s.lookup(prefixName, name)
 }
 
 // NameCount returns the number of definitions named name, counting keys
 // only and stopping at limit.
 func (s *Store) NameCount(name string, limit int) (int, error) {
+	if t := s.table(); t != nil {
+		n := len(t.names[name])
+		if n > limit {
+			n = max(limit, 1) // the scan counts a key before it compares
+		}
+		return n, nil
+	}
 	n := 0
 	stop := errors.New("limit")
 	err := Scan(s.pdb(), func([]string, []byte) error {

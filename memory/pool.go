@@ -256,7 +256,9 @@ func (p *Pool) Open(root string) error {
 // decodes every memory record (at 100,000 memories 5 of the 15 CPU-s
 // of a daemon's start and first 300 queries, issue #15); this reads the
 // scope of each binary summary only. Then it warms the workspace's place
-// table for the graph ranker (WarmPlaces) and its in-memory BM25 index
+// table for the graph ranker (WarmPlaces), the store's definition table
+// (index.Store.WarmDefinitions), the code ranker's in-memory BM25 index
+// (WarmCode) and its in-memory BM25 index
 // for the text ranker (WarmText), and does the retraining of the built-in
 // embedder that writes and checks deferred (RetrainDeferred), or the
 // re-embedding for a changed embedder (ReembedChanged).
@@ -272,6 +274,12 @@ func (p *Pool) Check(ctx context.Context, root string) error {
 		return err
 	}
 	if err := sw.w.WarmPlaces(); err != nil {
+		return err
+	}
+	if err := sw.w.Store.WarmDefinitions(); err != nil {
+		return err
+	}
+	if err := sw.w.WarmCode(ctx); err != nil {
 		return err
 	}
 	if err := sw.w.WarmText(ctx); err != nil {
