@@ -152,3 +152,35 @@ func TestDefinitionTableMatchesStore(t *testing.T) {
 		t.Errorf("DefsByName(Reopen) = %v, want the one in b/b.go", defs)
 	}
 }
+
+// TestDefinitionTableAfterBulkRun warms the table of an empty store (a
+// daemon started before the first index) and then runs a bulk first index
+// (RunOptions.Bulk: sorted tables ingested, no batch commit): the table
+// must answer as Pebble does, so a bulk ingest marks the paths it wrote.
+func TestDefinitionTableAfterBulkRun(t *testing.T) {
+	root := t.TempDir()
+	writeTreeAt(t, root, map[string]string{
+		"go.mod": "module example.com/app\n\ngo 1.22\n",
+		"a/a.go": "package a\n\n// Open opens.\nfunc Open() int { return 1 }\n",
+		"b/b.go": "package b\n\n// Open is another Open.\nfunc Open() {}\n\nfunc Close() {}\n",
+	}, time.Now().Add(-time.Hour))
+	st, err := OpenStore(filepath.Join(t.TempDir(), "pebble"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.WarmDefinitions(); err != nil {
+		t.Fatal(err)
+	}
+	if defs, _ := st.DefsByName("Open"); len(defs) != 0 {
+		t.Fatalf("DefsByName(Open) on an empty store = %d definitions", len(defs))
+	}
+	ix := &Indexer{Root: root, Store: st, Project: NewProject(root)}
+	if _, err := ix.Run(context.Background(), RunOptions{Bulk: true}); err != nil {
+		t.Fatal(err)
+	}
+	checkTable(t, st, []string{"a/a.go", "b/b.go", "missing.go"}, []string{"Open", "Close", "nothing"})
+	if defs, _ := st.DefsByName("Open"); len(defs) != 2 {
+		t.Fatalf("DefsByName(Open) after a bulk run = %d definitions, want 2", len(defs))
+	}
+}
