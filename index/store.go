@@ -109,9 +109,9 @@ const (
 // levels under level 0 (Pebble adds one each time the lowest outgrows
 // LBaseMaxBytes, 64 MiB), and each compaction out of level 0 rewrote the
 // part of the level below that the flushed tables overlap, which the
-// memory index keys (by path, symbol, relation) do almost everywhere: 20,000 memories on prometheus
-// rewrote 208 MB in 18 compactions with the default, 61 MB in 3 with 16
-// (docs/benchmarks.md, branch in10). The cost is read amplification of up
+// memory index keys (by path, symbol, relation) do almost everywhere:
+// 20,000 memories on prometheus rewrote 208 MB in 18 compactions with the
+// default, 61 MB in 3 with 16 (docs/benchmarks.md, branch in10). The cost is read amplification of up
 // to 16 level-0 tables for reads during the write, and up to 15 tables
 // left in level 0, compacted by the next process that opens the store
 // for writing. Memory and durability are as with OpenStore: the memtable
