@@ -53,6 +53,9 @@ type Store struct {
 	// cacheBytes is the size of the block cache it was opened with
 	// (OpenStoreCache), which Reopen keeps.
 	cacheBytes int64
+	// bulk is set for a store opened with OpenStoreBulk, which Reopen
+	// keeps.
+	bulk bool
 }
 
 // pdb returns the current Pebble database.
@@ -89,12 +92,49 @@ func OpenStore(dir string, fs vfs.FS) (st *Store, err error) {
 // filled with blocks of file records read once per batch call and made
 // about a tenth of the peak resident set. Reopen keeps the size.
 func OpenStoreCache(dir string, fs vfs.FS, cacheBytes int64) (st *Store, err error) {
+	return openStore(dir, fs, cacheBytes, false)
+}
+
+// Bulk-load L0 thresholds of OpenStoreBulk (pebble.Options; Pebble's
+// defaults are 4, 500 and 12): a compaction out of level 0 starts at 16
+// sublevels (or 2,000 files), writes stall at 48.
+const (
+	bulkL0CompactionThreshold     = 16
+	bulkL0CompactionFileThreshold = 2000
+	bulkL0StopWritesThreshold     = 48
+)
+
+// OpenStoreBulk is OpenStoreCache for a process that mostly writes, such
+// as `gloss remember --batch`: level 0 is compacted into the level below
+// after 16 flushed memtables rather than Pebble's default of 4
+// (bulkL0CompactionThreshold). A store of gloss's size has one or two
+// levels under level 0 (Pebble adds one each time the lowest outgrows
+// LBaseMaxBytes, 64 MiB), and each compaction out of level 0 rewrote the
+// part of the level below that the flushed tables overlap, which the
+// memory index keys (by path, symbol, relation) do almost everywhere:
+// 20,000 memories on prometheus rewrote 208 MB in 18 compactions with the
+// default, 61 MB in 3 with 16 (docs/benchmarks.md, branch in10). The cost is read amplification of up
+// to 16 level-0 tables for reads during the write, and up to 15 tables
+// left in level 0, compacted by the next process that opens the store
+// for writing. Memory and durability are as with OpenStore: the memtable
+// keeps Pebble's default size (4 MiB), and every synced commit is in the
+// write-ahead log. Reopen keeps the options.
+func OpenStoreBulk(dir string, fs vfs.FS, cacheBytes int64) (st *Store, err error) {
+	return openStore(dir, fs, cacheBytes, true)
+}
+
+func openStore(dir string, fs vfs.FS, cacheBytes int64, bulk bool) (st *Store, err error) {
 	if cacheBytes <= 0 {
 		cacheBytes = StoreCacheBytes
 	}
 	cache := pebble.NewCache(cacheBytes)
 	defer cache.Unref() // the database holds its own reference
 	opts := &pebble.Options{Logger: quietLogger{}, EventListener: corruptionListener(), Cache: cache}
+	if bulk {
+		opts.L0CompactionThreshold = bulkL0CompactionThreshold
+		opts.L0CompactionFileThreshold = bulkL0CompactionFileThreshold
+		opts.L0StopWritesThreshold = bulkL0StopWritesThreshold
+	}
 	if fs != nil {
 		opts.FS = fs
 	} else {
@@ -116,7 +156,7 @@ func OpenStoreCache(dir string, fs vfs.FS, cacheBytes int64) (st *Store, err err
 		}
 		return nil, fmt.Errorf("open store %s: %w", dir, err)
 	}
-	s := &Store{dir: dir, fs: fs, records: newRecordCache(), cacheBytes: cacheBytes}
+	s := &Store{dir: dir, fs: fs, records: newRecordCache(), cacheBytes: cacheBytes, bulk: bulk}
 	s.db.Store(db)
 	// Close through s.Close from here on: closing a damaged database can
 	// panic too.

@@ -1,8 +1,10 @@
 package index
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // TestOpenStoreCacheKeepsSizeOnReopen opens a store with a small block
@@ -44,5 +46,69 @@ func TestOpenStoreCacheKeepsSizeOnReopen(t *testing.T) {
 	defer s.Close()
 	if s.cacheBytes != StoreCacheBytes {
 		t.Fatalf("cacheBytes = %d, want StoreCacheBytes", s.cacheBytes)
+	}
+}
+
+// l0Tables returns how many sstables level 0 of the store holds.
+func l0Tables(s *Store) int64 { return s.pdb().Metrics().Levels[0].TablesCount }
+
+// TestOpenStoreBulkSpacesL0Compactions flushes six small memory writes to
+// six level-0 tables, in a store opened with OpenStoreBulk (and reopened,
+// as after a write failure: the options are kept) and in one opened with
+// OpenStoreCache: the bulk store keeps the six tables (no compaction
+// before 16), the default one compacts level 0 (Pebble's threshold, 4),
+// which the test waits for. Every write is readable in both.
+func TestOpenStoreBulkSpacesL0Compactions(t *testing.T) {
+	for _, bulk := range []bool{false, true} {
+		dir := filepath.Join(t.TempDir(), "store")
+		open := OpenStoreCache
+		if bulk {
+			open = OpenStoreBulk
+		}
+		s, err := open(dir, nil, 1<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Reopen(); err != nil {
+			t.Fatal(err)
+		}
+		if s.bulk != bulk {
+			t.Fatalf("after Reopen bulk = %v, want %v", s.bulk, bulk)
+		}
+		before := l0Tables(s)
+		const writes = 6
+		for i := range writes {
+			id := fmt.Sprintf("m%d", i)
+			b := s.NewMemoryBatch()
+			if err := b.Put(id, []byte(`{"id":"`+id+`"}`), []string{"a.go"}, nil); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := b.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.pdb().Flush(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if bulk {
+			if n := l0Tables(s); n != before+writes {
+				t.Errorf("bulk store: %d level-0 tables after %d flushes (from %d), want every one kept", n, writes, before)
+			}
+		} else {
+			deadline := time.Now().Add(60 * time.Second)
+			for l0Tables(s) >= 4 && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if n := l0Tables(s); n >= 4 {
+				t.Errorf("default store: %d level-0 tables a minute after %d flushes, want them compacted", n, writes)
+			}
+		}
+		ids, err := s.MemoryIDsAt("a.go")
+		if err != nil || len(ids) != writes {
+			t.Errorf("bulk=%v: MemoryIDsAt = %v, %v; want %d ids", bulk, ids, err, writes)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -41,7 +41,7 @@ func (s *Store) Reopen() error {
 		defer func() { _ = recover() }()
 		_ = old.Close()
 	}()
-	ns, err := OpenStoreCache(s.dir, s.fs, s.cacheBytes)
+	ns, err := openStore(s.dir, s.fs, s.cacheBytes, s.bulk)
 	if err == nil {
 		s.db.Store(ns.pdb())
 		return nil

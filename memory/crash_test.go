@@ -18,10 +18,12 @@ import (
 
 // TestMain lets this test binary act as a writer process for the crash
 // test: with GLOSS_CRASH_CHILD set it remembers memories in a loop,
-// printing each id only after Remember returned (the acknowledgement).
+// printing each id only after Remember returned (the acknowledgement);
+// GLOSS_CRASH_BULK=1 opens its store as `remember --batch` does
+// (memory.Options.StoreBulk).
 func TestMain(m *testing.M) {
 	if dir := os.Getenv("GLOSS_CRASH_CHILD"); dir != "" {
-		w, err := memory.Open(dir, memory.Options{})
+		w, err := memory.Open(dir, memory.Options{StoreBulk: os.Getenv("GLOSS_CRASH_BULK") == "1"})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
@@ -40,8 +42,15 @@ func TestMain(m *testing.M) {
 
 // TestCrashKeepsAcknowledged kills a writer process with SIGKILL while it
 // is remembering and checks that every memory it acknowledged is in the
-// store afterwards, and that the store opens cleanly.
+// store afterwards, and that the store opens cleanly: with Pebble's
+// default options and with the bulk ones of `remember --batch`.
 func TestCrashKeepsAcknowledged(t *testing.T) {
+	for _, bulk := range []bool{false, true} {
+		t.Run(fmt.Sprintf("bulk=%v", bulk), func(t *testing.T) { crashKeepsAcknowledged(t, bulk) })
+	}
+}
+
+func crashKeepsAcknowledged(t *testing.T, bulk bool) {
 	testutil.Hermetic(t)
 	repo := testutil.InitRepo(t)
 	testutil.WriteFiles(t, repo, map[string]string{"a.go": "package a\n\nfunc A() int {\n\treturn 1\n}\n"})
@@ -49,7 +58,7 @@ func TestCrashKeepsAcknowledged(t *testing.T) {
 	var acked []string
 	for round := 0; round < 3; round++ {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), "GLOSS_CRASH_CHILD="+repo)
+		cmd.Env = append(os.Environ(), "GLOSS_CRASH_CHILD="+repo, "GLOSS_CRASH_BULK="+map[bool]string{false: "0", true: "1"}[bulk])
 		stdout, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)

@@ -33,7 +33,11 @@ func openStore(dir string, opts Options) (st *index.Store, ro bool, err error) {
 			return nil, false, err
 		}
 	}
-	st, err = index.OpenStoreCache(dir, opts.StoreFS, opts.StoreCacheBytes)
+	if opts.StoreBulk {
+		st, err = index.OpenStoreBulk(dir, opts.StoreFS, opts.StoreCacheBytes)
+	} else {
+		st, err = index.OpenStoreCache(dir, opts.StoreFS, opts.StoreCacheBytes)
+	}
 	return st, false, err
 }
 

@@ -64,6 +64,10 @@ type Options struct {
 	// small one: it reads each block about once, and the default made
 	// about 30 MiB of its peak resident set.
 	StoreCacheBytes int64
+	// StoreBulk opens a store for writing with Pebble's level-0
+	// compactions spaced for a bulk write (index.OpenStoreBulk), as
+	// `gloss remember --batch` does.
+	StoreBulk bool
 }
 
 // Workspace is one project root with its isolated store: the engine API

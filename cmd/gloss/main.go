@@ -55,6 +55,9 @@ type globals struct {
 	// opens for writing (memory.Options.StoreCacheBytes); 0 is the
 	// default. `remember --batch` sets batchStoreCacheBytes.
 	storeCache int64
+	// storeBulk opens a store this process writes to for a bulk write
+	// (memory.Options.StoreBulk); `remember --batch` sets it.
+	storeBulk bool
 }
 
 // readOnlyVerbs are the verbs that only read the store. Without a daemon

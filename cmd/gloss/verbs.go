@@ -22,7 +22,7 @@ func (g *globals) open(dir string) (*memory.Workspace, error) {
 	if dir == "" {
 		dir = g.dir
 	}
-	return memory.Open(dir, memory.Options{MaxFileSize: g.maxSize, Force: g.force, ReadOnly: g.readOnly, StoreCacheBytes: g.storeCache, Warn: func(err error) {
+	return memory.Open(dir, memory.Options{MaxFileSize: g.maxSize, Force: g.force, ReadOnly: g.readOnly, StoreCacheBytes: g.storeCache, StoreBulk: g.storeBulk, Warn: func(err error) {
 		fmt.Fprintln(os.Stderr, "gloss: warning:", err)
 	}})
 }
@@ -166,7 +166,7 @@ and with --json prints one JSON object per line, in input order, each with "id"
 				return fmt.Errorf("--batch takes no TEXT, --at or --symbol")
 			}
 			if batch != "" {
-				g.storeCache = batchStoreCacheBytes
+				g.storeCache, g.storeBulk = batchStoreCacheBytes, true
 			}
 			b, err := g.connect(cmd.Context())
 			if err != nil {
