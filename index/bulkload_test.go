@@ -13,11 +13,11 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
-// bulkWorkspace writes a workspace of this package's Go sources and a few
-// Python files (definitions with preceding comments, docstrings and
-// imports) under a temporary directory and returns its root and a write
-// function for later edits.
-func bulkWorkspace(t *testing.T) (string, func(rel, content string)) {
+// sourcesWorkspace writes a workspace holding go.mod and this package's
+// Go sources (under index/) in a temporary directory and returns its root
+// and a write function (workspace-relative slash path, content) for more
+// files and later edits.
+func sourcesWorkspace(t *testing.T) (string, func(rel, content string)) {
 	t.Helper()
 	root := t.TempDir()
 	write := func(rel, content string) {
@@ -42,6 +42,14 @@ func bulkWorkspace(t *testing.T) (string, func(rel, content string)) {
 		}
 		write("index/"+p, string(b))
 	}
+	return root, write
+}
+
+// bulkWorkspace is sourcesWorkspace plus a few Python files (definitions
+// with preceding comments, docstrings and imports).
+func bulkWorkspace(t *testing.T) (string, func(rel, content string)) {
+	t.Helper()
+	root, write := sourcesWorkspace(t)
 	write("pkg/__init__.py", "")
 	write("pkg/app.py", "\"\"\"Module doc.\"\"\"\nimport os\nfrom pkg import util\n\n# Run runs.\n# Two lines.\ndef run():\n    return util.helper(os.getcwd())\n\nx = 1  # trailing\ndef after_trailing():\n    pass\n\n\n# Counter counts.\nclass Counter:\n    \"\"\"Counts.\"\"\"\n    # start is the first value.\n    start = 0\n\n    # inc adds one.\n    @staticmethod\n    def inc(n):\n        return n + 1\n")
 	write("pkg/util.py", "def helper(p):\n    # not a doc of anything\n    return p\n")

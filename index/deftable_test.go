@@ -14,14 +14,9 @@ import (
 // with a modification time of mtime.
 func writeTreeAt(t *testing.T, root string, files map[string]string, mtime time.Time) {
 	t.Helper()
-	for p, c := range files {
+	writeTree(t, root, files)
+	for p := range files {
 		abs := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(abs, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
 		if err := os.Chtimes(abs, mtime, mtime); err != nil {
 			t.Fatal(err)
 		}

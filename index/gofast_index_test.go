@@ -165,29 +165,7 @@ func storeDump(t *testing.T, st *Store) []string {
 // values; then edits, adds and removes files and checks the re-index
 // runs keep them identical.
 func TestIndexRunGoFastSameStore(t *testing.T) {
-	root := t.TempDir()
-	write := func(rel, content string) {
-		t.Helper()
-		abs := filepath.Join(root, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(abs, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("go.mod", "module example.com/m\n")
-	srcs, err := filepath.Glob("*.go")
-	if err != nil || len(srcs) < 20 {
-		t.Fatalf("this package's sources: %v, %v", srcs, err)
-	}
-	for _, p := range srcs {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		write("index/"+p, string(b))
-	}
+	root, write := sourcesWorkspace(t)
 	write("gen/gen.go", "package gen\n\nimport \"reflect\"\n\nvar T = reflect.TypeFor[int]()\n\nfunc Map[T any](x T) T { return x }\n\nfunc Use() int { return Map[int](1) + Map(2) }\n")
 	write("bad/bad.go", "package bad\n\nfunc Good() int { return f(1) }\n\nfunc Broken( {\n")
 	write("py/app.py", "import os\n\ndef run():\n    return os.getcwd()\n")

@@ -2,7 +2,9 @@ package memory
 
 import (
 	"context"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -417,16 +419,6 @@ func (w *Workspace) closeCode() (err error) {
 	return ft.Close()
 }
 
-// codeFieldNames returns codeFields' names, sorted.
-func codeFieldNames() []string {
-	names := make([]string, 0, len(codeFields))
-	for name := range codeFields {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	return names
-}
-
 // WarmCode loads the code-symbol full-text index (opened, or rebuilt when
 // out of step, and with the pending unsaved buffers applied) into an
 // in-memory BM25 index (index/bm25, MaxScore pruning) from which the
@@ -453,7 +445,7 @@ func (w *Workspace) WarmCode(ctx context.Context) (err error) {
 		ft.Invalidate()
 		return err
 	}
-	x, err := ft.LoadBM25(ctx, codeFieldNames())
+	x, err := ft.LoadBM25(ctx, slices.Sorted(maps.Keys(codeFields)))
 	if err != nil {
 		return err
 	}

@@ -236,8 +236,17 @@ func (w *Workspace) saveBuiltinState(s builtinState) error {
 // saveBuiltinStateIn writes s as the state file of the vectors directory
 // dir (atomically: temporary file, rename).
 func saveBuiltinStateIn(dir string, s builtinState) error {
-	data, _ := json.Marshal(s)
-	path := filepath.Join(dir, builtinStateFile)
+	return writeJSONAtomic(filepath.Join(dir, builtinStateFile), s)
+}
+
+// writeJSONAtomic writes v as JSON to path through a temporary file
+// renamed over it, so a reader sees the old file or the new one, never a
+// part (mode 0600).
+func writeJSONAtomic(path string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
 	if err := os.WriteFile(path+".tmp", data, 0o600); err != nil {
 		return err
 	}

@@ -86,12 +86,7 @@ func (w *Workspace) loadVectorsOwner() (vectorsOwner, bool) {
 // saveVectorsOwnerIn writes o as the owner file of the vectors directory
 // dir (atomically: temporary file, rename).
 func saveVectorsOwnerIn(dir string, o vectorsOwner) error {
-	data, _ := json.Marshal(o)
-	path := filepath.Join(dir, vectorsOwnerFile)
-	if err := os.WriteFile(path+".tmp", data, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(path+".tmp", path)
+	return writeJSONAtomic(filepath.Join(dir, vectorsOwnerFile), o)
 }
 
 // noteVectorsOwner records in the vectors directory that its vectors are

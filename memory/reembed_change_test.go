@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -42,23 +41,7 @@ func newGatedOpenAI(t *testing.T) *gatedOpenAI {
 			http.Error(w, `{"error":{"message":"server overloaded"}}`, http.StatusServiceUnavailable)
 			return
 		}
-		var req struct{ Input []string }
-		_ = json.NewDecoder(r.Body).Decode(&req)
-		type item struct {
-			Embedding []float32 `json:"embedding"`
-			Index     int       `json:"index"`
-		}
-		data := []item{}
-		for i, s := range req.Input {
-			v := make([]float32, 26)
-			for _, c := range strings.ToLower(s) {
-				if c >= 'a' && c <= 'z' {
-					v[c-'a']++
-				}
-			}
-			data = append(data, item{v, i})
-		}
-		_ = json.NewEncoder(w).Encode(map[string]any{"data": data})
+		writeLetterEmbeddings(w, r)
 	}))
 	t.Cleanup(func() {
 		select {

@@ -3,7 +3,8 @@ package memory
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/gloss-dev/gloss/index"
@@ -63,16 +64,6 @@ func (t *textTable) update(docs []index.Doc, deleted []string, gen uint64) {
 	t.gen = gen
 }
 
-// searchFieldNames returns searchFields' names, sorted.
-func searchFieldNames() []string {
-	names := make([]string, 0, len(searchFields))
-	for name := range searchFields {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	return names
-}
-
 // WarmText loads the full-text index of the memories into the
 // workspace's in-memory BM25 index (textTable), from which the text
 // ranker then answers; the daemon calls it once after its warm-up check.
@@ -98,7 +89,7 @@ func (w *Workspace) WarmText(ctx context.Context) error {
 	if g, known := ft.Generation(); !known || g != gen {
 		return fmt.Errorf("full-text index at generation %d, store at %d", g, gen)
 	}
-	x, err := ft.LoadBM25(ctx, searchFieldNames())
+	x, err := ft.LoadBM25(ctx, slices.Sorted(maps.Keys(searchFields)))
 	if err != nil {
 		return err
 	}

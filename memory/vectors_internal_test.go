@@ -224,23 +224,7 @@ func fakeOpenAI(t *testing.T) (*httptest.Server, *sync.Mutex, *bool) {
 			http.Error(w, `{"error":{"message":"loading model"}}`, http.StatusServiceUnavailable)
 			return
 		}
-		var req struct{ Input []string }
-		_ = json.NewDecoder(r.Body).Decode(&req)
-		type item struct {
-			Embedding []float32 `json:"embedding"`
-			Index     int       `json:"index"`
-		}
-		var data []item
-		for i, s := range req.Input {
-			v := make([]float32, 26)
-			for _, c := range strings.ToLower(s) {
-				if c >= 'a' && c <= 'z' {
-					v[c-'a']++
-				}
-			}
-			data = append(data, item{v, i})
-		}
-		_ = json.NewEncoder(w).Encode(map[string]any{"data": data})
+		writeLetterEmbeddings(w, r)
 	}))
 	t.Cleanup(srv.Close)
 	return srv, &mu, &down
@@ -474,4 +458,27 @@ func markRetrainDue(t *testing.T, w *Workspace, deferred bool) {
 	if err := w.saveBuiltinState(s); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// writeLetterEmbeddings answers an OpenAI-compatible /v1/embeddings
+// request ({"input": [...]}) with one 26-dimension vector per input: the
+// counts of the letters a–z in its lowercased text.
+func writeLetterEmbeddings(w http.ResponseWriter, r *http.Request) {
+	var req struct{ Input []string }
+	_ = json.NewDecoder(r.Body).Decode(&req)
+	type item struct {
+		Embedding []float32 `json:"embedding"`
+		Index     int       `json:"index"`
+	}
+	data := []item{}
+	for i, s := range req.Input {
+		v := make([]float32, 26)
+		for _, c := range strings.ToLower(s) {
+			if c >= 'a' && c <= 'z' {
+				v[c-'a']++
+			}
+		}
+		data = append(data, item{v, i})
+	}
+	_ = json.NewEncoder(w).Encode(map[string]any{"data": data})
 }
