@@ -319,7 +319,7 @@ func (st *vecState) fixDim(vecs [][]float32) error {
 // embedded (within UpdateTimeout), then the changes and generation gen
 // are appended to the log; a long log is compacted into the base.
 func (v *Vectors) Update(docs []Doc, deleted []string, gen uint64) error {
-	return v.update(docs, deleted, gen, true)
+	return v.update(context.Background(), docs, deleted, gen, true)
 }
 
 // Append is Update without the compaction of a long log: a bulk write
@@ -329,7 +329,18 @@ func (v *Vectors) Update(docs []Doc, deleted []string, gen uint64) error {
 // update. The index stays correct in between: opening it replays the
 // longer log.
 func (v *Vectors) Append(docs []Doc, deleted []string, gen uint64) error {
-	return v.update(docs, deleted, gen, false)
+	return v.AppendContext(context.Background(), docs, deleted, gen)
+}
+
+// AppendContext is Append whose embedding calls end with ctx as well as
+// after UpdateTimeout, whichever comes first: a re-embedding
+// (memory.Workspace.ReembedChanged) stops within one Embed request's
+// cancellation, not up to UpdateTimeout later, when its caller is
+// stopped (daemon shutdown, Ctrl-C) while a remote embedder hangs. On
+// an error, ctx's included (wrapped; errors.Is(err, context.Canceled)
+// holds), nothing is appended and the index is unchanged.
+func (v *Vectors) AppendContext(ctx context.Context, docs []Doc, deleted []string, gen uint64) error {
+	return v.update(ctx, docs, deleted, gen, false)
 }
 
 // CompactLog writes the base and resets the log when the log is long
@@ -348,8 +359,8 @@ func (v *Vectors) CompactLog() error {
 	return v.writeBase(v.st)
 }
 
-func (v *Vectors) update(docs []Doc, deleted []string, gen uint64, compact bool) error {
-	ctx, cancel := context.WithTimeout(context.Background(), UpdateTimeout)
+func (v *Vectors) update(ctx context.Context, docs []Doc, deleted []string, gen uint64, compact bool) error {
+	ctx, cancel := context.WithTimeout(ctx, UpdateTimeout)
 	defer cancel()
 	vecs, hashes, err := v.embedMissing(ctx, docs, false)
 	if err != nil {

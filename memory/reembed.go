@@ -217,12 +217,12 @@ func (w *Workspace) reembedBeside(ctx context.Context, e embed.Embedder, save fu
 		w.vecs.pending = nil
 		if n := pendingDocs(pending); n > catchUpUnderLock && round < 3 {
 			w.vecs.mu.Unlock()
-			if err := applyPending(next, pending, &gen); err != nil {
+			if err := applyPending(ctx, next, pending, &gen); err != nil {
 				return err
 			}
 			continue
 		}
-		err := applyPending(next, pending, &gen)
+		err := applyPending(ctx, next, pending, &gen)
 		if err == nil {
 			err = w.swapVectors(next, e, dir, save)
 		}
@@ -241,10 +241,11 @@ func pendingDocs(p []pendingWrite) int {
 }
 
 // applyPending applies recorded writes to next, in order, and leaves it
-// at the latest generation seen (*gen, updated).
-func applyPending(next *index.Vectors, pending []pendingWrite, gen *uint64) error {
+// at the latest generation seen (*gen, updated). Embedding the writes
+// (a remote embedder's requests) ends with ctx.
+func applyPending(ctx context.Context, next *index.Vectors, pending []pendingWrite, gen *uint64) error {
 	for _, p := range pending {
-		if err := next.Append(p.docs, p.deleted, p.gen); err != nil {
+		if err := next.AppendContext(ctx, p.docs, p.deleted, p.gen); err != nil {
 			return fmt.Errorf("re-embed the writes made meanwhile: %w", err)
 		}
 		*gen = max(*gen, p.gen)

@@ -51,8 +51,8 @@ var (
 
 // reembedChunk is the number of memories a re-embedding for a remote
 // embedder embeds and appends to the new index's log at a time
-// (index.Vectors.Append, one request of 64 texts within
-// index.UpdateTimeout): a server failure or a crash then loses at most
+// (index.Vectors.AppendContext, one request of 64 texts within
+// index.UpdateTimeout or until the re-embedding's context ends): a server failure or a crash then loses at most
 // one chunk, and the next attempt embeds only the memories the new index
 // lacks.
 const reembedChunk = 64
@@ -287,7 +287,7 @@ func embedAll(ctx context.Context, next *index.Vectors, docs []index.Doc, gen ui
 	pause := ReembedRetryMin
 	for i := 0; i < len(docs); {
 		j := min(len(docs), i+reembedChunk)
-		if err := next.Append(docs[i:j], nil, gen); err != nil {
+		if err := next.AppendContext(ctx, docs[i:j], nil, gen); err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
