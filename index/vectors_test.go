@@ -673,3 +673,52 @@ func TestVectorsReplace(t *testing.T) {
 		t.Fatalf("the replaced-from index still has %d rows", n)
 	}
 }
+
+// blockingEmbedder is a letterEmbedder whose Embed, while block is set,
+// waits for its context to end and returns the context's error, as a
+// remote embedder's request to a hung server does.
+type blockingEmbedder struct {
+	letterEmbedder
+	block bool
+}
+
+func (b *blockingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if b.block {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return b.letterEmbedder.Embed(ctx, texts)
+}
+
+// AppendContext's embedding ends with the caller's context (not only
+// after UpdateTimeout, which would end it with context.DeadlineExceeded):
+// the error is context.Canceled, nothing is appended (rows, generation
+// and log unchanged), and a later AppendContext appends.
+func TestVectorsAppendContextCanceled(t *testing.T) {
+	e := &blockingEmbedder{letterEmbedder: letterEmbedder{model: "letters@1"}}
+	v, _ := openVec(t, t.TempDir(), e)
+	if err := v.Rebuild([]Doc{vdoc("m1", "aaa")}, 1); err != nil {
+		t.Fatal(err)
+	}
+	e.block = true
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- v.AppendContext(ctx, []Doc{vdoc("m2", "bbb")}, nil, 2) }()
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("AppendContext after its context's end: %v, want context.Canceled", err)
+	}
+	if n, _ := v.Count(); n != 1 || v.logRecs != 0 {
+		t.Fatalf("after the canceled append: %d rows, %d log records, want 1 and 0", n, v.logRecs)
+	}
+	if g, known := v.Generation(); !known || g != 1 {
+		t.Fatalf("generation after the canceled append %d %v, want 1 true", g, known)
+	}
+	e.block = false
+	if err := v.AppendContext(context.Background(), []Doc{vdoc("m2", "bbb")}, nil, 2); err != nil {
+		t.Fatal(err)
+	}
+	if got := search(t, v, "b", 5); !strings.HasPrefix(got, "m2") {
+		t.Fatalf("search after the append = %q, want m2 first", got)
+	}
+}
