@@ -255,6 +255,27 @@ func (w *Workspace) rebuildVectorsInBackground(v *index.Vectors) {
 	}()
 }
 
+// WarmEmbedder opens the vector index (vectorIndex, as the first
+// vector search would) and builds the lookup tables its embedder would
+// otherwise build during the first searches: the built-in model's n-gram
+// bucket rows (embed.Builtin.WarmSubwords; at 100,000 memories on
+// prometheus the daemon's first 8 searches with a word outside the
+// vocabulary cost 10–15 ms of CPU more each, and the 9th about 50 ms,
+// docs/benchmarks.md, branch dl11). Other embedders have nothing to
+// warm. It returns vectorIndex's error.
+func (w *Workspace) WarmEmbedder(ctx context.Context) error {
+	if _, err := w.vectorIndex(ctx); err != nil {
+		return err
+	}
+	w.vecs.mu.Lock()
+	e := w.vecs.emb
+	w.vecs.mu.Unlock()
+	if b, ok := e.(*embed.Builtin); ok {
+		b.WarmSubwords()
+	}
+	return nil
+}
+
 // vectorIndex opens the vector index under vecs.mu.
 func (w *Workspace) vectorIndex(ctx context.Context) (v *index.Vectors, err error) {
 	w.vecs.mu.Lock()
