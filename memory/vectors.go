@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -261,9 +262,17 @@ func (w *Workspace) rebuildVectorsInBackground(v *index.Vectors) {
 // bucket rows (embed.Builtin.WarmSubwords; at 100,000 memories on
 // prometheus the daemon's first 8 searches with a word outside the
 // vocabulary cost 10–15 ms of CPU more each, and the 9th about 50 ms,
-// docs/benchmarks.md, branch dl11). Other embedders have nothing to
-// warm. It returns vectorIndex's error.
+// docs/benchmarks.md, branch dl11). It does nothing unless the
+// built-in embedder is selected and its model file exists (it never
+// trains one: that stays with the first vector search); other embedders
+// have nothing to warm. It returns vectorIndex's error.
 func (w *Workspace) WarmEmbedder(ctx context.Context) error {
+	if spec, err := w.embedSpec(); err != nil || spec.Kind != embed.KindBuiltin {
+		return nil
+	}
+	if _, err := os.Stat(w.builtinPath(builtinModelFile)); err != nil {
+		return nil
+	}
 	if _, err := w.vectorIndex(ctx); err != nil {
 		return err
 	}
