@@ -244,6 +244,28 @@ func (b *Builtin) subwordRows(hs []uint32) [][]float32 {
 	return out
 }
 
+// WarmSubwords builds the whole table of n-gram bucket rows
+// (buildSubwords: subwordBuckets × dim float32s, 4 MiB per 64
+// dimensions) of the model and of its prior now, unless built already,
+// so that no later embedding of a word outside the vocabulary computes
+// buckets. A long-lived process calls it once at start-up
+// (memory.Workspace.WarmEmbedder): otherwise its first subwordFills
+// queries with such words each pass over the whole vocabulary
+// (fillSubwords) and the next one builds the table. The rows are the
+// same, bit for bit, as the ones filled a word at a time
+// (TestSubwordsFilledAsBuilt), so embeddings do not change.
+func (b *Builtin) WarmSubwords() {
+	b.subMu.Lock()
+	if b.sub == nil {
+		b.buildSubwords()
+		b.subPart = nil
+	}
+	b.subMu.Unlock()
+	if b.prior != nil {
+		b.prior.WarmSubwords()
+	}
+}
+
 // fillSubwords computes the n-gram buckets of missing as buildSubwords
 // would (the rows of the words having an n-gram in the bucket, added in
 // vocabulary order, normalised) and adds them to subPart. The caller

@@ -156,3 +156,43 @@ func TestSubwordsFilledAsBuilt(t *testing.T) {
 		}
 	}
 }
+
+// WarmSubwords builds the whole n-gram table of the model and of its
+// prior, after which words outside the vocabulary embed as on a model
+// that filled their buckets a word at a time.
+func TestWarmSubwords(t *testing.T) {
+	train := func() *Builtin {
+		b, err := TrainBuiltin(context.Background(), topicUnits(), TrainOptions{Dim: 16})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	lazy, warm := train(), train()
+	if len(priorBin) > 0 && warm.prior == nil {
+		t.Fatal("no prior attached")
+	}
+	warm.WarmSubwords()
+	for b := warm; b != nil; b = b.prior {
+		if b.sub == nil || b.subPart != nil {
+			t.Fatalf("model %s: table not built by WarmSubwords", b.id)
+		}
+	}
+	n := 0
+	for _, w := range []string{"retrying", "throttler", "xyzzyq", "htmlish", "poolside"} {
+		if _, known := lazy.words[w]; known {
+			continue
+		}
+		n++
+		lv, wv := lazy.EmbedText(w), warm.EmbedText(w)
+		if !slices.Equal(lv, wv) {
+			t.Fatalf("word %q: lazy %v, warmed %v", w, lv, wv)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no word outside the vocabulary")
+	}
+	if lazy.sub != nil {
+		t.Fatal("the lazy model built its table after a few words")
+	}
+}

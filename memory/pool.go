@@ -261,7 +261,8 @@ func (p *Pool) Open(root string) error {
 // (WarmCode) and its in-memory BM25 index
 // for the text ranker (WarmText), and does the retraining of the built-in
 // embedder that writes and checks deferred (RetrainDeferred), or the
-// re-embedding for a changed embedder (ReembedChanged).
+// re-embedding for a changed embedder (ReembedChanged), and last opens
+// the vector index and warms its embedder's tables (WarmEmbedder).
 func (p *Pool) Check(ctx context.Context, root string) error {
 	p.mu.Lock()
 	sw := p.open[root]
@@ -293,7 +294,12 @@ func (p *Pool) Check(ctx context.Context, root string) error {
 	if err := sw.w.RetrainDeferred(ctx); err != nil {
 		return err
 	}
-	return sw.w.ReembedChanged(ctx)
+	if err := sw.w.ReembedChanged(ctx); err != nil {
+		return err
+	}
+	// Last, with the embedder retrained or re-selected: the tables
+	// the first searches would build (WarmEmbedder).
+	return sw.w.WarmEmbedder(ctx)
 }
 
 // inUse reports whether a session still holds a workspace; p.mu is held.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -253,6 +254,35 @@ func (w *Workspace) rebuildVectorsInBackground(v *index.Vectors) {
 		}
 		w.vecs.mu.Unlock()
 	}()
+}
+
+// WarmEmbedder opens the vector index (vectorIndex, as the first
+// vector search would) and builds the lookup tables its embedder would
+// otherwise build during the first searches: the built-in model's n-gram
+// bucket rows (embed.Builtin.WarmSubwords; at 100,000 memories on
+// prometheus the daemon's first 8 searches with a word outside the
+// vocabulary cost 10–15 ms of CPU more each, and the 9th about 50 ms,
+// docs/benchmarks.md, branch dl11). It does nothing unless the
+// built-in embedder is selected and its model file exists (it never
+// trains one: that stays with the first vector search); other embedders
+// have nothing to warm. It returns vectorIndex's error.
+func (w *Workspace) WarmEmbedder(ctx context.Context) error {
+	if spec, err := w.embedSpec(); err != nil || spec.Kind != embed.KindBuiltin {
+		return nil
+	}
+	if _, err := os.Stat(w.builtinPath(builtinModelFile)); err != nil {
+		return nil
+	}
+	if _, err := w.vectorIndex(ctx); err != nil {
+		return err
+	}
+	w.vecs.mu.Lock()
+	e := w.vecs.emb
+	w.vecs.mu.Unlock()
+	if b, ok := e.(*embed.Builtin); ok {
+		b.WarmSubwords()
+	}
+	return nil
 }
 
 // vectorIndex opens the vector index under vecs.mu.
