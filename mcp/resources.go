@@ -14,6 +14,7 @@ import (
 
 	"github.com/gloss-dev/gloss/api"
 	"github.com/gloss-dev/gloss/memory"
+	"github.com/gloss-dev/gloss/memory/memfile"
 )
 
 // Resource URIs.
@@ -174,7 +175,7 @@ func summaryLine(v memory.View, path string) string {
 }
 
 // frontMatter is the YAML front matter of a memory resource: the fields
-// of memory.FileHeader (the Markdown files in .gloss/memories) with the
+// of memfile.Header (the Markdown files in .gloss/memories) with the
 // scope, source, staleness and each anchor's status.
 type frontMatter struct {
 	ID         string        `yaml:"id"`
@@ -208,7 +209,7 @@ func FormatMemory(v memory.View, diff string) []byte {
 	for _, a := range v.Anchors {
 		h.Anchors = append(h.Anchors, anchorFront{Path: a.Path, Symbol: a.Symbol, Lines: fmt.Sprintf("%d-%d", a.StartLine, a.EndLine), Status: a.Status})
 	}
-	b := bytes.NewBuffer(memory.FrontMatterDoc(h, v.Body))
+	b := bytes.NewBuffer(memfile.Doc(h, v.Body))
 	if diff != "" {
 		b.WriteString("\n## What changed\n\n```diff\n")
 		b.WriteString(strings.TrimRight(diff, "\n"))

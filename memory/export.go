@@ -13,11 +13,12 @@ import (
 	"strings"
 
 	"github.com/gloss-dev/gloss/internal/secret"
+	"github.com/gloss-dev/gloss/memory/memfile"
 	"github.com/oklog/ulid/v2"
 )
 
 // Share makes the memory id a project memory: its Markdown file is written
-// under MemoryFilesDir, to be committed with the code. Sharing a project
+// under memfile.Dir, to be committed with the code. Sharing a project
 // memory changes nothing. It fails when the file cannot be written (a
 // symbolic .gloss, for one); the memory then stays personal.
 func (w *Workspace) Share(id string) (*Memory, error) {
@@ -298,7 +299,7 @@ func (w *Workspace) readImportRecords(files []string) ([]importRecord, error) {
 			continue
 		}
 		for i, doc := range splitDocs(string(data)) {
-			h, body, err := ParseMemoryFile([]byte(doc))
+			h, body, err := memfile.Parse([]byte(doc))
 			var m *Memory
 			if err == nil {
 				m, err = w.importedFromHeader(h, body)
@@ -408,7 +409,7 @@ func (w *Workspace) importSkipped(id string, seen map[string]bool) bool {
 
 // importedFromHeader is the memory a Markdown record describes: a memory
 // file's fields, scope project unless it says personal.
-func (w *Workspace) importedFromHeader(h FileHeader, body string) (*Memory, error) {
+func (w *Workspace) importedFromHeader(h memfile.Header, body string) (*Memory, error) {
 	id := h.ID
 	if id == "" {
 		id = newID()
@@ -467,14 +468,14 @@ func (w *Workspace) validImport(m *Memory) error {
 	now := w.now().UTC()
 	m.defaultDates(now)
 	for _, a := range m.Anchors {
-		if err := checkRelPath(a.Path); err != nil {
+		if err := memfile.CheckRelPath(a.Path); err != nil {
 			return err
 		}
 		if a.Kind != KindSymbol && a.Kind != KindSpan {
 			return fmt.Errorf("anchor %s: unknown kind %q", a.Path, a.Kind)
 		}
 		if a.OriginPath != "" {
-			if err := checkRelPath(a.OriginPath); err != nil {
+			if err := memfile.CheckRelPath(a.OriginPath); err != nil {
 				return err
 			}
 		}

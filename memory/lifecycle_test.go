@@ -13,6 +13,7 @@ import (
 
 	"github.com/gloss-dev/gloss/internal/testutil"
 	"github.com/gloss-dev/gloss/memory"
+	"github.com/gloss-dev/gloss/memory/memfile"
 )
 
 // openV1Store copies testdata/store-v1 (a Pebble store and its workspace
@@ -175,7 +176,7 @@ func TestMemoryFileLifecycleFields(t *testing.T) {
 			t.Errorf("memory file lacks %q:\n%s", want, data)
 		}
 	}
-	h, body, err := memory.ParseMemoryFile(data)
+	h, body, err := memfile.Parse(data)
 	if err != nil {
 		t.Fatal(err)
 	}

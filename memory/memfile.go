@@ -9,6 +9,7 @@ import (
 
 	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/internal/secret"
+	"github.com/gloss-dev/gloss/memory/memfile"
 )
 
 // fromFile returns the memory id as its file f describes it, merged with
@@ -44,7 +45,7 @@ func (w *Workspace) fromFile(id string, f *memFile, stored *Memory, r *resolver)
 // memoryFromHeader builds memory id from a file's front matter and body
 // over prev (its previous copy, may be nil). legacy reports a file of an
 // older format (no anchor hashes or provenance).
-func (w *Workspace) memoryFromHeader(id string, h FileHeader, body string, prev *Memory) (*Memory, bool, error) {
+func (w *Workspace) memoryFromHeader(id string, h memfile.Header, body string, prev *Memory) (*Memory, bool, error) {
 	now := w.now().UTC()
 	m := &Memory{V: SchemaVersion, ID: id, Source: "user", Confidence: 1}
 	if prev != nil {
@@ -82,7 +83,7 @@ func (w *Workspace) memoryFromHeader(id string, h FileHeader, body string, prev 
 // the body, at most MaxTitle characters) and tags (trimmed, blanks
 // dropped), and checks body and title for secrets. It needs no lock. It
 // returns the cleaned fields, or the first invalid one's error.
-func headerText(h FileHeader, rawBody string) (typ, title, body string, tags []string, err error) {
+func headerText(h memfile.Header, rawBody string) (typ, title, body string, tags []string, err error) {
 	typ = h.Type
 	if typ == "" {
 		typ = "note"
@@ -117,7 +118,7 @@ func headerText(h FileHeader, rawBody string) (typ, title, body string, tags []s
 // a later updated time is updated now, and missing times default to the
 // creation time (itself now when unknown). It changes only m and needs no
 // lock.
-func applyHeaderDates(m *Memory, h FileHeader, prev *Memory, edited bool, now time.Time) {
+func applyHeaderDates(m *Memory, h memfile.Header, prev *Memory, edited bool, now time.Time) {
 	if !h.CreatedAt.IsZero() {
 		m.CreatedAt = h.CreatedAt
 	}
@@ -137,13 +138,13 @@ func applyHeaderDates(m *Memory, h FileHeader, prev *Memory, edited bool, now ti
 // git origin from h, a file of the current format (h.Source set). It
 // changes only m and needs no lock; it returns an error for an unknown
 // source (leaving m unchanged) or a malformed relation (validateRelations).
-func applyHeaderProvenance(m *Memory, h FileHeader) error {
+func applyHeaderProvenance(m *Memory, h memfile.Header) error {
 	switch h.Source {
 	case "user", "agent", "imported_git", "imported_file", "inferred":
 	default:
 		return fmt.Errorf("unknown source %q", h.Source)
 	}
-	m.Source, m.Pinned, m.NeedsReview, m.Relations = h.Source, h.Pinned, h.NeedsReview, h.Relations
+	m.Source, m.Pinned, m.NeedsReview, m.Relations = h.Source, h.Pinned, h.NeedsReview, relationsOfFile(h.Relations)
 	m.GitCommit, m.GitBranch = h.GitCommit, h.GitBranch
 	m.ReviewReason = h.ReviewReason
 	m.ExpiresAt = h.ExpiresAt
@@ -160,8 +161,8 @@ func applyHeaderProvenance(m *Memory, h FileHeader) error {
 // the code, so it needs no lock (a sync calls it with w.writeMu held,
 // Import's reading phase without). It reports whether h's anchors are of
 // the older format, or returns the first anchor that cannot be read.
-func (w *Workspace) headerAnchors(m *Memory, h FileHeader, prev *Memory) (bool, error) {
-	oldAnchors := len(h.Anchors) > 0 && slices.ContainsFunc(h.Anchors, FileAnchor.Legacy)
+func (w *Workspace) headerAnchors(m *Memory, h memfile.Header, prev *Memory) (bool, error) {
+	oldAnchors := len(h.Anchors) > 0 && slices.ContainsFunc(h.Anchors, memfile.Anchor.Legacy)
 	switch {
 	case oldAnchors && prev != nil:
 		// The copy's anchors are the full ones.
@@ -177,7 +178,7 @@ func (w *Workspace) headerAnchors(m *Memory, h FileHeader, prev *Memory) (bool, 
 	default:
 		as := make([]Anchor, 0, len(h.Anchors))
 		for _, fa := range h.Anchors {
-			a, err := fa.anchor()
+			a, err := anchorOfFile(fa)
 			if err != nil {
 				return false, err
 			}
@@ -211,11 +212,11 @@ func sameAnchors(a, b []Anchor) bool {
 // legacyAnchor anchors a file anchor of the older format (path, symbol,
 // lines) to the code as it is now: the symbol in its file, else the lines.
 // When neither can be found the anchor is kept at its lines, deleted.
-func (w *Workspace) legacyAnchor(fa FileAnchor) (Anchor, error) {
-	if err := checkRelPath(fa.Path); err != nil {
+func (w *Workspace) legacyAnchor(fa memfile.Anchor) (Anchor, error) {
+	if err := memfile.CheckRelPath(fa.Path); err != nil {
 		return Anchor{}, err
 	}
-	first, last, err := parseLines(fa.Lines)
+	first, last, err := memfile.ParseLines(fa.Lines)
 	if err != nil {
 		return Anchor{}, err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/gloss-dev/gloss/internal/secret"
 	"github.com/gloss-dev/gloss/internal/testutil"
 	"github.com/gloss-dev/gloss/memory"
+	"github.com/gloss-dev/gloss/memory/memfile"
 )
 
 func TestSplitIdentifier(t *testing.T) {
@@ -103,12 +104,12 @@ func FuzzParseMemoryFile(f *testing.F) {
 	f.Add("---\n: :\n---\n")
 	f.Add("no front matter")
 	f.Fuzz(func(t *testing.T, data string) {
-		h, body, err := memory.ParseMemoryFile([]byte(data))
+		h, body, err := memfile.Parse([]byte(data))
 		if err != nil {
 			return
 		}
 		m := &memory.Memory{ID: "01ABCDEFGHJKMNPQRSTVWXYZ00", Type: "note", Title: h.Title, Tags: h.Tags, Body: body, Scope: memory.ScopeProject}
-		h2, body2, err := memory.ParseMemoryFile(memory.FormatMemoryFile(m))
+		h2, body2, err := memfile.Parse(memory.FormatMemoryFile(m))
 		if err != nil {
 			t.Fatalf("formatted file does not parse: %v", err)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gloss-dev/gloss/internal/testutil"
 	"github.com/gloss-dev/gloss/memory"
+	"github.com/gloss-dev/gloss/memory/memfile"
 )
 
 const relGo = `package svc
@@ -60,7 +61,7 @@ func TestRelateRoundTrip(t *testing.T) {
 	if err := w.Annotate(o); err != nil || len(o.SupersededBy) != 1 || o.SupersededBy[0] != nu.ID {
 		t.Fatalf("superseded_by = %v, %v", o.SupersededBy, err)
 	}
-	file, err := os.ReadFile(filepath.Join(repo, memory.MemoryFilesDir, nu.ID+".md"))
+	file, err := os.ReadFile(filepath.Join(repo, memfile.Dir, nu.ID+".md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func TestRelateRoundTrip(t *testing.T) {
 	if err := w2.Annotate(o2); err != nil || o2.Superseded() {
 		t.Fatalf("after remove: superseded_by = %v, %v", o2.SupersededBy, err)
 	}
-	file, _ = os.ReadFile(filepath.Join(repo, memory.MemoryFilesDir, nu.ID+".md"))
+	file, _ = os.ReadFile(filepath.Join(repo, memfile.Dir, nu.ID+".md"))
 	if strings.Contains(string(file), "relations:") {
 		t.Fatalf("relation left in the file:\n%s", file)
 	}
@@ -181,13 +182,13 @@ func TestForgetSuccessor(t *testing.T) {
 func TestMemoryFileBadRelation(t *testing.T) {
 	w, repo := indexedWorkspace(t, map[string]string{"svc.go": relGo})
 	m := rememberOn(t, w, "Retry", "Retries are capped at 3.", memory.ScopeProject)
-	p := filepath.Join(repo, memory.MemoryFilesDir, m.ID+".md")
+	p := filepath.Join(repo, memfile.Dir, m.ID+".md")
 	data, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	bad := strings.Replace(string(data), "source: user\n", "source: user\nrelations:\n  - kind: replaces\n    id: 01ARZ3NDEKTSV4RRFFQ69G5FAV\n", 1)
-	testutil.WriteFiles(t, repo, map[string]string{filepath.ToSlash(filepath.Join(memory.MemoryFilesDir, m.ID+".md")): bad})
+	testutil.WriteFiles(t, repo, map[string]string{filepath.ToSlash(filepath.Join(memfile.Dir, m.ID+".md")): bad})
 	res, err := w.SyncMemoryFiles(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -206,7 +207,7 @@ func TestFlag(t *testing.T) {
 	if err != nil || !f.NeedsReview || f.ReviewReason != "the loop stops at 3" {
 		t.Fatalf("flag = %+v, %v", f, err)
 	}
-	data, _ := os.ReadFile(filepath.Join(repo, memory.MemoryFilesDir, m.ID+".md"))
+	data, _ := os.ReadFile(filepath.Join(repo, memfile.Dir, m.ID+".md"))
 	if !strings.Contains(string(data), "needs_review: true") || !strings.Contains(string(data), "review_reason: the loop stops at 3") {
 		t.Fatalf("file:\n%s", data)
 	}

@@ -15,10 +15,11 @@ import (
 	"time"
 
 	"github.com/gloss-dev/gloss/index"
+	"github.com/gloss-dev/gloss/memory/memfile"
 )
 
 // Team memories (DESIGN.md "Storage"): the Markdown files under
-// MemoryFilesDir are the source of truth for project scope. The store
+// memfile.Dir are the source of truth for project scope. The store
 // holds a copy of each, tagged with the SHA-256 of the file it came from
 // (Memory.FileSum), and SyncMemoryFiles brings the copies in line with the
 // files:
@@ -92,7 +93,7 @@ func (r *SyncResult) addEarlier(e SyncResult) {
 // memFile is one memory file as read by a sync.
 type memFile struct {
 	rel  string
-	h    FileHeader
+	h    memfile.Header
 	body string
 	sum  string
 	err  error // set when the file cannot be loaded
@@ -107,7 +108,7 @@ type fileStamp struct {
 }
 
 // SyncMemoryFiles loads new, changed and deleted memory files of
-// MemoryFilesDir into the store and the search index (see the policy
+// memfile.Dir into the store and the search index (see the policy
 // above). Check calls it, so `gloss check`, `gloss index`, the editor's
 // first check and every watched-file event apply git pull, checkout,
 // merge and stash. It fails only when the store cannot be read or
@@ -207,7 +208,7 @@ func (w *Workspace) readSyncFiles(only string, res *SyncResult) (files map[strin
 	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		res.Problems = append(res.Problems, FileProblem{Path: MemoryFilesDir, Message: err.Error()})
+		res.Problems = append(res.Problems, FileProblem{Path: memfile.Dir, Message: err.Error()})
 		return nil, false
 	}
 	for _, e := range ents {
@@ -387,7 +388,7 @@ func (w *Workspace) readMemFile(dir, name string, files map[string]*memFile, res
 	if !strings.HasSuffix(name, ".md") {
 		return
 	}
-	rel := MemoryFilesDir + "/" + name
+	rel := memfile.Dir + "/" + name
 	id := strings.TrimSuffix(name, ".md")
 	if !ValidID(id) {
 		res.Problems = append(res.Problems, FileProblem{Path: rel, Message: "not a memory file name (<ID>.md, the memory's full 26-character id): ignored"})
@@ -433,7 +434,7 @@ func (w *Workspace) parseMemFile(f *memFile, full, id string) error {
 		return err
 	}
 	f.sum = index.HashBytes(data)
-	if f.h, f.body, err = ParseMemoryFile(data); err != nil {
+	if f.h, f.body, err = memfile.Parse(data); err != nil {
 		return err
 	}
 	if f.h.ID != id {

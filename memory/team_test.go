@@ -15,6 +15,7 @@ import (
 	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/internal/testutil"
 	"github.com/gloss-dev/gloss/memory"
+	"github.com/gloss-dev/gloss/memory/memfile"
 )
 
 const teamGo = `package team
@@ -123,7 +124,7 @@ func TestMemoryFileFormat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, body, err := memory.ParseMemoryFile(data)
+	h, body, err := memfile.Parse(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -432,11 +433,11 @@ func TestStoreMigration(t *testing.T) {
 func TestMemoryAboutConflictMarkers(t *testing.T) {
 	m := &memory.Memory{ID: "01ABCDEFGHJKMNPQRSTVWXYZ00", Type: "note", Title: "t", Scope: memory.ScopeProject,
 		Body: "Git writes\n<<<<<<< HEAD\nat the start of a conflict."}
-	if _, body, err := memory.ParseMemoryFile(memory.FormatMemoryFile(m)); err != nil || body != m.Body {
+	if _, body, err := memfile.Parse(memory.FormatMemoryFile(m)); err != nil || body != m.Body {
 		t.Fatalf("%q %v", body, err)
 	}
 	m.Body = "<<<<<<< HEAD\na\n=======\nb\n>>>>>>> x"
-	if _, _, err := memory.ParseMemoryFile(memory.FormatMemoryFile(m)); err == nil || !strings.Contains(err.Error(), "unresolved merge conflict") {
+	if _, _, err := memfile.Parse(memory.FormatMemoryFile(m)); err == nil || !strings.Contains(err.Error(), "unresolved merge conflict") {
 		t.Fatalf("conflict block: %v", err)
 	}
 }

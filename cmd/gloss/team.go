@@ -11,6 +11,7 @@ import (
 
 	"github.com/gloss-dev/gloss/api"
 	"github.com/gloss-dev/gloss/memory"
+	"github.com/gloss-dev/gloss/memory/memfile"
 )
 
 // printProblems prints one line per memory file that could not be loaded.
@@ -61,7 +62,7 @@ func scopeCmd(g *globals, share bool) *cobra.Command {
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s %s %q (scope %s)\n", done, m.ID, m.Title, m.Scope)
 			if share {
-				fmt.Fprintf(cmd.OutOrStdout(), "  file: %s\n", filepath.Join(memory.MemoryFilesDir, m.ID+".md"))
+				fmt.Fprintf(cmd.OutOrStdout(), "  file: %s\n", filepath.Join(memfile.Dir, m.ID+".md"))
 			}
 			return nil
 		},
