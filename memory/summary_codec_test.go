@@ -6,45 +6,15 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/gloss-dev/gloss/internal/testutil"
 )
 
-// fillValue sets every field of the struct v points to (recursively) to a
-// value derived from seed, so a field added to View later is covered by
-// the tests below without editing them.
-func fillValue(v reflect.Value, seed int, str func(int) string) {
-	switch v.Kind() {
-	case reflect.String:
-		v.SetString(str(seed))
-	case reflect.Int, reflect.Int64:
-		v.SetInt(int64(seed*7 + 1))
-	case reflect.Float64:
-		v.SetFloat(0.5)
-	case reflect.Bool:
-		v.SetBool(seed%2 == 1)
-	case reflect.Slice:
-		s := reflect.MakeSlice(v.Type(), 2, 2)
-		for i := range 2 {
-			fillValue(s.Index(i), seed+i+1, str)
-		}
-		v.Set(s)
-	case reflect.Struct:
-		if v.Type() == reflect.TypeOf(time.Time{}) {
-			loc := time.FixedZone("", 2*3600)
-			v.Set(reflect.ValueOf(time.Date(2026, 1, 2, 3, 4, 5, seed*1000+7, loc)))
-			return
-		}
-		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
-				fillValue(v.Field(i), seed*3+i, str)
-			}
-		}
-	}
-}
-
+// filledView is a View with every field set (testutil.Fill), so a field
+// added to View later is covered by the tests below without editing them.
 func filledView(seed int, str func(int) string) View {
 	var v View
-	fillValue(reflect.ValueOf(&v).Elem(), seed, str)
+	testutil.Fill(reflect.ValueOf(&v).Elem(), seed, str)
 	return v
 }
 
@@ -92,33 +62,6 @@ func TestDecodeSummaryReadsJSON(t *testing.T) {
 	}
 	if _, err := decodeSummary([]byte{0x7f, 1, 2}); err == nil {
 		t.Fatal("unknown record form decoded without error")
-	}
-}
-
-func TestAppendViewJSONMatchesMarshalIndent(t *testing.T) {
-	cases := []View{{}, {Anchors: []AnchorView{}}, ViewOf(&Memory{ID: "x", Title: "t"})}
-	for seed, str := range []func(int) string{plainString, escapedString, func(int) string { return "" }} {
-		v := filledView(seed, str)
-		cases = append(cases, v)
-		v.NearDuplicates = nil
-		cases = append(cases, v)
-		v.Relations, v.SupersededBy, v.Decision = nil, nil, nil // the fast path
-		cases = append(cases, v)
-		v.Confidence, v.Pinned, v.StaleSince = 0.123456789, !v.Pinned, time.Time{}
-		cases = append(cases, v)
-	}
-	for i, v := range cases {
-		want, err := json.MarshalIndent(v, "    ", "  ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		have, err := AppendViewJSON([]byte("prefix"), &v, "    ", "  ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(have, append([]byte("prefix"), want...)) {
-			t.Errorf("case %d:\nwant %s\nhave %s", i, want, have[len("prefix"):])
-		}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gloss-dev/gloss/api"
 	"github.com/gloss-dev/gloss/memory"
+	"github.com/gloss-dev/gloss/memory/viewjson"
 )
 
 func printJSON(w io.Writer, v any) error {
@@ -149,13 +150,13 @@ func printCheckJSON(w io.Writer, res api.CheckResult) error {
 }
 
 // writeViewsJSON writes the elements of check's "memories" array, one
-// memory.AppendViewJSON per memory (indented as MarshalIndent would),
+// viewjson.Append per memory (indented as MarshalIndent would),
 // separated by ",\n", into bw as they are encoded.
 func writeViewsJSON(bw *bufio.Writer, mems []memory.View) error {
 	var data []byte
 	for i := range mems {
 		var err error
-		if data, err = memory.AppendViewJSON(data[:0], &mems[i], "    ", "  "); err != nil {
+		if data, err = viewjson.Append(data[:0], &mems[i], "    ", "  "); err != nil {
 			return err
 		}
 		bw.WriteString("    ")

@@ -1,4 +1,8 @@
-package memory
+// Package viewjson encodes memory views (memory.View) as JSON without
+// reflection, byte for byte as encoding/json's MarshalIndent would: the
+// output path of commands that print many memories (`gloss check --json`
+// at 100,000 memories, issue #12).
+package viewjson
 
 import (
 	"encoding/json"
@@ -6,10 +10,12 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/gloss-dev/gloss/memory"
 )
 
-// AppendViewJSON appends v encoded as json.MarshalIndent(v, prefix,
-// indent) encodes it, byte for byte, without reflection: `gloss check
+// Append appends v encoded as json.MarshalIndent(v, prefix, indent)
+// encodes it, byte for byte, without reflection: `gloss check
 // --json` prints 100,000 memories with it (issue #12), where
 // encoding/json's reflection and indentation cost seconds. Strings that
 // need escaping (quotes, control characters, HTML characters, non-ASCII)
@@ -17,7 +23,7 @@ import (
 // remember result, floats), relations, a decision or a confidence
 // encoding/json writes in exponent form is encoded by json.MarshalIndent. It fails
 // only where encoding/json would (a time outside years 0–9999).
-func AppendViewJSON(dst []byte, v *View, prefix, indent string) ([]byte, error) {
+func Append(dst []byte, v *memory.View, prefix, indent string) ([]byte, error) {
 	if len(v.NearDuplicates) > 0 || len(v.Relations) > 0 || len(v.SupersededBy) > 0 || v.Decision != nil || !plainFloat(v.Confidence) {
 		data, err := json.MarshalIndent(v, prefix, indent)
 		return append(dst, data...), err
@@ -129,7 +135,7 @@ func (e *viewEncoder) quote(s string) {
 	e.b = append(e.b, '"')
 }
 
-func (e *viewEncoder) anchors(as []AnchorView) {
+func (e *viewEncoder) anchors(as []memory.AnchorView) {
 	if as == nil {
 		e.b = append(e.b, "null"...)
 		return
@@ -169,7 +175,7 @@ func plainFloat(f float64) bool {
 
 // lifecycle writes the members of ViewLifecycle (embedded in View) as
 // encoding/json does: confidence always, the rest omitempty/omitzero.
-func (e *viewEncoder) lifecycle(l *ViewLifecycle) error {
+func (e *viewEncoder) lifecycle(l *memory.ViewLifecycle) error {
 	e.key(1, "confidence")
 	e.b = strconv.AppendFloat(e.b, l.Confidence, 'f', -1, 64)
 	e.boolean(1, "pinned", l.Pinned)
