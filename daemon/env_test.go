@@ -19,6 +19,7 @@ import (
 	"github.com/gloss-dev/gloss/internal/testutil"
 	"github.com/gloss-dev/gloss/lsp"
 	"github.com/gloss-dev/gloss/memory"
+	"github.com/gloss-dev/gloss/memory/wspool"
 )
 
 // mode is how a test's sessions reach the engine, as in gopls's
@@ -79,7 +80,7 @@ type env struct {
 	t    testing.TB
 	mode mode
 	home string
-	pool *memory.Pool       // inProcess
+	pool *wspool.Pool       // inProcess
 	ds   map[string]*Daemon // forwarded, by root
 	bin  string             // separate
 	// roots whose separate daemons are stopped at cleanup
@@ -97,7 +98,7 @@ func newEnv(t testing.TB, m mode) *env {
 	e := &env{t: t, mode: m, home: home, roots: map[string]bool{}, ds: map[string]*Daemon{}}
 	switch m {
 	case inProcess:
-		e.pool = memory.NewPool(memOpts(home))
+		e.pool = wspool.New(memOpts(home))
 		t.Cleanup(func() { _ = e.pool.Close() })
 	case separate:
 		start := time.Now()

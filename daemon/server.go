@@ -21,6 +21,7 @@ import (
 	"github.com/gloss-dev/gloss/internal/syncx"
 	"github.com/gloss-dev/gloss/lsp"
 	"github.com/gloss-dev/gloss/memory"
+	"github.com/gloss-dev/gloss/memory/wspool"
 )
 
 // Config configures Run.
@@ -50,7 +51,7 @@ type Daemon struct {
 	cfg   Config
 	paths Paths
 	log   *log.Logger
-	pool  *memory.Pool
+	pool  *wspool.Pool
 	ln    *net.UnixListener
 	hello Hello
 	lock  *os.File
@@ -155,15 +156,15 @@ func lockDaemon(paths Paths) (*os.File, error) {
 // holds the Pebble lock, and sessions find the store warm) and listens on
 // its socket (mode 0600), replacing a stale one; a failure undoes what was
 // set up. The caller holds the daemon lock.
-func listen(cfg Config, root string, paths Paths) (*memory.Pool, *net.UnixListener, os.FileInfo, error) {
+func listen(cfg Config, root string, paths Paths) (*wspool.Pool, *net.UnixListener, os.FileInfo, error) {
 	var undo []func()
-	fail := func(err error) (*memory.Pool, *net.UnixListener, os.FileInfo, error) {
+	fail := func(err error) (*wspool.Pool, *net.UnixListener, os.FileInfo, error) {
 		for i := len(undo) - 1; i >= 0; i-- {
 			undo[i]()
 		}
 		return nil, nil, nil, err
 	}
-	pool := memory.NewPool(cfg.Memory)
+	pool := wspool.New(cfg.Memory)
 	if err := pool.Open(root); err != nil {
 		return fail(err)
 	}

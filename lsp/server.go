@@ -30,6 +30,7 @@ import (
 	"github.com/gloss-dev/gloss/internal/syncx"
 	"github.com/gloss-dev/gloss/internal/watch"
 	"github.com/gloss-dev/gloss/memory"
+	"github.com/gloss-dev/gloss/memory/wspool"
 )
 
 // Options configure a Server.
@@ -44,7 +45,7 @@ type Options struct {
 	// daemon): the server opens its folders there and sees the other
 	// sessions' changes. nil means a private pool, closed when Serve
 	// returns (gloss lsp --no-daemon).
-	Pool *memory.Pool
+	Pool *wspool.Pool
 }
 
 // Server is one language-server session over one connection.
@@ -52,7 +53,7 @@ type Server struct {
 	opts Options
 	log  *log.Logger
 	conn jsonrpc2.Conn
-	pool *memory.Pool
+	pool *wspool.Pool
 
 	reqMu    sync.Mutex
 	inflight map[jsonrpc2.ID]context.CancelFunc
@@ -117,7 +118,7 @@ func NewServer(opts Options) *Server {
 	}
 	pool := opts.Pool
 	if pool == nil {
-		pool = memory.NewPool(opts.Memory)
+		pool = wspool.New(opts.Memory)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Server{

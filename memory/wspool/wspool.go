@@ -1,4 +1,10 @@
-package memory
+// Package wspool holds the engine workspaces (memory.Workspace) open in
+// one process and shares them between the sessions of a daemon or an LSP
+// server: it opens a workspace for its first session and closes it after
+// its last, broadcasts store changes between sessions, and runs the
+// daemon's warm-up check. It knows nothing of protocols; DESIGN.md
+// "Packages" (daemon: "the shared workspace pool").
+package wspool
 
 import (
 	"context"
@@ -6,11 +12,13 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/gloss-dev/gloss/memory"
 )
 
-// Workspaces are the engine workspaces (Workspace, one Pebble store
-// each) open in one process, shared by every Server given them through
-// Options.Workspaces: the sessions of a daemon. A workspace is opened when
+// Pool is the engine workspaces (memory.Workspace, one Pebble store
+// each) open in one process, shared by every lsp.Server given it through
+// lsp.Options.Pool: the sessions of a daemon. A workspace is opened when
 // the first session adds its folder and closed when the last one leaves.
 //
 // It also carries store changes between sessions: a session subscribes
@@ -23,7 +31,7 @@ import (
 // name memories by id or documents by URI, and both are looked up in the
 // session's folders only (project isolation).
 type Pool struct {
-	opts Options
+	opts memory.Options
 
 	mu       sync.Mutex
 	released *sync.Cond                  // signalled when a session releases a workspace
@@ -33,22 +41,22 @@ type Pool struct {
 }
 
 type sharedWorkspace struct {
-	w        *Workspace
+	w        *memory.Workspace
 	sessions map[any]func()
 	refs     int
 	own      bool // opened by Open: one reference is the set's own
 }
 
-// NewPool returns an empty pool; opts is passed to Open for every
+// New returns an empty pool; opts is passed to memory.Open for every
 // workspace.
-func NewPool(opts Options) *Pool {
+func New(opts memory.Options) *Pool {
 	p := &Pool{opts: opts, open: map[string]*sharedWorkspace{}, opening: map[string]chan struct{}{}}
 	p.released = sync.NewCond(&p.mu)
 	return p
 }
 
-// ErrPoolClosed is returned by sessions that start after Close.
-var ErrPoolClosed = errors.New("gloss: the workspaces are closed (the daemon is shutting down)")
+// ErrClosed is returned by sessions that start after Close.
+var ErrClosed = errors.New("gloss: the workspaces are closed (the daemon is shutting down)")
 
 // Acquire returns the open workspace of root (absolute, symlinks
 // resolved), opening it for the first session, and counts one reference.
@@ -56,12 +64,12 @@ var ErrPoolClosed = errors.New("gloss: the workspaces are closed (the daemon is 
 // process's store lock, index.LockWait): sessions of other workspaces go
 // on meanwhile, and a second session of the same root waits for that open
 // and shares its workspace.
-func (p *Pool) Acquire(root string, warn func(error)) (*Workspace, error) {
+func (p *Pool) Acquire(root string, warn func(error)) (*memory.Workspace, error) {
 	p.mu.Lock()
 	for {
 		if p.closed {
 			p.mu.Unlock()
-			return nil, ErrPoolClosed
+			return nil, ErrClosed
 		}
 		if sw := p.open[root]; sw != nil {
 			sw.refs++
@@ -83,7 +91,7 @@ func (p *Pool) Acquire(root string, warn func(error)) (*Workspace, error) {
 	if opts.Warn == nil {
 		opts.Warn = warn
 	}
-	w, err := Open(root, opts)
+	w, err := memory.Open(root, opts)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.opening, root)
@@ -93,7 +101,7 @@ func (p *Pool) Acquire(root string, warn func(error)) (*Workspace, error) {
 	}
 	if p.closed {
 		_ = w.Close()
-		return nil, ErrPoolClosed
+		return nil, ErrClosed
 	}
 	if sw := p.open[w.Root]; sw != nil {
 		// root was not canonical: keep one entry per real root.
@@ -176,13 +184,13 @@ func (p *Pool) Len() int {
 const closeWait = 5 * time.Second
 
 // Interrupt starts the shutdown: sessions can no longer open folders and
-// every open workspace's parses end at once (Workspace.Interrupt), so that
+// every open workspace's parses end at once (memory.Workspace.Interrupt), so that
 // sessions finish their background work and release their workspaces
 // quickly. Close (which calls it) then closes them.
 func (p *Pool) Interrupt() {
 	p.mu.Lock()
 	p.closed = true
-	ws := make([]*Workspace, 0, len(p.open))
+	ws := make([]*memory.Workspace, 0, len(p.open))
 	for _, sw := range p.open {
 		ws = append(ws, sw.w)
 	}
@@ -196,7 +204,7 @@ func (p *Pool) Interrupt() {
 // then on; running parses are interrupted (Interrupt) and sessions still
 // running (whose connections the caller has closed) are waited for, up to
 // closeWait, to finish their background work and release their
-// workspaces. It returns the first error of Workspace.Close.
+// workspaces. It returns the first error of memory.Workspace.Close.
 func (p *Pool) Close() error {
 	p.Interrupt()
 	p.mu.Lock()
@@ -248,21 +256,21 @@ func (p *Pool) Open(root string) error {
 	return nil
 }
 
-// Check runs Workspace.CheckViews, without its views, on root's open
-// workspace (indexing the working tree and re-resolving the anchors of
-// files changed since the last check) and tells the sessions that have it
-// open when anchors changed. It fails when root is not open. CheckViews,
-// not Check: Check
-// decodes every memory record (at 100,000 memories 5 of the 15 CPU-s
-// of a daemon's start and first 300 queries, issue #15); this reads the
-// scope of each binary summary only. Then it warms the workspace's place
-// table for the graph ranker (WarmPlaces), the store's definition table
+// Check runs memory.Workspace.CheckStates (CheckViews without its views)
+// on root's open workspace (indexing the working tree and re-resolving
+// the anchors of files changed since the last check) and tells the
+// sessions that have it open when anchors changed. It fails when root is
+// not open. CheckStates, not Check: Check decodes every memory record (at
+// 100,000 memories 5 of the 15 CPU-s of a daemon's start and first 300
+// queries, issue #15); this reads the scope of each binary summary only.
+// Then it warms the workspace's place table for the graph ranker
+// (WarmPlaces), the store's definition table
 // (index.Store.WarmDefinitions), the code ranker's in-memory BM25 index
-// (WarmCode) and its in-memory BM25 index
-// for the text ranker (WarmText), and does the retraining of the built-in
-// embedder that writes and checks deferred (RetrainDeferred), or the
-// re-embedding for a changed embedder (ReembedChanged), and last opens
-// the vector index and warms its embedder's tables (WarmEmbedder).
+// (WarmCode) and its in-memory BM25 index for the text ranker
+// (WarmText), and does the retraining of the built-in embedder that
+// writes and checks deferred (RetrainDeferred), or the re-embedding for a
+// changed embedder (ReembedChanged), and last opens the vector index and
+// warms its embedder's tables (WarmEmbedder).
 func (p *Pool) Check(ctx context.Context, root string) error {
 	p.mu.Lock()
 	sw := p.open[root]
@@ -270,7 +278,7 @@ func (p *Pool) Check(ctx context.Context, root string) error {
 	if sw == nil {
 		return fmt.Errorf("workspace %s is not open", root)
 	}
-	res, err := sw.w.checkStates(ctx, false)
+	res, err := sw.w.CheckStates(ctx)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package memory
+package wspool
 
 import (
 	"bufio"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/internal/testutil"
+	"github.com/gloss-dev/gloss/memory"
 )
 
 // A store held by another process must not block the pool for other
@@ -35,7 +36,7 @@ func TestPoolOpenHoldsNoLock(t *testing.T) {
 	old := index.LockWait
 	index.LockWait = 2 * time.Second
 	t.Cleanup(func() { index.LockWait = old })
-	p := NewPool(Options{Home: home})
+	p := New(memory.Options{Home: home})
 	defer p.Close()
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -71,7 +72,7 @@ func TestHelperHoldStore(t *testing.T) {
 	if dir == "" {
 		t.Skip("helper process only")
 	}
-	w, err := Open(dir, Options{})
+	w, err := memory.Open(dir, memory.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +83,7 @@ func TestHelperHoldStore(t *testing.T) {
 
 func mustRoot(t *testing.T, dir string) string {
 	t.Helper()
-	r, err := FindRoot(dir)
+	r, err := memory.FindRoot(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
