@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"testing"
+	"time"
 )
 
 // TestAppendJSONStringMatchesMarshal compares appendJSONString with
@@ -49,4 +50,36 @@ func FuzzAppendJSONString(f *testing.F) {
 			t.Fatalf("appendJSONString(%q) = %s, json.Marshal %s", s, got, want)
 		}
 	})
+}
+
+// TestAppendJSONTimeMatchesMarshalJSON compares appendJSONTime with
+// time.Time.MarshalJSON on times in and out of its range, in UTC and
+// other zones (offsets up to ±30 hours), bytes and failures alike.
+func TestAppendJSONTimeMatchesMarshalJSON(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	times := []time.Time{{}, time.Unix(0, 0).UTC(), time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC),
+		time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(2026, 11, 24, 1, 2, 3, 400, time.FixedZone("x", 23*3600+59*60)),
+		time.Date(2026, 11, 24, 1, 2, 3, 0, time.FixedZone("y", 24*3600)),
+		time.Date(2026, 11, 24, 1, 2, 3, 0, time.FixedZone("z", -24*3600-60))}
+	for range 5000 {
+		tm := time.Unix(r.Int64N(1<<40)-1<<39, r.Int64N(1e9))
+		switch r.IntN(3) {
+		case 0:
+			tm = tm.UTC()
+		case 1:
+			tm = tm.In(time.FixedZone("f", r.IntN(60*3600)-30*3600))
+		}
+		times = append(times, tm)
+	}
+	for _, tm := range times {
+		want, wantErr := tm.MarshalJSON()
+		got, err := appendJSONTime([]byte("x"), tm)
+		if (err != nil) != (wantErr != nil) || (err != nil && err.Error() != wantErr.Error()) {
+			t.Fatalf("%v: error %v, MarshalJSON %v", tm, err, wantErr)
+		}
+		if err == nil && (string(got[1:]) != string(want) || got[0] != 'x') {
+			t.Fatalf("%v: %s, MarshalJSON %s", tm, got[1:], want)
+		}
+	}
 }
