@@ -290,6 +290,55 @@ func (e *Engine) Check(ctx context.Context, _ NoArgs) (CheckResult, error) {
 	return CheckResultOf(results...), nil
 }
 
+// CheckEach is Check for a caller that prints each memory as it is
+// decoded (`gloss check` without a daemon): with one workspace it calls
+// fn with every memory, in place order, as memory.SummarySet.Each
+// decodes it (the view is valid only during the call; fn's first error
+// stops it and is returned), so the result's memories are never all
+// decoded at once. The result is Check's without Memories (nil);
+// Stale and StaleImported count the memories fn was given, and the int
+// is their number. With several workspaces it is Check, then fn on each
+// of its memories. ElapsedMS ends before the first memory is decoded.
+func (e *Engine) CheckEach(ctx context.Context, fn func(*memory.View) error) (CheckResult, int, error) {
+	ws := e.Host.Workspaces()
+	if len(ws) != 1 {
+		res, err := e.Check(ctx, NoArgs{})
+		if err != nil {
+			return res, 0, err
+		}
+		for i := range res.Memories {
+			if err := fn(&res.Memories[i]); err != nil {
+				return res, 0, err
+			}
+		}
+		n := len(res.Memories)
+		res.Memories = nil
+		return res, n, nil
+	}
+	w := ws[0]
+	res, err := w.CheckSummaries(ctx)
+	if err != nil {
+		return CheckResult{}, 0, &Error{Code: CodeInternalError, Message: "check " + w.Root + ": " + err.Error()}
+	}
+	e.Host.Changed(w, nil, res.AnchorsChanged())
+	set := res.Summaries
+	// Memories are the re-resolved memories, which the summaries include.
+	res.Summaries, res.Memories = nil, nil
+	out := CheckResultOf(res)
+	out.Memories, out.Stale, out.StaleImported = nil, 0, 0
+	n := set.Len()
+	err = set.Each(func(v *memory.View) error {
+		if v.Stale {
+			out.Stale++
+			if v.Source == memory.SourceImportedGit {
+				out.StaleImported++
+			}
+		}
+		return fn(v)
+	})
+	return out, n, err
+}
+
 // CheckResultOf returns the gloss.check result of the checks of one or
 // more workspaces: all their memories ordered by place
 // (memory.SortByPlace), the stale ones counted, re-resolved anchors and

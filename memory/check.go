@@ -78,12 +78,31 @@ func (w *Workspace) ensureSummaries() error {
 // (which also tells the memory-file sync which memories are project
 // scope), the check states and the anchor paths.
 func (w *Workspace) CheckViews(ctx context.Context) (CheckResult, error) {
+	start := time.Now()
+	res, err := w.CheckSummaries(ctx)
+	if err != nil {
+		return res, err
+	}
+	set := res.Summaries
+	res.Summaries = nil
+	if res.Views, err = set.Views(); err != nil {
+		return res, err
+	}
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+// CheckSummaries is CheckViews with the summaries read but not decoded:
+// res.Summaries holds them in place order (SummarySet; Each decodes one
+// at a time for a caller that prints them as they come, as `gloss
+// check` does) and res.Views is nil. res.Elapsed ends before any decode.
+func (w *Workspace) CheckSummaries(ctx context.Context) (CheckResult, error) {
 	return w.checkStates(ctx, true)
 }
 
-// checkStates is CheckViews; without views it returns no Views and reads
-// no summary beyond its scope (storedProject), as the daemon's warm-up
-// check (Pool.Check) does.
+// checkStates is CheckSummaries; without views it returns no Summaries
+// and reads no summary beyond its scope (storedProject), as the daemon's
+// warm-up check (Pool.Check) does.
 func (w *Workspace) checkStates(ctx context.Context, withViews bool) (CheckResult, error) {
 	start := time.Now()
 	var res CheckResult
@@ -104,11 +123,11 @@ func (w *Workspace) checkStates(ctx context.Context, withViews bool) (CheckResul
 		res.Elapsed = time.Since(start)
 		return res, err
 	}
-	views, err := w.Summaries()
+	set, err := w.ReadSummaries()
 	if err != nil {
 		return res, err
 	}
-	stored := func() (map[string]*Memory, error) { return w.storedByViews(views) }
+	stored := func() (map[string]*Memory, error) { return w.storedBySet(set) }
 	if res.Files, err = w.syncFilesStored(ctx, "", stored); err != nil {
 		return res, err
 	}
@@ -117,11 +136,11 @@ func (w *Workspace) checkStates(ctx context.Context, withViews bool) (CheckResul
 		return res, err
 	}
 	if res.Files.Changed() || len(res.Files.Written) > 0 || res.Updated > 0 {
-		if views, err = w.Summaries(); err != nil { // the sync or the check wrote memories
+		if set, err = w.ReadSummaries(); err != nil { // the sync or the check wrote memories
 			return res, err
 		}
 	}
-	res.Views, res.Elapsed = views, time.Since(start)
+	res.Summaries, res.Elapsed = set, time.Since(start)
 	return res, nil
 }
 
@@ -258,29 +277,79 @@ func putCheckState(b *index.MemoryBatch, path string, cs checkState) error {
 
 // Summaries returns the stored summary of every memory, ordered by place
 // (SortViewsByPlace), with its confidence computed now (View.Lifecycle).
-// It fails on an unreadable store or summary.
+// It fails on an unreadable store or summary. It is ReadSummaries then
+// SummarySet.Views.
+func (w *Workspace) Summaries() ([]View, error) {
+	set, err := w.ReadSummaries()
+	if err != nil {
+		return nil, err
+	}
+	return set.Views()
+}
+
+// SummarySet is the stored summary of every memory of a workspace, read
+// by one scan of the store (ReadSummaries) and ordered by place, not yet
+// decoded: Views decodes all of them into one slice, Each one at a time
+// into a few reused views, so a caller that prints them (`gloss check`)
+// holds the summaries' bytes but not 100,000 decoded views (456 bytes
+// each, plus their anchors). A set is read once: after Views or Each it
+// is empty.
+type SummarySet struct {
+	chunks []*summaryChunk
+	dest   []int32 // place-order position of each summary, in scan order
+	now    time.Time
+}
+
+// summaryChunk holds viewBlock summaries of a SummarySet in scan (id)
+// order: their ids, the end of each in data, and their places.
+type summaryChunk struct {
+	ids    []string
+	ends   []int
+	data   []byte
+	places []summaryPlace
+	first  int // index of the chunk's first summary in scan order
+	err    error
+}
+
+// span returns the bytes of the chunk's i-th summary, and the same bytes
+// as a string (a substring of the chunk's whole data, which nothing
+// writes after the scan) for decodeSummaryInto's strings.
+func (c *summaryChunk) span(i int) ([]byte, string) {
+	start := 0
+	if i > 0 {
+		start = c.ends[i-1]
+	}
+	whole := unsafe.String(unsafe.SliceData(c.data), len(c.data))
+	return c.data[start:c.ends[i]], whole[start:c.ends[i]]
+}
+
+// Len returns the number of summaries in s.
+func (s *SummarySet) Len() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.dest)
+}
+
+// ReadSummaries reads the stored summary of every memory and orders them
+// by place (SortViewsByPlace) without decoding them; confidences are
+// computed at this time when they are decoded. It fails on an unreadable
+// store or a summary whose place cannot be read.
 //
 // The scan of the store (one goroutine) copies each viewBlock summaries
 // into a chunk, whose place keys (summaryPlaceOf: the first anchor's path
 // and line, read without decoding the rest) the other cores read as the
 // scan goes on. Once every place is known the order is computed
-// (placeOrder), then all cores decode each summary straight into its
-// final slot of the result, its strings substrings of one string per
-// chunk (decodeSummaryInto). Before, 100,000 summaries were decoded into
-// blocks in scan order and then moved into place: the move of 100,000
-// views and the per-field strings were a third of a nothing-changed
-// `gloss check` (pprof, docs/benchmarks.md "Scale (#12)").
-func (w *Workspace) Summaries() ([]View, error) {
-	now := w.now()
-	type chunk struct {
-		ids    []string
-		ends   []int
-		data   []byte
-		places []summaryPlace
-		first  int // index of the chunk's first summary in scan order
-		err    error
-	}
-	place := func(c *chunk) {
+// (placeOrder). Views then decodes each summary on all cores straight
+// into its final slot, Each in place order into reused views; their
+// strings are substrings of one string per chunk (decodeSummaryInto).
+// Before, 100,000 summaries were decoded into blocks in scan order and
+// then moved into place: the move of 100,000 views and the per-field
+// strings were a third of a nothing-changed `gloss check` (pprof,
+// docs/benchmarks.md "Scale (#12)").
+func (w *Workspace) ReadSummaries() (*SummarySet, error) {
+	set := &SummarySet{now: w.now()}
+	place := func(c *summaryChunk) {
 		c.places = make([]summaryPlace, len(c.ids))
 		start := 0
 		for i, id := range c.ids {
@@ -294,7 +363,7 @@ func (w *Workspace) Summaries() ([]View, error) {
 		}
 	}
 	workers := max(1, runtime.GOMAXPROCS(0)-1)
-	work := make(chan *chunk, 4)
+	work := make(chan *summaryChunk, 4)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
@@ -305,17 +374,17 @@ func (w *Workspace) Summaries() ([]View, error) {
 			}
 		}()
 	}
-	var chunks []*chunk
+	var chunks []*summaryChunk
 	n := 0
 	// Each chunk's bytes are allocated once at about the size of the one
 	// before: grown by append from nothing, their copies and fresh pages
 	// were a quarter of a `gloss check` at 100,000 memories (pprof).
 	size := 256 << 10
-	newChunk := func() *chunk {
+	newChunk := func() *summaryChunk {
 		if k := len(chunks); k > 0 {
 			size = len(chunks[k-1].data) + len(chunks[k-1].data)/16
 		}
-		return &chunk{ids: make([]string, 0, viewBlock), ends: make([]int, 0, viewBlock), data: make([]byte, 0, size), first: n}
+		return &summaryChunk{ids: make([]string, 0, viewBlock), ends: make([]int, 0, viewBlock), data: make([]byte, 0, size), first: n}
 	}
 	cur := newChunk()
 	err := w.Store.Summaries(func(id string, data []byte) error {
@@ -340,7 +409,7 @@ func (w *Workspace) Summaries() ([]View, error) {
 		return nil, err
 	}
 	if n == 0 {
-		return nil, nil
+		return set, nil
 	}
 	places := make([]summaryPlace, 0, n)
 	for _, c := range chunks {
@@ -350,32 +419,38 @@ func (w *Workspace) Summaries() ([]View, error) {
 		places = append(places, c.places...)
 		c.places = nil
 	}
-	dest := placeOrder(places)
-	places = nil
-	out := make([]View, n)
-	decode := func(c *chunk) {
-		// The views' strings are substrings of whole, which is c.data
-		// itself: nothing writes c.data after the scan, and a copy of
-		// 100,000 summaries' bytes was a tenth of a check's CPU.
-		whole := unsafe.String(unsafe.SliceData(c.data), len(c.data))
-		defer func() { c.data = nil }()
-		start := 0
+	set.chunks, set.dest = chunks, placeOrder(places)
+	return set, nil
+}
+
+// Views decodes every summary of s into one slice in place order, on all
+// cores (nil for an empty set). It fails on a summary that cannot be
+// decoded.
+func (s *SummarySet) Views() ([]View, error) {
+	chunks, dest, now := s.chunks, s.dest, s.now
+	s.chunks, s.dest = nil, nil
+	if len(dest) == 0 {
+		return nil, nil
+	}
+	out := make([]View, len(dest))
+	decode := func(c *summaryChunk) {
 		for i, id := range c.ids {
 			v := &out[dest[c.first+i]]
-			if err := decodeSummaryInto(v, c.data[start:c.ends[i]], whole[start:c.ends[i]]); err != nil {
+			data, str := c.span(i)
+			if err := decodeSummaryInto(v, data, str); err != nil {
 				c.err = fmt.Errorf("corrupt summary of memory %s: %w", id, err)
 				return
 			}
-			start = c.ends[i]
 			v.Confidence = round2(ConfidenceOf(v.Lifecycle(), now).Value)
 		}
 	}
-	work = make(chan *chunk, len(chunks))
+	work := make(chan *summaryChunk, len(chunks))
 	for _, c := range chunks {
 		work <- c
 	}
 	close(work)
-	for range workers + 1 {
+	var wg sync.WaitGroup
+	for range max(1, runtime.GOMAXPROCS(0)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -391,6 +466,101 @@ func (w *Workspace) Summaries() ([]View, error) {
 		}
 	}
 	return out, nil
+}
+
+// eachBlock is the number of views Each decodes ahead in one block; it
+// keeps eachBlocks blocks.
+const (
+	eachBlock  = 256
+	eachBlocks = 3
+)
+
+// Each calls fn with every summary of s decoded, in place order, and
+// stops at fn's first error, which it returns; it fails on a summary that
+// cannot be decoded. The view passed to fn is valid only during the call
+// (its memory is reused for a later summary). A second goroutine decodes
+// the next blocks of eachBlock views while fn runs.
+func (s *SummarySet) Each(fn func(*View) error) error {
+	chunks, dest, now := s.chunks, s.dest, s.now
+	s.chunks, s.dest = nil, nil
+	n := len(dest)
+	if n == 0 {
+		return nil
+	}
+	src := make([]int32, n) // scan index of the summary at each place
+	for j, k := range dest {
+		src[k] = int32(j)
+	}
+	type block struct {
+		views []View
+		n     int
+		err   error
+	}
+	free := make(chan *block, eachBlocks)
+	full := make(chan *block, eachBlocks)
+	for range eachBlocks {
+		free <- &block{views: make([]View, eachBlock)}
+	}
+	stop := make(chan struct{})
+	go func() {
+		defer close(full)
+		for pos := 0; pos < n; pos += eachBlock {
+			var b *block
+			select {
+			case b = <-free:
+			case <-stop:
+				return
+			}
+			b.n = min(eachBlock, n-pos)
+			for i := range b.n {
+				j := int(src[pos+i])
+				c := chunks[j/viewBlock]
+				data, str := c.span(j % viewBlock)
+				v := &b.views[i]
+				if err := decodeSummaryReuse(v, data, str); err != nil {
+					b.n, b.err = i, fmt.Errorf("corrupt summary of memory %s: %w", c.ids[j%viewBlock], err)
+					break
+				}
+				v.Confidence = round2(ConfidenceOf(v.Lifecycle(), now).Value)
+			}
+			full <- b
+			if b.err != nil {
+				return
+			}
+		}
+	}()
+	var err error
+	for b := range full {
+		if err != nil {
+			continue // draining after fn failed
+		}
+		for i := range b.n {
+			if err = fn(&b.views[i]); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			err = b.err
+		}
+		if err != nil {
+			close(stop)
+			continue
+		}
+		free <- b
+	}
+	return err
+}
+
+// decodeSummaryReuse is decodeSummaryInto into a view v that may hold an
+// earlier summary: v is cleared, keeping the memory of its anchors and
+// tags for a binary summary.
+func decodeSummaryReuse(v *View, data []byte, whole string) error {
+	anchors, tags := v.Anchors[:0], v.Tags[:0]
+	*v = View{}
+	if len(data) > 0 && data[0] != '{' {
+		v.Anchors, v.Tags = anchors, tags
+	}
+	return decodeSummaryInto(v, data, whole)
 }
 
 // viewBlock is the number of summaries in one chunk of Summaries.
@@ -507,6 +677,31 @@ func (w *Workspace) storedByViews(views []View) (map[string]*Memory, error) {
 	return stored, nil
 }
 
+// storedBySet is storedByViews over the summaries of set, reading only
+// each summary's scope (summaryScope) and decoding the project memories
+// alone. w.writeMu is held.
+func (w *Workspace) storedBySet(set *SummarySet) (map[string]*Memory, error) {
+	stored := map[string]*Memory{}
+	for _, c := range set.chunks {
+		for i, id := range c.ids {
+			data, _ := c.span(i)
+			scope, err := summaryScope(data)
+			if err != nil {
+				return nil, fmt.Errorf("corrupt summary of memory %s: %w", id, err)
+			}
+			if scope != ScopeProject {
+				continue
+			}
+			m, err := w.get(id)
+			if err != nil {
+				return nil, err
+			}
+			stored[m.ID] = m
+		}
+	}
+	return stored, nil
+}
+
 // storedProject is storedByViews over the stored summaries, reading
 // only each summary's scope (summaryScope) and decoding the project
 // memories alone. w.writeMu is held.
@@ -564,6 +759,9 @@ type CheckResult struct {
 	// Views are all memories as stored summaries, in place order
 	// (CheckViews only).
 	Views []View
+	// Summaries are all memories as stored summaries not yet decoded, in
+	// place order (CheckSummaries only).
+	Summaries *SummarySet
 	// Index is the indexing run Check started with.
 	Index index.Stats
 	// Resolved counts anchors re-resolved; Updated memories written back.

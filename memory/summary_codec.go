@@ -176,19 +176,22 @@ func decodeSummaryInto(v *View, data []byte, whole string) error {
 		*p = d.string()
 	}
 	if n := d.count(); n > 0 {
-		v.Tags = make([]string, n)
+		v.Tags = reuseLen(v.Tags, n)
 		for i := range v.Tags {
 			v.Tags[i] = d.string()
 		}
+	} else {
+		v.Tags = nil
 	}
 	v.Stale = d.bool()
 	for _, p := range []*string{&v.Scope, &v.Source, &v.Author} {
 		*p = d.string()
 	}
 	d.times(&v.CreatedAt, &v.UpdatedAt, &v.VerifiedAt)
-	v.Anchors = make([]AnchorView, d.count())
+	v.Anchors = reuseLen(v.Anchors, d.count())
 	for i := range v.Anchors {
 		a := &v.Anchors[i]
+		*a = AnchorView{}
 		a.Path, a.Symbol, a.Kind = d.string(), d.string(), d.string()
 		a.StartLine, a.EndLine = d.int(), d.int()
 		a.Status, a.OriginPath = d.string(), d.string()
@@ -199,6 +202,16 @@ func decodeSummaryInto(v *View, data []byte, whole string) error {
 		d.err = errSummary
 	}
 	return d.err
+}
+
+// reuseLen returns s resized to n elements, in its own memory when it
+// has the capacity (a view reused by SummarySet.Each), else in a new
+// slice; never nil, as make([]T, n) is not.
+func reuseLen[T any](s []T, n int) []T {
+	if s == nil || cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }
 
 // summaryPlace is where a summary sorts (SortViewsByPlace): the path

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -147,6 +148,66 @@ func printCheckJSON(w io.Writer, res api.CheckResult) error {
 	bw.WriteString(tail)
 	bw.WriteByte('\n')
 	return bw.Flush()
+}
+
+// printCheckStream runs the check of engine and prints its memories as
+// they are decoded (api.Engine.CheckEach), in the bytes printCheckJSON
+// (asJSON) or the text check (printMemory of each memory, of the stale
+// ones only with staleOnly, then the problems and the summary line)
+// print for the whole result. It returns the result without its
+// memories. An error from the check after the first memory leaves the
+// output cut short.
+func printCheckStream(ctx context.Context, w io.Writer, engine *api.Engine, asJSON, staleOnly bool) (api.CheckResult, error) {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var data []byte
+	first := true
+	each := func(v *memory.View) error {
+		if !asJSON {
+			if !staleOnly || v.Stale {
+				printMemory(bw, *v, false)
+			}
+			return nil
+		}
+		var err error
+		if data, err = memory.AppendViewJSON(data[:0], v, "    ", "  "); err != nil {
+			return err
+		}
+		if first {
+			bw.WriteString("{\n  \"memories\": [\n")
+			first = false
+		} else {
+			bw.WriteString(",\n")
+		}
+		bw.WriteString("    ")
+		_, err = bw.Write(data)
+		return err
+	}
+	res, n, err := engine.CheckEach(ctx, each)
+	if err != nil {
+		return res, err
+	}
+	if !asJSON {
+		printProblems(bw, res.Problems)
+		printCheckLine(bw, res, n)
+		return res, bw.Flush()
+	}
+	rest, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return res, err
+	}
+	// rest starts with {\n  "memories": null,
+	head, tail, ok := strings.Cut(string(rest), `"memories": null`)
+	if !ok || head != "{\n  " {
+		return res, fmt.Errorf("check result encodes as %.40q", rest)
+	}
+	if first {
+		bw.WriteString(head + `"memories": []`) // CheckResultOf's empty slice
+	} else {
+		bw.WriteString("\n  ]")
+	}
+	bw.WriteString(tail)
+	bw.WriteByte('\n')
+	return res, bw.Flush()
 }
 
 // writeViewsJSON writes the elements of check's "memories" array, one
