@@ -37,7 +37,9 @@ func TestIndexRefusingEmbedderExits(t *testing.T) {
 	t.Setenv("GLOSS_EMBEDDER", "openai:fake@http://"+addr)
 	minP, maxP, giveUp := memory.ReembedRetryMin, memory.ReembedRetryMax, memory.ReembedForegroundGiveUp
 	memory.ReembedRetryMin, memory.ReembedRetryMax, memory.ReembedForegroundGiveUp = time.Millisecond, 4*time.Millisecond, 50*time.Millisecond
-	defer func() { memory.ReembedRetryMin, memory.ReembedRetryMax, memory.ReembedForegroundGiveUp = minP, maxP, giveUp }()
+	defer func() {
+		memory.ReembedRetryMin, memory.ReembedRetryMax, memory.ReembedForegroundGiveUp = minP, maxP, giveUp
+	}()
 
 	out, errOut, err := run(t, repo, "", "--no-daemon", "index")
 	var ee exitError
