@@ -338,3 +338,28 @@ func TestIndexGivesUpOnRefusingEmbedder(t *testing.T) {
 		t.Fatal("the change is no longer pending")
 	}
 }
+
+// A remote embedder whose server refuses connections from the start:
+// writes succeed (the vector index is marked), and a fused search
+// answers from the full text and the graph, its explanation saying the
+// vector ranker was skipped, instead of failing.
+func TestSearchWithRefusingEmbedder(t *testing.T) {
+	repo := vecRepo(t)
+	var warn warnings
+	w := openVecWorkspace(t, repo, "openai:fake@"+refusedURL(t), warn.add)
+	defer w.Close()
+	if _, err := w.Index(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	a := remember(t, w, "retryCap", "zzz zzz the retry cap")
+	res, err := w.FusedSearch(context.Background(), SearchRequest{Query: "retry cap", Limit: 5})
+	if err != nil {
+		t.Fatalf("fused search with the embedder down: %v", err)
+	}
+	if len(res) == 0 || res[0].Kind != ResultMemory || res[0].Memory.ID != a {
+		t.Fatalf("fused search with the embedder down: %+v, want %s first", res, a)
+	}
+	if !strings.Contains(res[0].Explain.Vectors, "vector ranker skipped") || !strings.Contains(res[0].Explain.Vectors, "connection refused") {
+		t.Fatalf("explain.vectors %q, want the skip and its cause", res[0].Explain.Vectors)
+	}
+}
