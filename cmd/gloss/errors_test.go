@@ -15,7 +15,7 @@ func TestRememberErrorMessages(t *testing.T) {
 	testutil.WriteFiles(t, repo, map[string]string{"go.mod": "module example.com/cli\n", "main.go": cliGo})
 	testutil.Commit(t, repo, "init")
 	_, _, err := run(t, repo, "", "--no-daemon", "remember", "past the end", "--at", "main.go:100-101")
-	if err == nil || !strings.Contains(err.Error(), "lines 100-101") || !strings.Contains(err.Error(), "main.go has 18 lines") {
+	if err == nil || !strings.Contains(err.Error(), "lines 100-101 are out of bounds") || !strings.Contains(err.Error(), "main.go has 18 lines") {
 		t.Errorf("past the end: %v, want lines 100-101 named", err)
 	}
 	_, _, err = run(t, repo, "", "--no-daemon", "remember", "outside", "--at", "../x.go:1-2")
