@@ -144,7 +144,12 @@ func (e *Engine) placeIn(cmd string, loc Location, whole bool, pc *placeCache) (
 		return nil, invalid("%s: malformed range: end %d:%d is before start %d:%d", cmd, r.End.Line, r.End.Character, r.Start.Line, r.Start.Character)
 	}
 	if r.Start.Line >= n || r.End.Line > n || (r.End.Line == n && r.End.Character > 0) {
-		return nil, invalid("%s: range %d:%d-%d:%d is out of bounds: %s has %d lines", cmd, r.Start.Line, r.Start.Character, r.End.Line, r.End.Character, rel, n)
+		// In 1-based lines, as people count them (the MCP server's form).
+		last := r.End.Line // 0-based
+		if r.End.Character == 0 && last > r.Start.Line {
+			last-- // ends at the start of a line
+		}
+		return nil, invalid("%s: lines %d-%d are out of bounds: %s has %d lines", cmd, r.Start.Line+1, last+1, rel, n)
 	}
 	last := r.End.Line
 	if r.End.Character == 0 && r.End.Line > r.Start.Line {
@@ -229,7 +234,7 @@ func (e *Engine) Remember(ctx context.Context, a RememberArgs) (memory.View, err
 		return memory.View{}, err
 	}
 	if it := res.Items[0]; it.Error != "" {
-		return memory.View{}, invalid("%s: %s", Remember.name, it.Error)
+		return memory.View{}, invalid("%s: %s", Remember.name, strings.TrimPrefix(it.Error, Remember.name+": "))
 	}
 	return *res.Items[0].Memory, nil
 }

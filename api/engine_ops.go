@@ -432,6 +432,10 @@ func (e *Engine) Index(ctx context.Context, _ NoArgs) (IndexResults, error) {
 		}
 		st, err := w.IndexWith(ctx, o)
 		unwatch()
+		var vp *VectorsPending
+		if pe := (*memory.VectorsPendingError)(nil); errors.As(err, &pe) {
+			vp, err = &VectorsPending{Model: pe.Model, Pending: pe.Pending, Total: pe.Total, Error: pe.Err.Error()}, nil
+		}
 		if err != nil {
 			return out, &Error{Code: CodeInternalError, Message: "index " + w.Root + ": " + err.Error()}
 		}
@@ -439,7 +443,7 @@ func (e *Engine) Index(ctx context.Context, _ NoArgs) (IndexResults, error) {
 		if err != nil {
 			return out, &Error{Code: CodeInternalError, Message: "memory files of " + w.Root + ": " + err.Error()}
 		}
-		out.Workspaces = append(out.Workspaces, IndexResult{Root: w.Root, ProjectID: w.ID, Stats: st, ElapsedMS: float64(st.Elapsed.Microseconds()) / 1000, MemoryFiles: sync})
+		out.Workspaces = append(out.Workspaces, IndexResult{Root: w.Root, ProjectID: w.ID, Stats: st, ElapsedMS: float64(st.Elapsed.Microseconds()) / 1000, MemoryFiles: sync, VectorsPending: vp})
 		e.Host.Indexed(w, st)
 		if sync.Changed() {
 			e.Host.Changed(w, nil, true)

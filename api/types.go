@@ -246,6 +246,23 @@ type IndexResult struct {
 	// MemoryFiles is what loading the memory files after indexing did
 	// (memory.SyncMemoryFiles).
 	MemoryFiles memory.SyncResult `json:"memory_files"`
+	// VectorsPending is set when the run's re-embedding for a changed
+	// remote embedder gave up on a failing server
+	// (memory.ReembedForegroundGiveUp): the files and full text are up to
+	// date, the vectors are not.
+	VectorsPending *VectorsPending `json:"vectors_pending,omitempty"`
+}
+
+// VectorsPending describes vectors a gloss.index run could not bring up
+// to date (memory.VectorsPendingError).
+type VectorsPending struct {
+	// Model is the new embedder's model id.
+	Model string `json:"model"`
+	// Pending is the number of memories not embedded with Model, of Total.
+	Pending int `json:"pending"`
+	Total   int `json:"total"`
+	// Error is the embedder server's last failure.
+	Error string `json:"error"`
 }
 
 // IndexResults is the result of gloss.index: one entry per workspace

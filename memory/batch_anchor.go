@@ -2,6 +2,7 @@ package memory
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gloss-dev/gloss/index"
 )
@@ -116,9 +117,18 @@ func checkLines(f *index.File, first, last int) error {
 
 // definitionAt returns the outermost definition of f that the 0-based
 // lines first..last cover exactly (from its doc comment or first line to
-// its last line), or nil. It reads only f.Defs, so a file built from its
-// stored record (index.RecordFile) answers as its parse does.
+// its last line), blank lines at either edge left out, or nil. It reads
+// only f.Defs and f's lines, so a file built from its stored record
+// (index.RecordFile) answers as its parse does.
 func definitionAt(f *index.File, first, last int) *index.Definition {
+	// Blank lines at either edge (an editor's paragraph selection) are
+	// not part of what the lines cover.
+	for last > first && blankLine(f, last) {
+		last--
+	}
+	for first < last && blankLine(f, first) {
+		first++
+	}
 	var best *index.Definition
 	for i := range f.Defs {
 		d := &f.Defs[i]
@@ -129,4 +139,10 @@ func definitionAt(f *index.File, first, last int) *index.Definition {
 		}
 	}
 	return best
+}
+
+// blankLine reports whether the 0-based line l of f holds only white
+// space.
+func blankLine(f *index.File, l int) bool {
+	return f.Lines != nil && strings.TrimSpace(f.Lines.Text(l)) == ""
 }

@@ -33,9 +33,14 @@ type Filter struct {
 	Superseded string `json:"superseded,omitempty"`
 }
 
-// Validate reports a malformed filter: an unknown Stale or Superseded value, a bad Path
-// pattern or a confidence outside 0..1.
+// Validate reports a malformed filter: an unknown Type (ValidateType),
+// Stale or Superseded value, a bad Path pattern or a confidence outside 0..1.
 func (f Filter) Validate() error {
+	if f.Type != "" {
+		if err := ValidateType(f.Type); err != nil {
+			return err
+		}
+	}
 	switch f.Stale {
 	case "", "include", "exclude", "only":
 	default:

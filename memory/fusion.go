@@ -371,8 +371,9 @@ func (w *Workspace) FusedSearch(ctx context.Context, req SearchRequest) ([]Resul
 	limit := clampSearchLimit(req.Limit)
 	depth := min(max(2*limit, 40), MaxSearchLimit)
 	var rankers []func(*rankList) error
+	var vectorSkipped string // why the vector ranker was skipped (memoryRankers); read after runRankers
 	if req.Kind != ResultSymbol {
-		text, vector, err := w.memoryRankers(ctx, req, depth, limit)
+		text, vector, err := w.memoryRankers(ctx, req, depth, limit, &vectorSkipped)
 		if err != nil {
 			return nil, err
 		}
@@ -402,8 +403,11 @@ func (w *Workspace) FusedSearch(ctx context.Context, req SearchRequest) ([]Resul
 	if err != nil {
 		return nil, err
 	}
-	if w.vecs.change.Load() != nil { // found by the vector ranker's opening
-		note := w.VectorsNote()
+	if w.vecs.change.Load() != nil || vectorSkipped != "" { // found by the vector ranker
+		note := vectorSkipped
+		if note == "" {
+			note = w.VectorsNote()
+		}
 		for i := range out {
 			out[i].Explain.Vectors = note
 		}
@@ -450,8 +454,11 @@ func deepen[T any](depth, want int, fetch func(n int) ([]T, error), keep func(T)
 
 // memoryRankers returns the text and vector rankers of memories, each
 // adding its list filtered (deepen) and cut to depth; they may run
-// concurrently.
-func (w *Workspace) memoryRankers(ctx context.Context, req SearchRequest, depth, want int) (text, vector func(*rankList) error, err error) {
+// concurrently. When a remote embedder (ollama:, openai:) cannot embed
+// the query (its server is down), the vector ranker adds nothing,
+// reports it through Options.Warn and sets *vectorSkipped to why: the
+// search answers from the other rankers.
+func (w *Workspace) memoryRankers(ctx context.Context, req SearchRequest, depth, want int, vectorSkipped *string) (text, vector func(*rankList) error, err error) {
 	var mu sync.Mutex // guards mems
 	mems := map[string]*Memory{}
 	to, err := w.Incoming()
@@ -505,7 +512,17 @@ func (w *Workspace) memoryRankers(ctx context.Context, req SearchRequest, depth,
 		}
 	}
 	text = ranker(RankerText, func(n int) ([]index.Scored, error) { return w.textRanking(ctx, req.Query, n) })
-	vector = ranker(RankerVector, func(n int) ([]index.Scored, error) { return w.VectorSearch(ctx, req.Query, n) })
+	vector = ranker(RankerVector, func(n int) ([]index.Scored, error) {
+		hits, err := w.VectorSearch(ctx, req.Query, n)
+		if err != nil && ctx.Err() == nil {
+			if spec, serr := w.embedSpec(); serr == nil && (spec.Kind == embed.KindOllama || spec.Kind == embed.KindOpenAI) {
+				*vectorSkipped = "vector ranker skipped: " + err.Error()
+				w.warn(fmt.Errorf("vectors: %w; searching full text and the symbol graph only", err))
+				return nil, nil
+			}
+		}
+		return hits, err
+	})
 	return text, vector, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/gloss-dev/gloss/embed"
 	"github.com/gloss-dev/gloss/index"
@@ -144,7 +145,7 @@ func (w *Workspace) retrainBuiltin(ctx context.Context) error {
 		}
 		return saveBuiltinStateIn(dir, state)
 	}
-	return w.reembedBeside(ctx, b, save)
+	return w.reembedBeside(ctx, b, 0, save)
 }
 
 // reembedBeside builds the vector index of embedder e in vectorsNextDir
@@ -157,9 +158,11 @@ func (w *Workspace) retrainBuiltin(ctx context.Context) error {
 // one (index.Vectors.Replace). Progress goes to the workspace's watchers
 // (WatchReembed), the last report when it ends. The new directory is removed on
 // failure and the old one after the swap; a crash before the swap leaves
-// the old index in use and the new directory to the next re-embedding.
+// the old index in use and the new directory to the next re-embedding,
+// as does giving up on a remote embedder (giveUp, embedAll's
+// *VectorsPendingError), so that the next run reuses the rows embedded.
 // The caller holds vecs.reembed.run.
-func (w *Workspace) reembedBeside(ctx context.Context, e embed.Embedder, save func(dir string) error) (err error) {
+func (w *Workspace) reembedBeside(ctx context.Context, e embed.Embedder, giveUp time.Duration, save func(dir string) error) (err error) {
 	dir := filepath.Join(w.Dir, vectorsNextDir)
 	next, _, err := index.OpenVectors(dir, e)
 	if err != nil {
@@ -186,6 +189,10 @@ func (w *Workspace) reembedBeside(ctx context.Context, e embed.Embedder, save fu
 		if !swapped {
 			_ = next.Close()
 		}
+		var pending *VectorsPendingError
+		if errors.As(err, &pending) {
+			return // kept for the next run (embedAll reuses its rows)
+		}
 		if rmErr := os.RemoveAll(dir); rmErr != nil && err == nil {
 			w.warn(fmt.Errorf("vector index: remove the replaced index: %w", rmErr))
 		}
@@ -208,7 +215,7 @@ func (w *Workspace) reembedBeside(ctx context.Context, e embed.Embedder, save fu
 		return err
 	}
 	report(0, len(docs))
-	if err := embedAll(ctx, next, docs, gen, reportErr); err != nil {
+	if err := embedAll(ctx, next, docs, gen, giveUp, reportErr); err != nil {
 		return fmt.Errorf("re-embed with %s: %w", e.Model(), err)
 	}
 	for round := 0; ; round++ {

@@ -49,6 +49,38 @@ var (
 	ReembedRetryMax = time.Minute
 )
 
+// ReembedForegroundGiveUp bounds how long the foreground re-embedding
+// of IndexWith (gloss index) retries a failing remote embedder: once its
+// server has failed without a success in between for at least this long
+// (with the pauses of ReembedRetryMin..Max: attempts after 1, 2, 4, 8
+// and 16 s, so about 31 s plus the requests' own time, each at most
+// embed.RequestTimeout), the re-embedding stops with a
+// *VectorsPendingError. The daemon's background re-embedding
+// (ReembedChanged) never gives up.
+var ReembedForegroundGiveUp = 30 * time.Second
+
+// VectorsPendingError is returned (wrapped) by IndexWith when the
+// foreground re-embedding for a changed remote embedder gave up
+// (ReembedForegroundGiveUp): the files and the full-text index are up to
+// date and no memory is lost, but the vectors of Pending memories (of
+// Total) are not made with Model yet; searches keep the old vectors or
+// skip the vector ranker (full text and symbol graph) until the next
+// gloss index or the daemon's background re-embedding succeeds. Rows
+// embedded before the failure are kept for that next run.
+type VectorsPendingError struct {
+	Model          string // the new embedder's model id (embed.Embedder.Model)
+	Pending, Total int    // memories not yet embedded with Model, of all
+	Err            error  // the server's last failure
+}
+
+// Error implements error.
+func (e *VectorsPendingError) Error() string {
+	return fmt.Sprintf("vectors not updated: %d of %d memories wait for %s: %v", e.Pending, e.Total, e.Model, e.Err)
+}
+
+// Unwrap returns the server's last failure.
+func (e *VectorsPendingError) Unwrap() error { return e.Err }
+
 // reembedChunk is the number of memories a re-embedding for a remote
 // embedder embeds and appends to the new index's log at a time
 // (index.Vectors.AppendContext, one request of 64 texts within
@@ -246,10 +278,18 @@ func (w *Workspace) VectorsNote() string {
 // background of its sessions), gloss index in the foreground; progress
 // goes to WatchReembed's watchers. For a remote embedder, failures of
 // its server are retried with a growing pause (ReembedRetryMin to
-// ReembedRetryMax) until ctx ends. It does nothing without a change or
+// ReembedRetryMax) until ctx ends (IndexWith's foreground run gives up
+// after ReembedForegroundGiveUp, reembedChanged). It does nothing without a change or
 // when a re-embedding runs already, and returns errors of opening,
 // training, embedding (local embedders) or ctx's.
 func (w *Workspace) ReembedChanged(ctx context.Context) error {
+	return w.reembedChanged(ctx, 0)
+}
+
+// reembedChanged is ReembedChanged; a remote embedder's failures are
+// retried until they have lasted giveUp (0: until ctx ends), then a
+// *VectorsPendingError is returned.
+func (w *Workspace) reembedChanged(ctx context.Context, giveUp time.Duration) error {
 	if _, err := w.vectorIndex(ctx); err != nil {
 		return err
 	}
@@ -270,21 +310,24 @@ func (w *Workspace) ReembedChanged(ctx context.Context) error {
 	}
 	defer r.run.Unlock()
 	owner := vectorsOwner{Spec: ch.To, Model: e.Model()}
-	return w.reembedBeside(ctx, e, func(dir string) error { return saveVectorsOwnerIn(dir, owner) })
+	return w.reembedBeside(ctx, e, giveUp, func(dir string) error { return saveVectorsOwnerIn(dir, owner) })
 }
 
 // embedAll fills next, the new index of a re-embedding, with docs at
 // generation gen. A local embedder embeds them in one RebuildContext;
 // a remote one in chunks of reembedChunk appended to next's log, each
 // retried after a server failure (ReembedRetryMin..Max, the error
-// reported through report) until ctx ends, then RebuildContext, which
+// reported through report) until ctx ends or, with giveUp > 0, failures
+// without a success between them have lasted giveUp (a
+// *VectorsPendingError), then RebuildContext, which
 // reuses every row embedded, writes the base. Rows a crashed attempt
 // left in next are reused the same way.
-func embedAll(ctx context.Context, next *index.Vectors, docs []index.Doc, gen uint64, report func(done, total int, err error)) error {
+func embedAll(ctx context.Context, next *index.Vectors, docs []index.Doc, gen uint64, giveUp time.Duration, report func(done, total int, err error)) error {
 	if !isRemote(next.Embedder()) {
 		return next.RebuildContext(ctx, docs, gen)
 	}
 	pause := ReembedRetryMin
+	var failingSince time.Time // zero: the last attempt succeeded
 	for i := 0; i < len(docs); {
 		j := min(len(docs), i+reembedChunk)
 		if err := next.AppendContext(ctx, docs[i:j], nil, gen); err != nil {
@@ -292,6 +335,12 @@ func embedAll(ctx context.Context, next *index.Vectors, docs []index.Doc, gen ui
 				return ctx.Err()
 			}
 			report(i, len(docs), err)
+			if failingSince.IsZero() {
+				failingSince = time.Now()
+			}
+			if giveUp > 0 && time.Since(failingSince) >= giveUp {
+				return &VectorsPendingError{Model: next.Embedder().Model(), Pending: len(docs) - i, Total: len(docs), Err: err}
+			}
 			select {
 			case <-ctx.Done():
 				return ctx.Err()
@@ -300,7 +349,7 @@ func embedAll(ctx context.Context, next *index.Vectors, docs []index.Doc, gen ui
 			pause = min(2*pause, ReembedRetryMax)
 			continue
 		}
-		pause = ReembedRetryMin
+		pause, failingSince = ReembedRetryMin, time.Time{}
 		i = j
 		report(i, len(docs), nil)
 	}

@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gloss-dev/gloss/index"
 )
 
 // gatedOpenAI is a local OpenAI-compatible /v1/embeddings server whose
@@ -272,5 +275,91 @@ func TestEmbedderChangeSkipsVectors(t *testing.T) {
 	}
 	if n := g.requests.Load(); n != 0 {
 		t.Fatalf("%d requests before the re-embedding", n)
+	}
+}
+
+// refusedURL returns the URL of a local port that refuses connections
+// (a listener opened, then closed).
+func refusedURL(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + l.Addr().String()
+	_ = l.Close()
+	return url
+}
+
+// gloss index (IndexWith) after a change to a remote embedder whose
+// server refuses connections: the run finishes (bounded retries,
+// ReembedForegroundGiveUp) with the files indexed and a
+// *VectorsPendingError counting the memories not re-embedded; no memory
+// is lost, the old vectors keep answering, a fused search works, and
+// the change stays pending for the next run.
+func TestIndexGivesUpOnRefusingEmbedder(t *testing.T) {
+	repo, a, _ := builtinStore(t)
+	minP, maxP, giveUp := ReembedRetryMin, ReembedRetryMax, ReembedForegroundGiveUp
+	ReembedRetryMin, ReembedRetryMax, ReembedForegroundGiveUp = time.Millisecond, 4*time.Millisecond, 50*time.Millisecond
+	defer func() { ReembedRetryMin, ReembedRetryMax, ReembedForegroundGiveUp = minP, maxP, giveUp }()
+	w := openVecWorkspace(t, repo, "openai:fake@"+refusedURL(t), nil)
+	defer w.Close()
+	errc := make(chan error, 1)
+	var st index.Stats
+	go func() {
+		var err error
+		st, err = w.IndexWith(context.Background(), index.RunOptions{})
+		errc <- err
+	}()
+	var err error
+	select { // a hang detector, not a speed target
+	case err = <-errc:
+	case <-time.After(20 * time.Second):
+		t.Fatal("IndexWith still retrying after 20 s")
+	}
+	var pending *VectorsPendingError
+	if !errors.As(err, &pending) || pending.Pending != 2 || pending.Total != 2 || pending.Model != "openai:fake" ||
+		!strings.Contains(err.Error(), "connection refused") {
+		t.Fatalf("IndexWith: %v, want a *VectorsPendingError of 2 memories", err)
+	}
+	if st.Files != 1 || st.SymbolsByLang["go"] != 2 {
+		t.Fatalf("stats %+v, want a.go and its 2 definitions indexed", st)
+	}
+	if ms, err := w.List(); err != nil || len(ms) != 2 {
+		t.Fatalf("memories after the failure: %d, %v", len(ms), err)
+	}
+	if got := vecIDs(t, w, "retry cap"); !strings.HasPrefix(got, a) || !strings.HasPrefix(w.vecs.idx.Model(), "builtin") {
+		t.Fatalf("vector search after the failure: %q with %s, want the built-in vectors", got, w.vecs.idx.Model())
+	}
+	if res, err := w.FusedSearch(context.Background(), SearchRequest{Query: "retry cap", Limit: 5}); err != nil || len(res) == 0 {
+		t.Fatalf("fused search after the failure: %v, %d results", err, len(res))
+	}
+	if _, _, _, changed := w.pendingChange(); !changed {
+		t.Fatal("the change is no longer pending")
+	}
+}
+
+// A remote embedder whose server refuses connections from the start:
+// writes succeed (the vector index is marked), and a fused search
+// answers from the full text and the graph, its explanation saying the
+// vector ranker was skipped, instead of failing.
+func TestSearchWithRefusingEmbedder(t *testing.T) {
+	repo := vecRepo(t)
+	var warn warnings
+	w := openVecWorkspace(t, repo, "openai:fake@"+refusedURL(t), warn.add)
+	defer w.Close()
+	if _, err := w.Index(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	a := remember(t, w, "retryCap", "zzz zzz the retry cap")
+	res, err := w.FusedSearch(context.Background(), SearchRequest{Query: "retry cap", Limit: 5})
+	if err != nil {
+		t.Fatalf("fused search with the embedder down: %v", err)
+	}
+	if len(res) == 0 || res[0].Kind != ResultMemory || res[0].Memory.ID != a {
+		t.Fatalf("fused search with the embedder down: %+v, want %s first", res, a)
+	}
+	if !strings.Contains(res[0].Explain.Vectors, "vector ranker skipped") || !strings.Contains(res[0].Explain.Vectors, "connection refused") {
+		t.Fatalf("explain.vectors %q, want the skip and its cause", res[0].Explain.Vectors)
 	}
 }

@@ -62,7 +62,7 @@ func startReembed(w *Workspace, e embed.Embedder) <-chan error {
 	w.vecs.reembed.run.Lock()
 	go func() {
 		defer w.vecs.reembed.run.Unlock()
-		errc <- w.reembedBeside(context.Background(), e, nil)
+		errc <- w.reembedBeside(context.Background(), e, 0, nil)
 	}()
 	return errc
 }

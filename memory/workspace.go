@@ -367,16 +367,24 @@ func (w *Workspace) Index(ctx context.Context) (index.Stats, error) {
 //
 // When the configured embedder differs from the one the vector index was
 // built with, IndexWith then re-embeds every memory with it in the
-// foreground (ReembedChanged; progress to WatchReembed's watchers);
-// a failure of that is reported through Options.Warn, not returned: the
-// index run succeeded and the old vectors stay.
+// foreground (ReembedChanged; progress to WatchReembed's watchers).
+// A remote embedder whose server keeps failing is retried for
+// ReembedForegroundGiveUp, then IndexWith returns st (the run
+// succeeded) with a *VectorsPendingError (errors.As): the old vectors
+// stay and the next IndexWith or the daemon resumes. Other failures of
+// the re-embedding are reported through Options.Warn, not returned.
 func (w *Workspace) IndexWith(ctx context.Context, o index.RunOptions) (index.Stats, error) {
 	st, err := w.index(ctx, o, true)
 	if err != nil {
 		return st, err
 	}
 	if _, _, _, changed := w.pendingChange(); changed {
-		if err := w.ReembedChanged(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		err := w.reembedChanged(ctx, ReembedForegroundGiveUp)
+		var pending *VectorsPendingError
+		if errors.As(err, &pending) {
+			return st, pending
+		}
+		if err != nil && !errors.Is(err, context.Canceled) {
 			w.warn(fmt.Errorf("re-embed for the new embedder: %w", err))
 		}
 	}

@@ -66,6 +66,9 @@ func (g *globals) connect(ctx context.Context) (*backend, error) {
 	if g.readOnly { // search, context: open the vector index meanwhile
 		w.PrefetchVectors()
 	}
+	if g.hintOut != nil {
+		hintUnindexed(g.hintOut, w)
+	}
 	e := &api.Engine{Host: api.Single{W: w}, IndexFirst: true}
 	return &backend{Interface: e, engine: e, close: w.Close}, nil
 }
@@ -126,4 +129,25 @@ func callVerb[R any](cmd *cobra.Command, g *globals, call func(context.Context, 
 		return printJSON(cmd.OutOrStdout(), res)
 	}
 	return text(cmd.OutOrStdout(), res)
+}
+
+// hintUnindexed writes to out, when w's store was never written (store
+// generation 0: no gloss index, remember or check ran with this data
+// home) and its repository carries shared memory files
+// (memory.MemoryFilesDir), that they are not loaded and how to load
+// them: a fresh clone's first list or search would otherwise show
+// nothing without saying why.
+func hintUnindexed(out io.Writer, w *memory.Workspace) {
+	if gen, err := w.Store.Generation(); err != nil || gen != 0 {
+		return
+	}
+	files, _ := filepath.Glob(filepath.Join(w.Root, filepath.FromSlash(memory.MemoryFilesDir), "*.md"))
+	if len(files) == 0 {
+		return
+	}
+	what := fmt.Sprintf("%d shared memories", len(files))
+	if len(files) == 1 {
+		what = "1 shared memory"
+	}
+	fmt.Fprintf(out, "gloss: this workspace is not indexed yet: the %s in %s/ are loaded by gloss index (or gloss check); run it first\n", what, memory.MemoryFilesDir)
 }

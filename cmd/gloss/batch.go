@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
@@ -64,7 +65,7 @@ func readBatchLines(r io.Reader, max int, fn func(n int, line []byte, err error)
 
 // parseBatchLine decodes one line of `gloss remember --batch`: exactly one
 // JSON object of batchLine fields (unknown fields are ignored), in valid
-// UTF-8. locate turns the "at" path (relative to -C) and 1-based lines into
+// UTF-8, with a non-blank "text". locate turns the "at" path (relative to -C) and 1-based lines into
 // the command's location.
 func parseBatchLine(raw []byte, locate func(path string, first, last int) (api.Location, error)) (api.RememberArgs, error) {
 	var req api.RememberArgs
@@ -78,6 +79,11 @@ func parseBatchLine(raw []byte, locate func(path string, first, last int) (api.L
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return req, fmt.Errorf("more than one JSON value on the line (give one object per line)")
+	}
+	if strings.TrimSpace(bl.Text) == "" {
+		// As `gloss remember ""`: an empty text would make a draft
+		// (api.RememberArgs), meant for an editor that opens its file.
+		return req, fmt.Errorf("missing \"text\": a batch line needs the memory's text")
 	}
 	req = api.RememberArgs{Text: bl.Text, Type: bl.Type, Title: bl.Title, Tags: bl.Tags, Symbol: bl.Symbol, Scope: bl.Scope}
 	switch {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -115,4 +117,36 @@ func FuzzBatchLine(f *testing.F) {
 			t.Fatalf("accepted invalid UTF-8: %q", line)
 		}
 	})
+}
+
+// A --batch line without text (missing, empty or blank) is an error of
+// that line, as `gloss remember ""` is: it never becomes a draft (a
+// project-scope "TODO: describe" memory whose file lands in the
+// repository's .gloss/memories/), and the other lines are remembered.
+func TestBatchEmptyText(t *testing.T) {
+	testutil.Hermetic(t)
+	repo := testutil.InitRepo(t)
+	testutil.WriteFiles(t, repo, map[string]string{"go.mod": "module example.com/cli\n", "main.go": cliGo})
+	testutil.Commit(t, repo, "init")
+	batch := `{"text":"","at":"main.go:4-12"}` + "\n" + `{"at":"main.go:4-12","title":"no text"}` + "\n" +
+		`{"text":"  \n ","symbol":"Retry"}` + "\n" + `{"text":"kept","at":"main.go:4-12"}` + "\n"
+	out, _, err := run(t, repo, batch, "--no-daemon", "remember", "--batch", "-", "--json")
+	if err == nil {
+		t.Errorf("batch with empty texts: want a non-zero exit")
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("printed %d lines, want 4:\n%s", len(lines), out)
+	}
+	for i, l := range lines[:3] {
+		if !strings.Contains(l, `"error":"missing \"text\"`) {
+			t.Errorf("line %d: %s, want a missing text error", i+1, l)
+		}
+	}
+	if !strings.Contains(lines[3], `"id"`) {
+		t.Errorf("line 4: %s, want it remembered", lines[3])
+	}
+	if _, err := os.Stat(filepath.Join(repo, ".gloss", "memories")); !os.IsNotExist(err) {
+		t.Errorf(".gloss/memories after the batch: %v, want none", err)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -58,7 +59,15 @@ type globals struct {
 	// storeBulk opens a store this process writes to for a bulk write
 	// (memory.Options.StoreBulk); `remember --batch` sets it.
 	storeBulk bool
+	// hintOut, set for the verbs of unindexedHintVerbs (root's
+	// PersistentPreRun), receives hintUnindexed's hint.
+	hintOut io.Writer
 }
+
+// unindexedHintVerbs are the verbs that, without a daemon, say so when
+// the workspace was never indexed but its repository carries shared
+// memories (hintUnindexed): they would show nothing.
+var unindexedHintVerbs = map[string]bool{"list": true, "search": true, "status": true, "at": true, "context": true}
 
 // readOnlyVerbs are the verbs that only read the store. Without a daemon
 // they open it read-only (memory.Options.ReadOnly), which spares a CLI
@@ -76,6 +85,9 @@ func newRoot() *cobra.Command {
 		Version:       version,
 		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
 			g.readOnly = readOnlyVerbs[cmd.Name()]
+			if unindexedHintVerbs[cmd.Name()] && cmd.Parent() == cmd.Root() {
+				g.hintOut = cmd.ErrOrStderr()
+			}
 		},
 	}
 	root.PersistentFlags().StringVarP(&g.dir, "dir", "C", ".", "run as if gloss was started in this directory")

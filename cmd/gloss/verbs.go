@@ -64,7 +64,10 @@ func indexCmd(g *globals) *cobra.Command {
 				return err
 			}
 			if g.json {
-				return printJSON(cmd.OutOrStdout(), res)
+				if err := printJSON(cmd.OutOrStdout(), res); err != nil {
+					return err
+				}
+				return vectorsPendingExit(cmd.ErrOrStderr(), res.VectorsPending)
 			}
 			st := res.Stats
 			out := cmd.OutOrStdout()
@@ -83,9 +86,27 @@ func indexCmd(g *globals) *cobra.Command {
 				fmt.Fprintf(out, "  %d files have syntax errors (definitions outside the errors were still indexed)\n", st.ParseErrors)
 			}
 			printSync(out, res.MemoryFiles)
-			return nil
+			return vectorsPendingExit(cmd.ErrOrStderr(), res.VectorsPending)
 		},
 	}
+}
+
+// exitVectorsPending is gloss index's exit code when the files and the
+// full text were indexed but the vectors could not be brought up to date
+// because the remote embedder kept failing (api.VectorsPending).
+const exitVectorsPending = 4
+
+// vectorsPendingExit explains vp on w and returns the exitError of
+// exitVectorsPending; nil when vp is nil.
+func vectorsPendingExit(w io.Writer, vp *api.VectorsPending) error {
+	if vp == nil {
+		return nil
+	}
+	fmt.Fprintf(w, "gloss: vectors not updated: %d of %d memories wait for %s, whose server failed for %s: %s\n",
+		vp.Pending, vp.Total, vp.Model, memory.ReembedForegroundGiveUp, vp.Error)
+	fmt.Fprintln(w, "  searches use the previous vectors, or the full text and the symbol graph, until it answers;")
+	fmt.Fprintln(w, "  run gloss index again, or a running daemon (gloss daemon) catches up in the background")
+	return exitError{code: exitVectorsPending}
 }
 
 func counts(m map[string]int) string {
