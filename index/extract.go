@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	ts "github.com/odvcencio/gotreesitter"
@@ -202,7 +203,8 @@ func extractTree(tree *ts.Tree, lang *Language, path string, src []byte, pc Pack
 	if !lang.walkDefs && len(src) < 1<<31 {
 		f.stream = f.compactTokens()
 	}
-	x := &extractor{f: f, lang: lang.TS(), pc: pc}
+	buf := addBuffers.Get().(*addScratch)
+	x := &extractor{f: f, lang: lang.TS(), pc: pc, toks: buf.toks, hash: buf.hash}
 	lang.extract(x)
 	switch {
 	case f.stream == nil || len(f.skipped) == 0:
@@ -211,7 +213,7 @@ func extractTree(tree *ts.Tree, lang *Language, path string, src []byte, pc Pack
 	default:
 		// The stream the tree walk gives now that every skip node is
 		// marked.
-		f.stream = streamRanges(f, nil, 0, len(src), spanOf)
+		f.dropSkipped()
 	}
 	f.skipped, f.skipOverlap = nil, false
 	root := tree.RootNode()
@@ -225,7 +227,45 @@ func extractTree(tree *ts.Tree, lang *Language, path string, src []byte, pc Pack
 	sort.SliceStable(f.Defs, func(i, j int) bool { return f.Defs[i].Range.StartByte < f.Defs[j].Range.StartByte })
 	x.collectCalls()
 	x.collectImports()
+	buf.keep(x)
 	return f
+}
+
+// addScratch holds extractor.add's buffers (its toks and hash) between
+// files, in addBuffers: one file's definitions grow them to the size of
+// its largest definition, and the next file starts from that size instead
+// of growing them again from nothing.
+type addScratch struct {
+	toks []tokenRange
+	hash [3]tokenHasher
+}
+
+// addBuffers pools addScratch values (sync.Pool: the collector may drop
+// them, and each parse worker takes its own).
+var addBuffers = sync.Pool{New: func() any { return new(addScratch) }}
+
+// maxPooledScratch is the largest buffer addScratch.keep returns to the
+// pool, in bytes (a tokenHasher's text) or token ranges: a huge
+// definition's buffers are left to the collector.
+const maxPooledScratch = 1 << 20
+
+// keep takes back x's buffers, emptied, and returns b to addBuffers unless
+// one of them is over maxPooledScratch.
+func (b *addScratch) keep(x *extractor) {
+	if cap(x.toks) > maxPooledScratch {
+		return
+	}
+	for _, h := range x.hash {
+		if cap(h.buf) > maxPooledScratch {
+			return
+		}
+	}
+	b.toks = x.toks[:0]
+	for i := range x.hash {
+		b.hash[i] = tokenHasher{buf: x.hash[i].buf[:0]}
+	}
+	x.toks, x.hash = nil, [3]tokenHasher{}
+	addBuffers.Put(b)
 }
 
 // timedOut reports whether the parser's cancellation flag holds

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -463,6 +464,13 @@ func (ix *Indexer) parseAll(ctx context.Context, jobs []parseJob) <-chan parseRe
 		budget = DefaultMaxParseBytes
 	}
 	sem := semaphore.NewWeighted(budget)
+	// The root's symlinks resolved once for the run (ReadSourceFile
+	// resolves them at every call); "" when that fails, and every file
+	// then gets ReadSourceFile's error.
+	realRoot, err := filepath.EvalSymlinks(ix.Root)
+	if err != nil {
+		realRoot = ""
+	}
 	in := make(chan parseJob)
 	out := make(chan parseResult, workers*2)
 	var wg sync.WaitGroup
@@ -478,7 +486,7 @@ func (ix *Indexer) parseAll(ctx context.Context, jobs []parseJob) <-chan parseRe
 					continue // cancelled: Run reports ctx.Err()
 				}
 				beforeParse(j.cand.Path)
-				res := ix.parseOne(parsers, j)
+				res := ix.parseOne(parsers, realRoot, j)
 				sem.Release(w)
 				out <- res
 			}
@@ -495,9 +503,17 @@ func (ix *Indexer) parseAll(ctx context.Context, jobs []parseJob) <-chan parseRe
 	return out
 }
 
-func (ix *Indexer) parseOne(parsers map[*Language]*ts.Parser, j parseJob) parseResult {
+// parseOne reads and parses the file of j; realRoot is ix.Root with its
+// symlinks resolved ("": read with ReadSourceFile, which resolves them).
+func (ix *Indexer) parseOne(parsers map[*Language]*ts.Parser, realRoot string, j parseJob) parseResult {
 	c := j.cand
-	src, err := ReadSourceFile(ix.Root, c.Path, ix.MaxFileSize)
+	var src []byte
+	var err error
+	if realRoot != "" {
+		src, err = readSourceIn(realRoot, c.Path, ix.MaxFileSize)
+	} else {
+		src, err = ReadSourceFile(ix.Root, c.Path, ix.MaxFileSize)
+	}
 	if err != nil {
 		return parseResult{skip: SkipUnreadable}
 	}

@@ -58,12 +58,23 @@ func ReadSourceFile(root, rel string, maxSize int64) ([]byte, error) {
 	if err := CheckSourcePath(rel); err != nil {
 		return nil, err
 	}
-	if maxSize <= 0 {
-		maxSize = DefaultMaxFileSize
-	}
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		return nil, fmt.Errorf("workspace %s: %w", root, err)
+	}
+	return readSourceIn(realRoot, rel, maxSize)
+}
+
+// readSourceIn is ReadSourceFile after the root's symlinks are resolved:
+// realRoot is filepath.EvalSymlinks of the workspace root, so that a run
+// reading many files resolves it once (Indexer.parseAll), not once per
+// file. rel is checked here again; errors are ReadSourceFile's.
+func readSourceIn(realRoot, rel string, maxSize int64) ([]byte, error) {
+	if err := CheckSourcePath(rel); err != nil {
+		return nil, err
+	}
+	if maxSize <= 0 {
+		maxSize = DefaultMaxFileSize
 	}
 	real, err := filepath.EvalSymlinks(filepath.Join(realRoot, filepath.FromSlash(rel)))
 	if err != nil {
@@ -93,7 +104,7 @@ func ReadSourceFile(root, rel string, maxSize int64) ([]byte, error) {
 	if st.Size() > maxSize {
 		return nil, fmt.Errorf("%s: %w: %d bytes, the limit is %d (--max-file-size)", rel, ErrTooLarge, st.Size(), maxSize)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxSize+1))
+	data, err := readAllSized(io.LimitReader(f, maxSize+1), st.Size())
 	if err != nil {
 		return nil, err
 	}
@@ -101,4 +112,31 @@ func ReadSourceFile(root, rel string, maxSize int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w: it grew past the limit of %d bytes while read", rel, ErrTooLarge, maxSize)
 	}
 	return data, nil
+}
+
+// readAllSized is io.ReadAll with its first buffer sized for size bytes
+// (the size fstat gave) plus one, as os.ReadFile sizes its buffer: a file
+// that does not change while read is read into one allocation and ends
+// with io.EOF in the spare byte, where io.ReadAll starts at 512 bytes and
+// grows by copying. A file that grew meanwhile still reads to its end (the
+// buffer grows as append grows it); errors are r's, io.EOF excepted.
+func readAllSized(r io.Reader, size int64) ([]byte, error) {
+	n := size + 1
+	if n < 512 {
+		n = 512
+	}
+	data := make([]byte, 0, n)
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		m, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+m]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return data, err
+		}
+	}
 }

@@ -1,12 +1,15 @@
 package index
 
 import (
+	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"testing/iotest"
 	"time"
 )
 
@@ -77,5 +80,31 @@ func TestReadSourceFile(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("ReadSourceFile(%s) blocked", tc.rel)
 		}
+	}
+}
+
+// TestReadAllSized checks readAllSized returns exactly what io.ReadAll
+// returns whatever the size hint: exact, too small (a file that grew
+// after fstat), too large (one that shrank), zero, and with a reader that
+// returns one byte per call or an error after some bytes.
+func TestReadAllSized(t *testing.T) {
+	data := bytes.Repeat([]byte("0123456789abcdef"), 300) // 4,800 bytes
+	for _, size := range []int64{0, 1, 511, 512, 4799, 4800, 4801, 10000} {
+		for _, n := range []int{0, 1, 700, len(data)} {
+			want := data[:n]
+			got, err := readAllSized(bytes.NewReader(want), size)
+			if err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("size %d, %d bytes: got %d bytes, %v", size, n, len(got), err)
+			}
+			got, err = readAllSized(iotest.OneByteReader(bytes.NewReader(want)), size)
+			if err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("one byte at a time, size %d, %d bytes: got %d bytes, %v", size, n, len(got), err)
+			}
+		}
+	}
+	boom := errors.New("boom")
+	got, err := readAllSized(io.MultiReader(bytes.NewReader(data[:100]), iotest.ErrReader(boom)), 100)
+	if !errors.Is(err, boom) || !bytes.Equal(got, data[:100]) {
+		t.Fatalf("failing reader: got %d bytes, %v; want 100 bytes and boom", len(got), err)
 	}
 }

@@ -482,24 +482,43 @@ func putFile(b *pebble.Batch, old, rec *FileRecord, toks []byte) error {
 		return err
 	}
 	for _, d := range rec.Defs {
-		_ = b.Set(Key(prefixSymbol, d.Symbol, rec.Path), nil, nil)
-		_ = b.Set(Key(prefixName, d.Name, d.Symbol, rec.Path), nil, nil)
+		setEmptyKey(b, prefixSymbol, d.Symbol, rec.Path)
+		setEmptyKey(b, prefixName, d.Name, d.Symbol, rec.Path)
 		if d.BodyHash != "" {
-			_ = b.Set(Key(prefixBody, d.BodyHash, d.Symbol, rec.Path), nil, nil)
+			setEmptyKey(b, prefixBody, d.BodyHash, d.Symbol, rec.Path)
 		}
 		if d.Parent != "" {
-			_ = b.Set(Key(prefixContains, d.Parent, d.Symbol), nil, nil)
+			setEmptyKey(b, prefixContains, d.Parent, d.Symbol)
 		}
 	}
 	for _, c := range rec.Calls {
-		_ = b.Set(Key(prefixRef, c.Name, c.Caller, rec.Path), nil, nil)
+		setEmptyKey(b, prefixRef, c.Name, c.Caller, rec.Path)
 	}
 	for _, im := range rec.Imports {
 		if im.Target != "" {
-			_ = b.Set(Key(prefixImport, im.Target, rec.Path), nil, nil)
+			setEmptyKey(b, prefixImport, im.Target, rec.Path)
 		}
 	}
 	return nil
+}
+
+// setEmptyKey adds to b the set of Key(prefix, parts...) to an empty
+// value, the same batch record as b.Set(Key(prefix, parts...), nil, nil),
+// with the key written straight into the batch (Batch.SetDeferred) instead
+// of a key slice made and copied for each. Its error (an indexed batch's
+// index refusing the key) is ignored, as putFile ignored b.Set's.
+func setEmptyKey(b *pebble.Batch, prefix string, parts ...string) {
+	n := len(prefix)
+	for _, p := range parts {
+		n += 1 + len(p)
+	}
+	op := b.SetDeferred(n, 0)
+	k := append(op.Key[:0], prefix...)
+	for _, p := range parts {
+		k = append(k, 0)
+		k = append(k, p...)
+	}
+	_ = op.Finish()
 }
 
 func deleteFileKeys(b *pebble.Batch, old *FileRecord) {

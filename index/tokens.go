@@ -87,6 +87,38 @@ func streamRanges[T any](f *File, buf []T, start, end int, mk func(s, e int) T) 
 	return buf
 }
 
+// dropSkipped removes from f.stream, in place, the tokens inside a range
+// of f.skipped: the result of streamRanges(f, nil, 0, len(f.Src), spanOf)
+// without a second slice. A whole-file window splits no token, so each is
+// kept or dropped whole and a kept one only moves towards the front; a
+// stream that does not lie within the source (never made by
+// compactTokens) goes through streamRanges.
+func (f *File) dropSkipped() {
+	spans, sk := f.stream, f.skipped
+	if len(spans) == 0 {
+		return
+	}
+	if spans[0].start < 0 || int(spans[len(spans)-1].end) > len(f.Src) {
+		f.stream = streamRanges(f, nil, 0, len(f.Src), spanOf)
+		return
+	}
+	out, j := spans[:0], 0
+	for _, t := range spans {
+		s, e := int(t.start), int(t.end)
+		if e <= 0 || s >= len(f.Src) { // outside the window, as streamRanges
+			continue
+		}
+		for j < len(sk) && sk[j].end <= s {
+			j++
+		}
+		if j < len(sk) && sk[j].start <= s && e <= sk[j].end {
+			continue
+		}
+		out = append(out, t)
+	}
+	f.stream = out
+}
+
 // spanOf makes the tokenSpan of [s, e).
 func spanOf(s, e int) tokenSpan { return tokenSpan{int32(s), int32(e)} }
 
