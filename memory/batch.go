@@ -110,6 +110,7 @@ func (st *batchState) release() {
 // update. On a failed write the chunk's memories are errors and their
 // files are removed. w.writeMu is held.
 func (w *Workspace) rememberChunk(ctx context.Context, reqs []RememberRequest, out []*Memory, errs []error, st *batchState) {
+	w.noteBatchGeneration()
 	w.preparse(reqs, st)
 	valid, verrs := w.validateChunk(reqs)
 	var created []*Memory
@@ -278,4 +279,32 @@ func gitBlobs(root string, paths []string) map[string]string {
 		}
 	}
 	return out
+}
+
+// batchGeneration starts caching the index generation (Store.Generation)
+// that new anchors record (Anchor.ResolvedGen, fillSnapshot) for the
+// chunks of a RememberBatch: rememberChunk reads it once per chunk
+// (noteBatchGeneration) instead of one Pebble read per anchor. The
+// returned function ends the caching. w.writeMu is held.
+func (w *Workspace) batchGeneration() func() {
+	return func() { w.batchGen.Store(0) }
+}
+
+// noteBatchGeneration reads the index generation for the anchors of the
+// next chunk (batchGeneration); on a read error nothing is cached and
+// each anchor reads it (and fails) as without the cache.
+func (w *Workspace) noteBatchGeneration() {
+	w.batchGen.Store(0)
+	if gen, err := w.Store.Generation(); err == nil {
+		w.batchGen.Store(gen + 1)
+	}
+}
+
+// resolvedGeneration returns the index generation a new anchor records:
+// the chunk's cached one during a RememberBatch, else the store's.
+func (w *Workspace) resolvedGeneration() (uint64, error) {
+	if g := w.batchGen.Load(); g != 0 {
+		return g - 1, nil
+	}
+	return w.Store.Generation()
 }

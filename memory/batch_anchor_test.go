@@ -244,3 +244,51 @@ func TestStoredSpanAnchorsMatchParse(t *testing.T) {
 		t.Fatalf("batch anchors from stored tokens differ from those of parses (%d, %d anchors)", len(stored), len(withParse))
 	}
 }
+
+// The index generation that batch anchors record (Anchor.ResolvedGen,
+// read once per chunk) is the store's at the time of the batch: after an
+// index run moved it, the next batch records the new one, and no cached
+// value outlives a batch.
+func TestRememberBatchResolvedGeneration(t *testing.T) {
+	testutil.Hermetic(t)
+	repo := testutil.InitRepo(t)
+	testutil.WriteFiles(t, repo, storedFixture)
+	testutil.Commit(t, repo, "fixture")
+	w, err := Open(repo, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	ctx := context.Background()
+	for round := 0; round < 2; round++ {
+		if round == 1 {
+			testutil.WriteFiles(t, repo, map[string]string{"b.go": "package x\n\nfunc B() {}\n"})
+		}
+		if _, err := w.Index(ctx); err != nil {
+			t.Fatal(err)
+		}
+		want, err := w.Store.Generation()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var reqs []RememberRequest
+		for i := 0; i < RememberChunk+5; i++ { // two chunks
+			reqs = append(reqs, RememberRequest{Text: fmt.Sprintf("note %d", i), Path: repo + "/a.go", StartLine: 8 + i%2, EndLine: 15})
+		}
+		ms, errs := w.RememberBatch(ctx, reqs)
+		for i := range reqs {
+			if errs[i] != nil {
+				t.Fatalf("round %d, request %d: %v", round, i, errs[i])
+			}
+			if got := ms[i].Anchors[0].ResolvedGen; got != want {
+				t.Fatalf("round %d, request %d: resolved generation %d, the store's is %d", round, i, got, want)
+			}
+		}
+		if g := w.batchGen.Load(); g != 0 {
+			t.Fatalf("round %d: a cached generation (%d) outlived the batch", round, g-1)
+		}
+	}
+	if g0, _ := w.Store.Generation(); g0 < 2 {
+		t.Fatalf("the second index run did not move the generation (%d)", g0)
+	}
+}

@@ -92,6 +92,7 @@ func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) (
 	if len(reqs) > RememberChunk {
 		defer w.bulkVectors()()
 	}
+	defer w.batchGeneration()()
 	for lo := 0; lo < len(reqs); lo += RememberChunk {
 		hi := min(lo+RememberChunk, len(reqs))
 		w.rememberChunk(ctx, reqs[lo:hi], out[lo:hi], errs[lo:hi], st)

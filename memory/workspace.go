@@ -130,6 +130,9 @@ type Workspace struct {
 	// batchSites, during a large RememberBatch, holds every definition
 	// site by body hash (index.Store.BodyHashIndex); guarded by writeMu.
 	batchSites map[string][]index.Site
+	// batchGen is 1 + the index generation read at the start of the
+	// RememberBatch chunk being anchored, 0 outside one (batchGeneration).
+	batchGen atomic.Uint64
 	// parseSpans makes span anchors parse their file even when its stored
 	// token stream could anchor them (tests compare both ways).
 	parseSpans bool
