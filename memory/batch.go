@@ -38,6 +38,13 @@ type batchState struct {
 	// disk), and rels the answers of RelPath, by request path.
 	stored map[string]*index.File
 	rels   map[string]relResult
+	// carried are the files built from stored records by the previous
+	// RememberBatch call at the same index generation (Options.
+	// KeepBatchFiles); storedFile takes one when the file on disk has
+	// its bytes. gen is the index generation at the start of the batch.
+	carried map[string]*index.File
+	gen     uint64
+	genOK   bool
 	// duplicates asks for a near-duplicate check of each new memory
 	// (batches of at most maxDuplicateChecks requests).
 	duplicates bool
@@ -307,4 +314,45 @@ func (w *Workspace) resolvedGeneration() (uint64, error) {
 		return g - 1, nil
 	}
 	return w.Store.Generation()
+}
+
+// keptBatchFiles are the files built from stored index records by one
+// RememberBatch call (batchState.stored, nil answers left out) and the
+// index generation they were built at (Options.KeepBatchFiles).
+type keptBatchFiles struct {
+	gen   uint64
+	files map[string]*index.File
+}
+
+// carryFiles gives st the files kept by the previous RememberBatch call
+// when the index generation has not moved since (an index run may have
+// changed any record); storedFile still compares each with the disk.
+// w.writeMu is held.
+func (w *Workspace) carryFiles(st *batchState) {
+	gen, err := w.Store.Generation()
+	st.gen, st.genOK = gen, err == nil
+	kept := w.keptFiles
+	w.keptFiles = nil
+	if kept != nil && st.genOK && kept.gen == gen {
+		st.carried = kept.files
+	}
+}
+
+// keepFiles keeps the stored files of st for the next RememberBatch call
+// when the workspace keeps them (Options.KeepBatchFiles) and the index
+// generation is still the one the batch started at. w.writeMu is held.
+func (w *Workspace) keepFiles(st *batchState) {
+	if !w.keepBatchFiles || !st.genOK {
+		return
+	}
+	if gen, err := w.Store.Generation(); err != nil || gen != st.gen {
+		return
+	}
+	files := make(map[string]*index.File, len(st.stored))
+	for p, f := range st.stored {
+		if f != nil {
+			files[p] = f
+		}
+	}
+	w.keptFiles = &keptBatchFiles{gen: st.gen, files: files}
 }

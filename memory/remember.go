@@ -87,7 +87,11 @@ func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) (
 	errs := make([]error, len(reqs))
 	st := w.newBatchState()
 	st.duplicates = len(reqs) <= maxDuplicateChecks
+	if w.keepBatchFiles {
+		w.carryFiles(st)
+	}
 	defer st.release()
+	defer w.keepFiles(st) // before st.release empties st.stored
 	defer w.loadBatchSites(len(reqs))()
 	if len(reqs) > RememberChunk {
 		defer w.bulkVectors()()
