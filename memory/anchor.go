@@ -112,7 +112,7 @@ func (w *Workspace) fillSnapshot(a *Anchor, f *index.File) {
 	a.OriginPath, a.OriginRange = a.Path, a.Range
 	a.FileHash = f.SrcHash()
 	a.ResolvedAt = w.now().UTC()
-	if gen, err := w.Store.Generation(); err == nil {
+	if gen, err := w.resolvedGeneration(); err == nil {
 		a.ResolvedGen = gen
 	}
 }

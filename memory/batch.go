@@ -38,6 +38,13 @@ type batchState struct {
 	// disk), and rels the answers of RelPath, by request path.
 	stored map[string]*index.File
 	rels   map[string]relResult
+	// carried are the files built from stored records by the previous
+	// RememberBatch call at the same index generation (Options.
+	// KeepBatchFiles); storedFile takes one when the file on disk has
+	// its bytes. gen is the index generation at the start of the batch.
+	carried map[string]*index.File
+	gen     uint64
+	genOK   bool
 	// duplicates asks for a near-duplicate check of each new memory
 	// (batches of at most maxDuplicateChecks requests).
 	duplicates bool
@@ -110,6 +117,7 @@ func (st *batchState) release() {
 // update. On a failed write the chunk's memories are errors and their
 // files are removed. w.writeMu is held.
 func (w *Workspace) rememberChunk(ctx context.Context, reqs []RememberRequest, out []*Memory, errs []error, st *batchState) {
+	w.noteBatchGeneration()
 	w.preparse(reqs, st)
 	valid, verrs := w.validateChunk(reqs)
 	var created []*Memory
@@ -278,4 +286,73 @@ func gitBlobs(root string, paths []string) map[string]string {
 		}
 	}
 	return out
+}
+
+// batchGeneration starts caching the index generation (Store.Generation)
+// that new anchors record (Anchor.ResolvedGen, fillSnapshot) for the
+// chunks of a RememberBatch: rememberChunk reads it once per chunk
+// (noteBatchGeneration) instead of one Pebble read per anchor. The
+// returned function ends the caching. w.writeMu is held.
+func (w *Workspace) batchGeneration() func() {
+	return func() { w.batchGen.Store(0) }
+}
+
+// noteBatchGeneration reads the index generation for the anchors of the
+// next chunk (batchGeneration); on a read error nothing is cached and
+// each anchor reads it (and fails) as without the cache.
+func (w *Workspace) noteBatchGeneration() {
+	w.batchGen.Store(0)
+	if gen, err := w.Store.Generation(); err == nil {
+		w.batchGen.Store(gen + 1)
+	}
+}
+
+// resolvedGeneration returns the index generation a new anchor records:
+// the chunk's cached one during a RememberBatch, else the store's.
+func (w *Workspace) resolvedGeneration() (uint64, error) {
+	if g := w.batchGen.Load(); g != 0 {
+		return g - 1, nil
+	}
+	return w.Store.Generation()
+}
+
+// keptBatchFiles are the files built from stored index records by one
+// RememberBatch call (batchState.stored, nil answers left out) and the
+// index generation they were built at (Options.KeepBatchFiles).
+type keptBatchFiles struct {
+	gen   uint64
+	files map[string]*index.File
+}
+
+// carryFiles gives st the files kept by the previous RememberBatch call
+// when the index generation has not moved since (an index run may have
+// changed any record); storedFile still compares each with the disk.
+// w.writeMu is held.
+func (w *Workspace) carryFiles(st *batchState) {
+	gen, err := w.Store.Generation()
+	st.gen, st.genOK = gen, err == nil
+	kept := w.keptFiles
+	w.keptFiles = nil
+	if kept != nil && st.genOK && kept.gen == gen {
+		st.carried = kept.files
+	}
+}
+
+// keepFiles keeps the stored files of st for the next RememberBatch call
+// when the workspace keeps them (Options.KeepBatchFiles) and the index
+// generation is still the one the batch started at. w.writeMu is held.
+func (w *Workspace) keepFiles(st *batchState) {
+	if !w.keepBatchFiles || !st.genOK {
+		return
+	}
+	if gen, err := w.Store.Generation(); err != nil || gen != st.gen {
+		return
+	}
+	files := make(map[string]*index.File, len(st.stored))
+	for p, f := range st.stored {
+		if f != nil {
+			files[p] = f
+		}
+	}
+	w.keptFiles = &keptBatchFiles{gen: st.gen, files: files}
 }

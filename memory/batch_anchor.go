@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -32,6 +33,14 @@ func (st *batchState) relPath(w *Workspace, p string) (string, error) {
 func (w *Workspace) storedFile(rel string, st *batchState) *index.File {
 	if f, ok := st.stored[rel]; ok {
 		return f
+	}
+	if f := st.carried[rel]; f != nil {
+		delete(st.carried, rel)
+		src, err := index.ReadSourceFile(w.Root, rel, w.MaxFileSize())
+		if err == nil && bytes.Equal(src, f.Src) {
+			st.stored[rel] = f
+			return f
+		}
 	}
 	f := w.indexedFile(rel, w.Store.FileDefs) // the batch keeps it: no record cache
 	st.stored[rel] = f

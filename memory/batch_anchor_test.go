@@ -244,3 +244,124 @@ func TestStoredSpanAnchorsMatchParse(t *testing.T) {
 		t.Fatalf("batch anchors from stored tokens differ from those of parses (%d, %d anchors)", len(stored), len(withParse))
 	}
 }
+
+// The index generation that batch anchors record (Anchor.ResolvedGen,
+// read once per chunk) is the store's at the time of the batch: after an
+// index run moved it, the next batch records the new one, and no cached
+// value outlives a batch.
+func TestRememberBatchResolvedGeneration(t *testing.T) {
+	testutil.Hermetic(t)
+	repo := testutil.InitRepo(t)
+	testutil.WriteFiles(t, repo, storedFixture)
+	testutil.Commit(t, repo, "fixture")
+	w, err := Open(repo, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	ctx := context.Background()
+	for round := 0; round < 2; round++ {
+		if round == 1 {
+			testutil.WriteFiles(t, repo, map[string]string{"b.go": "package x\n\nfunc B() {}\n"})
+		}
+		if _, err := w.Index(ctx); err != nil {
+			t.Fatal(err)
+		}
+		want, err := w.Store.Generation()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var reqs []RememberRequest
+		for i := 0; i < RememberChunk+5; i++ { // two chunks
+			reqs = append(reqs, RememberRequest{Text: fmt.Sprintf("note %d", i), Path: repo + "/a.go", StartLine: 8 + i%2, EndLine: 15})
+		}
+		ms, errs := w.RememberBatch(ctx, reqs)
+		for i := range reqs {
+			if errs[i] != nil {
+				t.Fatalf("round %d, request %d: %v", round, i, errs[i])
+			}
+			if got := ms[i].Anchors[0].ResolvedGen; got != want {
+				t.Fatalf("round %d, request %d: resolved generation %d, the store's is %d", round, i, got, want)
+			}
+		}
+		if g := w.batchGen.Load(); g != 0 {
+			t.Fatalf("round %d: a cached generation (%d) outlived the batch", round, g-1)
+		}
+	}
+	if g0, _ := w.Store.Generation(); g0 < 2 {
+		t.Fatalf("the second index run did not move the generation (%d)", g0)
+	}
+}
+
+// With Options.KeepBatchFiles, the files one RememberBatch call built
+// from stored records serve the next call only while the file on disk
+// has the same bytes and the index generation has not moved: a file
+// edited on disk since is anchored from its parse (as without the
+// option), an unchanged one from the kept file, and an index run drops
+// them all.
+func TestKeepBatchFilesAcrossCalls(t *testing.T) {
+	testutil.Hermetic(t)
+	repo := testutil.InitRepo(t)
+	testutil.WriteFiles(t, repo, storedFixture)
+	testutil.Commit(t, repo, "fixture")
+	w, err := Open(repo, Options{KeepBatchFiles: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	w.now = func() time.Time { return at }
+	ctx := context.Background()
+	if _, err := w.Index(ctx); err != nil {
+		t.Fatal(err)
+	}
+	reqs := []RememberRequest{
+		{Text: "method by lines", Path: repo + "/a.go", StartLine: 8, EndLine: 15},
+		{Text: "span in method", Path: repo + "/a.go", StartLine: 11, EndLine: 12},
+		{Text: "python method", Path: repo + "/m.py", StartLine: 4, EndLine: 8},
+	}
+	if _, errs := w.RememberBatch(ctx, reqs); errs[0] != nil || errs[1] != nil || errs[2] != nil {
+		t.Fatal(errs)
+	}
+	if w.keptFiles == nil || w.keptFiles.files["a.go"] == nil || w.keptFiles.files["m.py"] == nil {
+		t.Fatalf("no files kept after the first call: %+v", w.keptFiles)
+	}
+	keptPy := w.keptFiles.files["m.py"]
+	// a.go gains two lines at the top, not indexed: the kept a.go no
+	// longer describes it.
+	testutil.WriteFiles(t, repo, map[string]string{"a.go": "// edited\n// again\n" + storedFixture["a.go"]})
+	ms, errs := w.RememberBatch(ctx, reqs)
+	for i, req := range reqs {
+		if errs[i] != nil {
+			t.Fatalf("request %d: %v", i, errs[i])
+		}
+		got := ms[i].Anchors[0]
+		got.GitCommit, got.GitBlob = "", ""
+		f, err := w.parseFile(got.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := w.anchorAt(f, req.StartLine-1, req.EndLine-1)
+		f.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("request %d after the edit:\nbatch %+v\nparse %+v", i, got, want)
+		}
+	}
+	if w.keptFiles == nil || w.keptFiles.files["m.py"] != keptPy {
+		t.Fatalf("the unchanged m.py was not used again from the kept files")
+	}
+	if w.keptFiles.files["a.go"] != nil {
+		t.Fatalf("the edited a.go, which its stored record no longer describes, was kept")
+	}
+	if _, err := w.Index(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st := w.newBatchState()
+	w.carryFiles(st)
+	if st.carried != nil || w.keptFiles != nil {
+		t.Fatalf("kept files survived an index run: %d", len(st.carried))
+	}
+}

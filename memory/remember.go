@@ -87,11 +87,16 @@ func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) (
 	errs := make([]error, len(reqs))
 	st := w.newBatchState()
 	st.duplicates = len(reqs) <= maxDuplicateChecks
+	if w.keepBatchFiles {
+		w.carryFiles(st)
+	}
 	defer st.release()
+	defer w.keepFiles(st) // before st.release empties st.stored
 	defer w.loadBatchSites(len(reqs))()
 	if len(reqs) > RememberChunk {
 		defer w.bulkVectors()()
 	}
+	defer w.batchGeneration()()
 	for lo := 0; lo < len(reqs); lo += RememberChunk {
 		hi := min(lo+RememberChunk, len(reqs))
 		w.rememberChunk(ctx, reqs[lo:hi], out[lo:hi], errs[lo:hi], st)

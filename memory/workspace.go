@@ -68,6 +68,15 @@ type Options struct {
 	// compactions spaced for a bulk write (index.OpenStoreBulk), as
 	// `gloss remember --batch` does.
 	StoreBulk bool
+	// KeepBatchFiles keeps the files that one RememberBatch call built
+	// from their stored index records (definitions, tokens, source) for
+	// the next call, as `gloss remember --batch` does (one short-lived
+	// process, one call per 10,000 lines): a kept file is used again only
+	// while the index generation is the one it was built at and the file
+	// on disk has the same bytes. The files stay on the heap between
+	// calls (at most batchFilesBudget of source), so a long-lived process
+	// leaves it off.
+	KeepBatchFiles bool
 }
 
 // Workspace is one project root with its isolated store: the engine API
@@ -130,6 +139,14 @@ type Workspace struct {
 	// batchSites, during a large RememberBatch, holds every definition
 	// site by body hash (index.Store.BodyHashIndex); guarded by writeMu.
 	batchSites map[string][]index.Site
+	// batchGen is 1 + the index generation read at the start of the
+	// RememberBatch chunk being anchored, 0 outside one (batchGeneration).
+	batchGen atomic.Uint64
+	// keepBatchFiles is Options.KeepBatchFiles; keptFiles the files
+	// built from stored records by the last RememberBatch call, kept for
+	// the next one (batchState.carried); guarded by writeMu.
+	keepBatchFiles bool
+	keptFiles      *keptBatchFiles
 	// parseSpans makes span anchors parse their file even when its stored
 	// token stream could anchor them (tests compare both ways).
 	parseSpans bool
@@ -299,7 +316,7 @@ func Open(dir string, opts Options) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Workspace{Root: root, ID: id, Dir: pdir, Store: st, author: opts.Author, now: opts.Now, warn: opts.Warn, force: opts.Force, decoded: newDecodedCache()}
+	w := &Workspace{Root: root, ID: id, Dir: pdir, Store: st, author: opts.Author, now: opts.Now, warn: opts.Warn, force: opts.Force, decoded: newDecodedCache(), keepBatchFiles: opts.KeepBatchFiles}
 	w.vecs.spec = opts.Embedder
 	if w.warn == nil {
 		w.warn = func(error) {}

@@ -22,7 +22,7 @@ func (g *globals) open(dir string) (*memory.Workspace, error) {
 	if dir == "" {
 		dir = g.dir
 	}
-	return memory.Open(dir, memory.Options{MaxFileSize: g.maxSize, Force: g.force, ReadOnly: g.readOnly, StoreCacheBytes: g.storeCache, StoreBulk: g.storeBulk, Warn: func(err error) {
+	return memory.Open(dir, memory.Options{MaxFileSize: g.maxSize, Force: g.force, ReadOnly: g.readOnly, StoreCacheBytes: g.storeCache, StoreBulk: g.storeBulk, KeepBatchFiles: g.storeBulk, Warn: func(err error) {
 		fmt.Fprintln(os.Stderr, "gloss: warning:", err)
 	}})
 }
