@@ -269,19 +269,30 @@ func (b *Builtin) WarmSubwords() {
 // fillSubwords computes the n-gram buckets of missing as buildSubwords
 // would (the rows of the words having an n-gram in the bucket, added in
 // vocabulary order, normalised) and adds them to subPart. The caller
-// holds subMu.
+// holds subMu. The pass hashes every vocabulary word's n-grams into
+// reused buffers (appendNgramHashes) and tests buckets in a table of
+// subwordBuckets flags: a CLI search with a word outside the vocabulary
+// runs one such pass per model (the workspace's and its prior), which
+// allocated three slices per vocabulary word and hashed through a map
+// before (about 13 ms of CPU per such search at 100,000 memories,
+// docs/benchmarks.md).
 func (b *Builtin) fillSubwords(missing map[uint32]bool) {
 	if b.subPart == nil {
 		b.subPart = map[uint32][]float32{}
 	}
+	var want [subwordBuckets]bool
 	for h := range missing {
 		b.subPart[h] = nil
+		want[h] = true
 	}
 	buf := make([]float32, b.dim)
+	var hs []uint32
+	var starts []int
 	for r, w := range b.vocab {
 		var wv []float32
-		for _, h := range ngramHashes(w) {
-			if !missing[h] {
+		hs, starts = appendNgramHashes(hs[:0], starts, w)
+		for _, h := range hs {
+			if !want[h] {
 				continue
 			}
 			if wv == nil {
@@ -308,9 +319,12 @@ func (b *Builtin) fillSubwords(missing map[uint32]bool) {
 func (b *Builtin) buildSubwords() {
 	b.sub = make([]float32, subwordBuckets*b.dim)
 	buf := make([]float32, b.dim)
+	var hs []uint32
+	var starts []int
 	for r, w := range b.vocab {
 		wv := b.wordRow(r, buf)
-		for _, h := range ngramHashes(w) {
+		hs, starts = appendNgramHashes(hs[:0], starts, w)
+		for _, h := range hs {
 			axpy(1, wv, b.sub[int(h)*b.dim:(int(h)+1)*b.dim])
 		}
 	}
@@ -321,26 +335,44 @@ func (b *Builtin) buildSubwords() {
 
 // ngramHashes returns the buckets of the character n-grams (n = 3..5) of
 // "<w>" (FNV-1a of the n-gram's UTF-8 bytes, modulo subwordBuckets), as
-// fastText forms subwords.
+// fastText forms subwords (Bojanowski et al. 2017): all 3-grams from the
+// left, then all 4-grams, then all 5-grams.
 func ngramHashes(w string) []uint32 {
-	s := "<" + w + ">"
-	starts := make([]int, 0, len(s)+1)
-	for i := range s {
-		starts = append(starts, i)
+	out, _ := appendNgramHashes(nil, nil, w)
+	return out
+}
+
+// appendNgramHashes appends ngramHashes(w) to out, in the same order,
+// without building "<w>": starts is a reused buffer for the byte offsets
+// of its runes (returned grown, with out, for the next call). A pass over
+// a vocabulary with reused buffers allocates nothing per word.
+func appendNgramHashes(out []uint32, starts []int, w string) ([]uint32, []int) {
+	// The bytes of "<w>": '<' at 0, w[k-1] at k, '>' at len(w)+1.
+	starts = append(starts[:0], 0)
+	for i := range w {
+		starts = append(starts, i+1)
 	}
-	starts = append(starts, len(s))
+	starts = append(starts, len(w)+1, len(w)+2)
 	runes := len(starts) - 1
-	out := make([]uint32, 0, 3*runes)
 	for n := 3; n <= 5; n++ {
 		for i := 0; i+n <= runes; i++ {
 			h := uint32(2166136261)
-			for _, c := range []byte(s[starts[i]:starts[i+n]]) {
+			for k := starts[i]; k < starts[i+n]; k++ {
+				var c byte
+				switch {
+				case k == 0:
+					c = '<'
+				case k == len(w)+1:
+					c = '>'
+				default:
+					c = w[k-1]
+				}
 				h = (h ^ uint32(c)) * 16777619
 			}
 			out = append(out, h%subwordBuckets)
 		}
 	}
-	return out
+	return out, starts
 }
 
 // Normalize scales v to unit L2 norm in place; a zero vector stays zero.

@@ -196,3 +196,68 @@ func TestWarmSubwords(t *testing.T) {
 		t.Fatal("the lazy model built its table after a few words")
 	}
 }
+
+// appendNgramHashes gives the buckets of the reference construction
+// (build "<w>", hash each n-gram of 3 to 5 runes, 3-grams first), in the
+// same order, for ASCII, multi-byte and invalid UTF-8 words and the empty
+// word, also when its buffers are reused across words of other lengths.
+func TestAppendNgramHashesMatchesReference(t *testing.T) {
+	reference := func(w string) []uint32 {
+		s := "<" + w + ">"
+		var starts []int
+		for i := range s {
+			starts = append(starts, i)
+		}
+		starts = append(starts, len(s))
+		runes := len(starts) - 1
+		var out []uint32
+		for n := 3; n <= 5; n++ {
+			for i := 0; i+n <= runes; i++ {
+				h := uint32(2166136261)
+				for _, c := range []byte(s[starts[i]:starts[i+n]]) {
+					h = (h ^ uint32(c)) * 16777619
+				}
+				out = append(out, h%subwordBuckets)
+			}
+		}
+		return out
+	}
+	words := []string{"", "a", "ab", "abc", "retrying", "naïve", "日本語のテキスト", "\xff\xfeab", "x\x80y", "ünïcödé-wörds", "connections"}
+	var hs []uint32
+	var starts []int
+	for _, w := range words {
+		want := reference(w)
+		hs, starts = appendNgramHashes(hs[:0], starts, w)
+		if !slices.Equal(hs, want) {
+			t.Fatalf("%q: appendNgramHashes %v, want %v", w, hs, want)
+		}
+		if got := ngramHashes(w); !slices.Equal(got, want) {
+			t.Fatalf("%q: ngramHashes %v, want %v", w, got, want)
+		}
+	}
+	if len(reference("abc")) == 0 || len(reference("")) != 0 {
+		t.Fatal("reference construction broken")
+	}
+}
+
+// BenchmarkFillSubwords is one pass of fillSubwords over the built-in
+// prior's vocabulary for the buckets of one word outside it, as a CLI
+// search with such a word runs (per model).
+func BenchmarkFillSubwords(b *testing.B) {
+	if len(priorBin) == 0 {
+		b.Skip("no built-in prior")
+	}
+	p, err := UnmarshalPrior(priorBin)
+	if err != nil {
+		b.Fatal(err)
+	}
+	missing := map[uint32]bool{}
+	for _, h := range ngramHashes("throttlerish") {
+		missing[h] = true
+	}
+	b.ResetTimer()
+	for range b.N {
+		p.subPart = nil
+		p.fillSubwords(missing)
+	}
+}

@@ -191,7 +191,7 @@ func (f *FullText) Search(ctx context.Context, q Query) (out []Scored, err error
 			bq.AddShould(bluge.NewMatchQuery(t.Text).SetField(field).SetAnalyzer(analyzer()).SetBoost(q.Fields[field] * t.Weight))
 		}
 	}
-	it, err := r.Search(ctx, bluge.NewTopNSearch(max(q.Limit, 1), bq))
+	it, err := r.Search(ctx, bluge.NewTopNSearch(max(q.Limit, 1), bq).SortByCustom(scoreOrder()))
 	if err != nil {
 		return nil, err
 	}

@@ -56,6 +56,8 @@ type Store struct {
 	// bulk is set for a store opened with OpenStoreBulk, which Reopen
 	// keeps.
 	bulk bool
+	// readOnly is set for a store opened with OpenStoreReadOnly.
+	readOnly bool
 }
 
 // pdb returns the current Pebble database.
@@ -226,7 +228,7 @@ func OpenStoreReadOnly(dir string) (st *Store, err error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{dir: dir, fs: vfs.Default, records: newRecordCache()}
+	s := &Store{dir: dir, fs: vfs.Default, records: newRecordCache(), readOnly: true}
 	s.db.Store(db)
 	if v, err := s.schema(); err != nil || v != SchemaVersion {
 		_ = s.Close()
@@ -272,7 +274,35 @@ func (s *Store) Generation() (gen uint64, err error) {
 // an error.
 func (s *Store) Close() (err error) {
 	defer Recover(s.dir, "close store", &err)
-	return s.pdb().Close()
+	db := s.pdb()
+	if !s.readOnly {
+		flushLargeWAL(db)
+	}
+	return db.Close()
+}
+
+// CloseFlushWAL is the size of the write-ahead log (bytes of live data,
+// Pebble's Metrics.WAL.Size) above which closing a writable store first
+// flushes its memtable to a table. Pebble does not flush at Close: the
+// next process that opens the store replays the log into a memtable, and
+// a read-only one (OpenStoreReadOnly: every CLI search and context) does
+// so at every call without ever flushing it. At 100,000 memories a log
+// of 240 KiB left by the last writer cost each CLI search about 8 ms of
+// CPU (pprof: DB.replayWAL, memtable inserts; docs/benchmarks.md). The
+// next writable opening flushed such a log anyway (Pebble flushes the
+// replayed log at Open), so flushing at Close moves that work rather
+// than adding to it; a log under this bound (one remember's writes) is
+// left to be replayed.
+const CloseFlushWAL = 64 << 10
+
+// flushLargeWAL flushes db's memtable when its write-ahead log holds more
+// than CloseFlushWAL bytes. A failed flush is not an error of the close:
+// the log still holds the writes.
+func flushLargeWAL(db *pebble.DB) {
+	if db.Metrics().WAL.Size <= CloseFlushWAL {
+		return
+	}
+	_ = db.Flush()
 }
 
 // Dir returns the directory of the store.
