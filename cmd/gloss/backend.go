@@ -13,6 +13,7 @@ import (
 	"github.com/gloss-dev/gloss/internal/lspconn"
 	"github.com/gloss-dev/gloss/internal/timing"
 	"github.com/gloss-dev/gloss/memory"
+	"github.com/gloss-dev/gloss/memory/memfile"
 	"github.com/spf13/cobra"
 )
 
@@ -134,14 +135,14 @@ func callVerb[R any](cmd *cobra.Command, g *globals, call func(context.Context, 
 // hintUnindexed writes to out, when w's store was never written (store
 // generation 0: no gloss index, remember or check ran with this data
 // home) and its repository carries shared memory files
-// (memory.MemoryFilesDir), that they are not loaded and how to load
+// (memfile.Dir), that they are not loaded and how to load
 // them: a fresh clone's first list or search would otherwise show
 // nothing without saying why.
 func hintUnindexed(out io.Writer, w *memory.Workspace) {
 	if gen, err := w.Store.Generation(); err != nil || gen != 0 {
 		return
 	}
-	files, _ := filepath.Glob(filepath.Join(w.Root, filepath.FromSlash(memory.MemoryFilesDir), "*.md"))
+	files, _ := filepath.Glob(filepath.Join(w.Root, filepath.FromSlash(memfile.Dir), "*.md"))
 	if len(files) == 0 {
 		return
 	}
@@ -149,5 +150,5 @@ func hintUnindexed(out io.Writer, w *memory.Workspace) {
 	if len(files) == 1 {
 		what = "1 shared memory"
 	}
-	fmt.Fprintf(out, "gloss: this workspace is not indexed yet: the %s in %s/ are loaded by gloss index (or gloss check); run it first\n", what, memory.MemoryFilesDir)
+	fmt.Fprintf(out, "gloss: this workspace is not indexed yet: the %s in %s/ are loaded by gloss index (or gloss check); run it first\n", what, memfile.Dir)
 }

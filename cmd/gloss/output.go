@@ -169,7 +169,7 @@ func printCheckStream(ctx context.Context, w io.Writer, engine *api.Engine, asJS
 			return nil
 		}
 		var err error
-		if data, err = memory.AppendViewJSON(data[:0], v, "    ", "  "); err != nil {
+		if data, err = viewjson.Append(data[:0], v, "    ", "  "); err != nil {
 			return err
 		}
 		if first {

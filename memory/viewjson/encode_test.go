@@ -1,4 +1,4 @@
-package memory
+package viewjson
 
 import (
 	"encoding/json"
