@@ -57,6 +57,10 @@ type vectorState struct {
 	// running its re-embedding (detectChange, ReembedChanged); nil
 	// otherwise. Written under mu, read without it (VectorsNote).
 	change atomic.Pointer[embedderChange]
+	// owner is the last reading of the owner file (loadVectorsOwner),
+	// reused while the file's stat is unchanged; nil: none yet, or
+	// dropped by a write of the file or a swap of the directory.
+	owner atomic.Pointer[ownerReading]
 }
 
 // vectorText is the contextual text a memory is embedded from: its type
