@@ -357,8 +357,8 @@ type cursor struct {
 	avgLen float64
 	lens   []uint32
 	norms  []float64 // NormInverse by field length for avgLen (field.normsFor)
-	ub     float64 // score upper bound of any posting
-	slot   int     // position in the query's clause order
+	ub     float64   // score upper bound of any posting
+	slot   int       // position in the query's clause order
 }
 
 func (c *cursor) doc() uint32 {
