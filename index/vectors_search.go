@@ -162,7 +162,7 @@ func (s *vecState) scan(q []float32, limit int, c *rowsCheck) ([]Scored, error) 
 // compactCandidates returns the rows with a compact form (s.comp) that
 // may be among the limit best of an exact scan for the unit vector q
 // (ascending): each row's cosine is bounded from its compact form
-// (compactQuery.bounds); L is the limit-th largest positive lower bound,
+// (compactQuery.boundsDot); L is the limit-th largest positive lower bound,
 // so at least limit rows score at least L, and a row whose upper bound
 // is below L, or not positive, cannot be among the limit best (ties of
 // score included, since its score is below L strictly). With c set
@@ -188,11 +188,17 @@ func (s *vecState) compactCandidates(q []float32, limit int, c *rowsCheck) (cand
 		high float64
 	}
 	var kept []cand
+	var dots [scanChunk]int32 // dotI8 of the query and each row of the chunk
 	for i := range n {
-		if sum && i%scanChunk == 0 {
-			c.sum(scanChunk * stride)
+		k := i % scanChunk
+		if k == 0 {
+			if sum {
+				c.sum(scanChunk * stride)
+			}
+			m := min(scanChunk, n-i)
+			dotI8Block(cq.q, s.comp[i*stride:(i+m)*stride], stride, dots[:m])
 		}
-		lo, hi := cq.bounds(compactRow(s.comp, i, stride))
+		lo, hi := cq.boundsDot(math.Float32frombits(le.Uint32(s.comp[i*stride:])), dots[k])
 		if lo > 0 {
 			if len(lows) < limit {
 				heap.Push(&lows, lo)
