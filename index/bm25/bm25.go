@@ -351,8 +351,10 @@ func TermScoreNorm(weight float64, tf uint32, normInverse float64) float64 {
 
 // cursor is one query term's posting list during a search.
 type cursor struct {
-	p      *postings
+	docs   []uint32 // the posting list's document numbers (postings.docs)
+	tfs    []uint32 // and term frequencies
 	i      int
+	cur    uint32  // docs[i], math.MaxUint32 past the end
 	weight float64 // clause weight × idf
 	avgLen float64
 	lens   []uint32
@@ -361,18 +363,21 @@ type cursor struct {
 	slot   int       // position in the query's clause order
 }
 
-func (c *cursor) doc() uint32 {
-	if c.i < len(c.p.docs) {
-		return c.p.docs[c.i]
+// at sets c to its posting i.
+func (c *cursor) at(i int) {
+	c.i = i
+	if i < len(c.docs) {
+		c.cur = c.docs[i]
+	} else {
+		c.cur = math.MaxUint32
 	}
-	return math.MaxUint32
 }
 
 // seek advances c to its first posting of a document ≥ d (galloping,
 // then binary search).
 func (c *cursor) seek(d uint32) {
-	docs := c.p.docs
-	if c.i >= len(docs) || docs[c.i] >= d {
+	docs := c.docs
+	if c.cur >= d {
 		return
 	}
 	lo, step := c.i, 1
@@ -383,16 +388,16 @@ func (c *cursor) seek(d uint32) {
 		hi = lo + step
 	}
 	hi = min(hi, len(docs))
-	c.i = lo + sort.Search(hi-lo, func(k int) bool { return docs[lo+k] >= d })
+	c.at(lo + sort.Search(hi-lo, func(k int) bool { return docs[lo+k] >= d }))
 }
 
+// score returns the term score of c's current posting.
 func (c *cursor) score() float64 {
-	d := c.p.docs[c.i]
-	l := c.lens[d]
+	l := c.lens[c.cur]
 	if int(l) < len(c.norms) {
-		return TermScoreNorm(c.weight, c.p.tfs[c.i], c.norms[l])
+		return TermScoreNorm(c.weight, c.tfs[c.i], c.norms[l])
 	}
-	return TermScore(c.weight, c.p.tfs[c.i], l, c.avgLen)
+	return TermScore(c.weight, c.tfs[c.i], l, c.avgLen)
 }
 
 // Search returns the k documents of highest score for clauses (best
@@ -421,7 +426,7 @@ func (x *Index) Search(clauses []Clause, k int, prune bool) []Hit {
 		}
 		merged[kk] += c.Weight
 	}
-	var cs []*cursor
+	var cs []cursor
 	for _, kk := range order {
 		f := x.fields[kk.field]
 		if f == nil || f.docs == 0 {
@@ -437,7 +442,8 @@ func (x *Index) Search(clauses []Clause, k int, prune bool) []Hit {
 		}
 		avg := float64(f.sumLen) / float64(f.docs)
 		w := merged[kk] * Idf(uint64(df), uint64(f.docs))
-		c := &cursor{p: p, weight: w, avgLen: avg, lens: f.lens, norms: f.normsFor(avg), slot: len(cs)}
+		c := cursor{docs: p.docs, tfs: p.tfs, weight: w, avgLen: avg, lens: f.lens, norms: f.normsFor(avg), slot: len(cs)}
+		c.at(0)
 		c.ub = TermScore(w, p.maxTF, p.minLen, avg)
 		if w < 0 { // a negative weight: no useful bound
 			c.ub = 0
@@ -451,8 +457,8 @@ func (x *Index) Search(clauses []Clause, k int, prune bool) []Hit {
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].ub < cs[j].ub })
 	bound := make([]float64, len(cs))
 	sum := 0.0
-	for i, c := range cs {
-		sum += c.ub
+	for i := range cs {
+		sum += cs[i].ub
 		bound[i] = sum
 	}
 	const slack = 1 + 1e-9 // bounds summed in another order than scores
@@ -464,22 +470,22 @@ func (x *Index) Search(clauses []Clause, k int, prune bool) []Hit {
 	essential := 0        // cs[:essential] alone cannot reach theta
 	for {
 		d := uint32(math.MaxUint32)
-		for _, c := range cs[essential:] {
-			d = min(d, c.doc())
+		for i := essential; i < len(cs); i++ {
+			d = min(d, cs[i].cur)
 		}
 		if d == math.MaxUint32 {
 			break
 		}
 		clear(part)
 		s := 0.0
-		for _, c := range cs[essential:] {
-			if c.doc() == d {
+		for i := essential; i < len(cs); i++ {
+			if c := &cs[i]; c.cur == d {
 				part[c.slot] = c.score()
 				s += part[c.slot]
-				c.i++
+				c.at(c.i + 1)
 			}
 		}
-		if x.ids[d] == "" {
+		if x.dead > 0 && x.ids[d] == "" {
 			continue // tombstone
 		}
 		pruned := false
@@ -488,9 +494,9 @@ func (x *Index) Search(clauses []Clause, k int, prune bool) []Hit {
 				pruned = true
 				break
 			}
-			c := cs[i]
+			c := &cs[i]
 			c.seek(d)
-			if c.doc() == d {
+			if c.cur == d {
 				part[c.slot] = c.score()
 				s += part[c.slot]
 			}
@@ -501,6 +507,9 @@ func (x *Index) Search(clauses []Clause, k int, prune bool) []Hit {
 		s = 0
 		for _, v := range part {
 			s += v
+		}
+		if top.Len() == k && s < (*top)[0].Score {
+			continue // not better than the worst held, whatever its id
 		}
 		h := Hit{ID: x.ids[d], Score: s}
 		if top.Len() < k {
