@@ -289,6 +289,28 @@ func (w *Workspace) WarmEmbedder(ctx context.Context) error {
 	return nil
 }
 
+// WarmVectorRows verifies the open vector index's float32 rows in one
+// pass (index.Vectors.WarmRows), so that the daemon's searches neither
+// fault them in nor check their CRC-32 candidate by candidate. It does
+// nothing when the index is not open (WarmEmbedder opens it for the
+// built-in embedder). A damaged base file is rebuilt from the store, as
+// a search that found it would (VectorSearch); other errors are
+// returned.
+func (w *Workspace) WarmVectorRows(ctx context.Context) error {
+	w.vecs.mu.Lock()
+	v := w.vecs.idx
+	w.vecs.mu.Unlock()
+	if v == nil {
+		return nil
+	}
+	err := v.WarmRows()
+	if errors.Is(err, index.ErrVectorsCorrupt) {
+		w.warn(fmt.Errorf("%w; rebuilding it from the store", err))
+		_, err = w.vectorIndex(ctx)
+	}
+	return err
+}
+
 // vectorIndex opens the vector index under vecs.mu.
 func (w *Workspace) vectorIndex(ctx context.Context) (v *index.Vectors, err error) {
 	w.vecs.mu.Lock()
