@@ -117,15 +117,28 @@ func newCompactQuery(q []float32) compactQuery {
 	return cq
 }
 
-// bounds returns the lower and upper bound of the exact cosine of the
-// query and a row whose compact form is (s, c).
-func (cq *compactQuery) bounds(s float32, c []int8) (lo, hi float64) {
+// boundsDot returns the lower and upper bound of the exact cosine of the
+// query and a row of compact scale s whose int8 values c give d =
+// dotI8(cq.q, c) (computed a block of rows at a time, dotI8Block); a row
+// whose scale is not finite has no compact form and is always scored
+// exactly, whatever d.
+func (cq *compactQuery) boundsDot(s float32, d int32) (lo, hi float64) {
 	if math.IsNaN(float64(s)) || math.IsInf(float64(s), 0) {
-		return math.Inf(-1), math.Inf(1) // a row without a compact form: always scored exactly
+		return math.Inf(-1), math.Inf(1)
 	}
-	a := cq.scale * float64(s) * float64(dotI8(cq.q, c))
+	a := cq.scale * float64(s) * float64(d)
 	e := cq.k*float64(s) + 1e-9
 	return a - e, a + e
+}
+
+// dotI8BlockGo is dotI8Block in Go (dotI8Go per row), for CPUs without
+// AVX2 and other architectures, and the reference of the assembly's
+// tests.
+func dotI8BlockGo(q []int16, block []byte, stride int, out []int32) {
+	for r := range out {
+		_, c := compactRow(block, r, stride)
+		out[r] = dotI8Go(q, c)
+	}
 }
 
 // dotI8Go is dotI8 in Go, for CPUs without AVX2 and other

@@ -53,6 +53,50 @@ func TestDotI8(t *testing.T) {
 	}
 }
 
+// TestDotI8Block checks dotI8Block (the AVX2 assembly where the CPU has
+// it) and dotI8BlockGo against dotI8Go row by row, for compact rows of
+// several dimensions, blocks of 1 to 300 rows (so tails of every length
+// after a multiple of 4 or 8 rows), values at the extremes of both
+// ranges, and a block that is a window of a larger one (its rows and
+// stride as compactCandidates passes them).
+func TestDotI8Block(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	for _, dim := range []int{1, 16, 100, 192, 384} {
+		cdim := compactDim(dim)
+		stride := compactStride(dim)
+		qmax := min(32767, math.MaxInt32/(127*cdim))
+		for _, rows := range []int{1, 2, 3, 7, 8, 9, 31, 256, 300} {
+			q := make([]int16, cdim)
+			block := make([]byte, (rows+2)*stride)
+			for trial := range 3 {
+				for j := range q {
+					q[j] = int16(r.Intn(2*qmax+1) - qmax)
+					if trial == 0 {
+						q[j] = int16(qmax)
+					}
+				}
+				for i := range block {
+					block[i] = byte(r.Intn(255) - 127)
+					if trial == 0 {
+						block[i] = 0x81 // int8 −127
+					}
+				}
+				window := block[stride : (rows+1)*stride] // rows 1..rows of block
+				got, gotGo := make([]int32, rows), make([]int32, rows)
+				dotI8Block(q, window, stride, got)
+				dotI8BlockGo(q, window, stride, gotGo)
+				for i := range rows {
+					_, c := compactRow(window, i, stride)
+					want := dotI8Go(q, c)
+					if got[i] != want || gotGo[i] != want {
+						t.Fatalf("dim %d rows %d trial %d row %d: dotI8Block %d, dotI8BlockGo %d, want %d", dim, rows, trial, i, got[i], gotGo[i], want)
+					}
+				}
+			}
+		}
+	}
+}
+
 // tableEmbedder embeds a text that is a decimal number k as vecs[k].
 type tableEmbedder struct {
 	vecs [][]float32

@@ -31,3 +31,47 @@ loop:
 	VZEROUPPER
 	MOVL         AX, ret+24(FP)
 	RET
+
+// func dotI8BlockAVX2(q *int16, x *int8, n, stride, rows int, out *int32)
+//
+// out[r] = Σ q[j]·x[r·stride + j] for j < n and r < rows (n a positive
+// multiple of 16, rows > 0): dotI8AVX2's loop for each of rows rows
+// stride bytes apart, in one call.
+TEXT ·dotI8BlockAVX2(SB), NOSPLIT, $0-48
+	MOVQ q+0(FP), SI
+	MOVQ x+8(FP), DI
+	MOVQ n+16(FP), DX
+	MOVQ stride+24(FP), R8
+	MOVQ rows+32(FP), R9
+	MOVQ out+40(FP), R10
+
+row:
+	MOVQ  SI, R11
+	MOVQ  DI, R12
+	MOVQ  DX, CX
+	VPXOR Y0, Y0, Y0
+
+inner:
+	VPMOVSXBW (R12), Y1
+	VPMADDWD  (R11), Y1, Y1
+	VPADDD    Y1, Y0, Y0
+	ADDQ      $16, R12
+	ADDQ      $32, R11
+	SUBQ      $16, CX
+	JNZ       inner
+
+	VEXTRACTI128 $1, Y0, X1
+	VPADDD       X1, X0, X0
+	VPSHUFD      $0x4E, X0, X1
+	VPADDD       X1, X0, X0
+	VPSHUFD      $0xB1, X0, X1
+	VPADDD       X1, X0, X0
+	VMOVD        X0, AX
+	MOVL         AX, (R10)
+	ADDQ         $4, R10
+	ADDQ         R8, DI
+	DECQ         R9
+	JNZ          row
+
+	VZEROUPPER
+	RET

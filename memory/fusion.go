@@ -423,6 +423,7 @@ func (w *Workspace) codeRanker(ctx context.Context, req SearchRequest, depth, wa
 	if err != nil {
 		return err
 	}
+	l.grow(len(hits))
 	for i, h := range hits {
 		d := stubDef(h.ID)
 		l.add(Result{Kind: ResultSymbol, Symbol: &d}, RankerPart{Ranker: RankerCode, Rank: i + 1, Score: h.Score})
@@ -501,7 +502,9 @@ func (w *Workspace) memoryRankers(ctx context.Context, req SearchRequest, depth,
 			if err != nil {
 				return err
 			}
-			for i, sc := range list[:min(len(list), depth)] {
+			list = list[:min(len(list), depth)]
+			l.grow(len(list))
+			for i, sc := range list {
 				var m *Memory
 				if filtered {
 					m = load(sc.ID) // cached: kept, so read

@@ -282,6 +282,7 @@ func (w *Workspace) swapVectors(next *index.Vectors, e embed.Embedder, dir strin
 	if err := exchangeDirs(dir, cur); err != nil {
 		return fmt.Errorf("vector index: swap in the re-embedded index: %w", err)
 	}
+	w.vecs.owner.Store(nil) // the swapped-in directory's owner file
 	w.vecs.emb = e
 	if v := w.vecs.idx; v != nil {
 		v.Replace(next) // also the old embedder's index of a change

@@ -109,10 +109,41 @@ func specString(s embed.Spec) string {
 	return s.Kind
 }
 
+// loadVectorsOwner returns the owner file of the workspace's vectors
+// directory and whether it names an embedder. Searches ask for it on
+// every query (FusionProfile, pendingChange), so the file's last reading
+// is kept (vectorState.owner) with the file's stat and reused while a
+// stat finds the same file (os.SameFile: device and inode on Unix),
+// modification time and size: a write of this process (noteVectorsOwner,
+// a re-embedding's directory swap) or of another one replaces the file by
+// a rename, so its inode changes and the next call reads it again.
 func (w *Workspace) loadVectorsOwner() (vectorsOwner, bool) {
+	path := w.builtinPath(vectorsOwnerFile)
+	fi, err := os.Stat(path)
+	if err != nil {
+		return vectorsOwner{}, false
+	}
+	if c := w.vecs.owner.Load(); c != nil && os.SameFile(c.fi, fi) && c.fi.ModTime().Equal(fi.ModTime()) && c.fi.Size() == fi.Size() {
+		return c.o, c.ok
+	}
 	var o vectorsOwner
-	data, err := os.ReadFile(w.builtinPath(vectorsOwnerFile))
-	return o, err == nil && json.Unmarshal(data, &o) == nil && o.Spec != ""
+	data, err := os.ReadFile(path)
+	ok := err == nil && json.Unmarshal(data, &o) == nil && o.Spec != ""
+	if err == nil {
+		// fi may be older than data when the file was replaced between
+		// the stat and the read: the next stat then differs from fi and
+		// reads again, so the pair stays right.
+		w.vecs.owner.Store(&ownerReading{fi: fi, o: o, ok: ok})
+	}
+	return o, ok
+}
+
+// ownerReading is a reading of the owner file (loadVectorsOwner): the
+// file's stat when read, its content and whether it names an embedder.
+type ownerReading struct {
+	fi os.FileInfo
+	o  vectorsOwner
+	ok bool
 }
 
 // saveVectorsOwnerIn writes o as the owner file of the vectors directory
@@ -131,6 +162,7 @@ func (w *Workspace) noteVectorsOwner(spec embed.Spec, e embed.Embedder) {
 		return
 	}
 	_ = saveVectorsOwnerIn(filepath.Join(w.Dir, "vectors"), o)
+	w.vecs.owner.Store(nil)
 }
 
 // pendingChange returns the selections of the embedder the vectors

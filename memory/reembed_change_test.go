@@ -128,11 +128,18 @@ func TestEmbedderChangeReembedsBeside(t *testing.T) {
 		t.Fatalf("fused search %v: %+v", err, res)
 	}
 
+	if p, err := w.FusionProfile(); err != nil || p != BuiltinFusion {
+		t.Fatalf("profile before the re-embedding: %+v %v, want the built-in vectors' profile", p, err)
+	}
+
 	errc := make(chan error, 1)
 	go func() { errc <- w.ReembedChanged(ctx) }()
 	<-g.started
 	if got := vecIDs(t, w, "retry cap"); got != old {
 		t.Fatalf("search mid-re-embedding: %q, want %q (the old vectors)", got, old)
+	}
+	if p, err := w.FusionProfile(); err != nil || p != BuiltinFusion {
+		t.Fatalf("profile mid-re-embedding: %+v %v, want the built-in vectors' profile", p, err)
 	}
 	if st, ok := w.Reembedding(); !ok || st.Model != "openai:fake" || st.Total != 2 {
 		t.Fatalf("progress mid-re-embedding %+v %v", st, ok)
@@ -155,6 +162,9 @@ func TestEmbedderChangeReembedsBeside(t *testing.T) {
 	}
 	if note := w.VectorsNote(); note != "" {
 		t.Fatalf("note after the swap %q", note)
+	}
+	if p, err := w.FusionProfile(); err != nil || p != PretrainedFusion {
+		t.Fatalf("profile after the swap: %+v %v, want the new embedder's", p, err)
 	}
 	if _, err := os.Stat(filepath.Join(w.Dir, vectorsNextDir)); !os.IsNotExist(err) {
 		t.Fatalf("%s after the swap: %v", vectorsNextDir, err)
@@ -361,5 +371,53 @@ func TestSearchWithRefusingEmbedder(t *testing.T) {
 	}
 	if !strings.Contains(res[0].Explain.Vectors, "vector ranker skipped") || !strings.Contains(res[0].Explain.Vectors, "connection refused") {
 		t.Fatalf("explain.vectors %q, want the skip and its cause", res[0].Explain.Vectors)
+	}
+}
+
+// FusionProfile reads the owner file once and again only when the file
+// was replaced: after another process rewrites it (here with content of
+// the same size and the same modification time, so only the file's
+// identity tells), the profile follows the file, as it did when every
+// search read it.
+func TestFusionProfileFollowsOwnerFile(t *testing.T) {
+	t.Setenv(FusionEnvVar, "")
+	repo, _, _ := builtinStore(t)
+	w := openVecWorkspace(t, repo, "builtin", nil)
+	defer w.Close()
+	vecIDs(t, w, "retry cap") // opens the vectors: the owner file names builtin
+	if p, err := w.FusionProfile(); err != nil || p != BuiltinFusion {
+		t.Fatalf("profile %+v %v, want BuiltinFusion", p, err)
+	}
+	if w.vecs.owner.Load() == nil {
+		t.Fatal("the owner file's reading is not kept")
+	}
+	dir := filepath.Join(w.Dir, "vectors")
+	path := filepath.Join(dir, vectorsOwnerFile)
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another process's owner file, of another embedder kind, made as
+	// long as this one's by shortening the model id.
+	mine, _ := w.loadVectorsOwner()
+	other := vectorsOwner{Spec: "ollama:nomic", Model: mine.Model}
+	other.Model = other.Model[:max(0, len(other.Model)-(len(other.Spec)-len(mine.Spec)))]
+	if err := saveVectorsOwnerIn(dir, other); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if fi2, err := os.Stat(path); err != nil || fi2.Size() != fi.Size() {
+		t.Fatalf("test setup: rewritten owner file of %v bytes, want %d (%v)", fi2.Size(), fi.Size(), err)
+	}
+	if p, err := w.FusionProfile(); err != nil || p != PretrainedFusion {
+		t.Fatalf("profile after another process's owner file: %+v %v, want PretrainedFusion", p, err)
+	}
+	if err := saveVectorsOwnerIn(dir, mine); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := w.FusionProfile(); err != nil || p != BuiltinFusion {
+		t.Fatalf("profile after the owner file is restored: %+v %v, want BuiltinFusion", p, err)
 	}
 }

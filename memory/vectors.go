@@ -57,6 +57,10 @@ type vectorState struct {
 	// running its re-embedding (detectChange, ReembedChanged); nil
 	// otherwise. Written under mu, read without it (VectorsNote).
 	change atomic.Pointer[embedderChange]
+	// owner is the last reading of the owner file (loadVectorsOwner),
+	// reused while the file's stat is unchanged; nil: none yet, or
+	// dropped by a write of the file or a swap of the directory.
+	owner atomic.Pointer[ownerReading]
 }
 
 // vectorText is the contextual text a memory is embedded from: its type
@@ -283,6 +287,28 @@ func (w *Workspace) WarmEmbedder(ctx context.Context) error {
 		b.WarmSubwords()
 	}
 	return nil
+}
+
+// WarmVectorRows verifies the open vector index's float32 rows in one
+// pass (index.Vectors.WarmRows), so that the daemon's searches neither
+// fault them in nor check their CRC-32 candidate by candidate. It does
+// nothing when the index is not open (WarmEmbedder opens it for the
+// built-in embedder). A damaged base file is rebuilt from the store, as
+// a search that found it would (VectorSearch); other errors are
+// returned.
+func (w *Workspace) WarmVectorRows(ctx context.Context) error {
+	w.vecs.mu.Lock()
+	v := w.vecs.idx
+	w.vecs.mu.Unlock()
+	if v == nil {
+		return nil
+	}
+	err := v.WarmRows()
+	if errors.Is(err, index.ErrVectorsCorrupt) {
+		w.warn(fmt.Errorf("%w; rebuilding it from the store", err))
+		_, err = w.vectorIndex(ctx)
+	}
+	return err
 }
 
 // vectorIndex opens the vector index under vecs.mu.

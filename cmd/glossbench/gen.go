@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -53,11 +54,30 @@ func sites(repo string) ([]site, error) {
 		mu.Unlock()
 	})
 	ts.DrainArenaPools()
+	// Files are parsed concurrently: order by every field so that two
+	// runs (and so the queries drawn from these sites) agree; several
+	// definitions may share a path and first line (a var or const group).
 	sort.Slice(out, func(i, j int) bool {
-		if out[i].path != out[j].path {
-			return out[i].path < out[j].path
+		a, b := out[i], out[j]
+		if c := cmp.Compare(a.path, b.path); c != 0 {
+			return c < 0
 		}
-		return out[i].first < out[j].first
+		if c := cmp.Compare(a.first, b.first); c != 0 {
+			return c < 0
+		}
+		if c := cmp.Compare(a.declLine, b.declLine); c != 0 {
+			return c < 0
+		}
+		if c := cmp.Compare(a.name, b.name); c != 0 {
+			return c < 0
+		}
+		if c := cmp.Compare(a.kind, b.kind); c != 0 {
+			return c < 0
+		}
+		if c := cmp.Compare(a.last, b.last); c != 0 {
+			return c < 0
+		}
+		return a.doc < b.doc
 	})
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no definitions found in %s", repo)

@@ -313,3 +313,19 @@ func procCPU(pid int) float64 {
 	k, _ := strconv.ParseFloat(f[12], 64)
 	return (u + k) / 100
 }
+
+// procRSSMiB returns the resident set size of process pid in MiB
+// (VmRSS of /proc/PID/status, in KiB there); 0 where /proc is missing.
+func procRSSMiB(pid int) float64 {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kib, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+			return round(kib/1024, 1)
+		}
+	}
+	return 0
+}

@@ -95,6 +95,7 @@ func daemonLatency(ctx context.Context, c retrievalConfig, qs []benchQuery) erro
 		}
 		r := latencyRow(work, wall, nil)
 		r["daemon_cpu_ms_per_query"] = round((procCPU(pid)-cpu0)*1000/float64(len(qs)), 2)
+		r["daemon_rss_mib"] = procRSSMiB(pid)
 		r["load"], r["load_after"] = load, loadAvg()
 		emit(r)
 		return nil

@@ -33,6 +33,7 @@ import (
 	"math"
 	"sort"
 	"sync"
+	"sync/atomic"
 )
 
 // Bluge's BM25 parameters (search/similarity/bm25.go: defaultK1, defaultB).
@@ -87,6 +88,37 @@ type field struct {
 	terms  map[string]*postings
 	// statsSet: docs and sumLen were set by Builder.Stats.
 	statsSet bool
+	// maxLen bounds every length in lens (deleted documents' too).
+	maxLen uint32
+	// norms is the table of NormInverse per field length for the
+	// field's average length when it was built (normsFor); searches
+	// build it under the read lock, so it is swapped atomically.
+	norms atomic.Pointer[normTable]
+}
+
+// normTable holds NormInverse(l, avgLen) for every length l < len(inv).
+type normTable struct {
+	avgLen float64
+	inv    []float64
+}
+
+// maxNormTable bounds a norm table's length: longer fields (rare) have
+// their norm computed per posting.
+const maxNormTable = 1 << 14
+
+// normsFor returns f's norm table for average length avg, building it
+// when f's table is of another average (a write changed the statistics)
+// or none was built. The caller holds the index's lock (read or write).
+func (f *field) normsFor(avg float64) []float64 {
+	if t := f.norms.Load(); t != nil && math.Float64bits(t.avgLen) == math.Float64bits(avg) && len(t.inv) > int(min(f.maxLen, maxNormTable-1)) {
+		return t.inv
+	}
+	t := &normTable{avgLen: avg, inv: make([]float64, int(min(f.maxLen, maxNormTable-1))+1)}
+	for l := range t.inv {
+		t.inv[l] = NormInverse(uint32(l), avg)
+	}
+	f.norms.Store(t)
+	return t.inv
 }
 
 // postings is one term's posting list in one field.
@@ -158,6 +190,7 @@ func (x *Index) put(id string, fields []Field) {
 		}
 		f.grow(int(n) + 1)
 		f.lens[n], f.has[n] = uint32(fd.Length), true
+		f.maxLen = max(f.maxLen, uint32(fd.Length))
 		f.docs++
 		f.sumLen += uint64(fd.Length)
 		for term, tf := range fd.Freqs {
@@ -237,11 +270,12 @@ func (x *Index) compact() {
 			}
 		}
 		f.lens, f.has = lens, has
-		f.docs, f.sumLen = 0, 0
+		f.docs, f.sumLen, f.maxLen = 0, 0, 0
 		for n := range has {
 			if has[n] {
 				f.docs++
 				f.sumLen += uint64(lens[n])
+				f.maxLen = max(f.maxLen, lens[n])
 			}
 		}
 		for term, p := range f.terms {
@@ -291,35 +325,59 @@ func Idf(docFreq, docCount uint64) float64 {
 // TermScore is Bluge v0.2.2's BM25 term score (BM25Scorer.Score) for a
 // term of frequency tf in a field of length docLen (tokens), average
 // field length avgLen, with weight = boost × idf:
-// weight − weight/(1 + tf/(K1·(1 − B + B·docLen/avgLen))).
+// weight − weight/(1 + tf/(K1·(1 − B + B·docLen/avgLen))), computed as
+// TermScoreNorm(weight, tf, NormInverse(docLen, avgLen)).
 func TermScore(weight float64, tf, docLen uint32, avgLen float64) float64 {
-	normInverse := 1 / (K1 * ((1 - B) + B*float64(docLen)/avgLen))
+	return TermScoreNorm(weight, tf, NormInverse(docLen, avgLen))
+}
+
+// NormInverse is the document-length part of Bluge v0.2.2's BM25 term
+// score (BM25Scorer.Score's normInverse) for a field of length docLen
+// (tokens) and average field length avgLen: 1/(K1·(1 − B + B·docLen/avgLen)).
+// It depends on the field and the document only, not the term, so a
+// search takes it from a table per field length (normsFor) rather than
+// dividing twice per posting; the table holds these very values, so
+// scores are the same to the last bit.
+func NormInverse(docLen uint32, avgLen float64) float64 {
+	return 1 / (K1 * ((1 - B) + B*float64(docLen)/avgLen))
+}
+
+// TermScoreNorm is TermScore given NormInverse(docLen, avgLen) as
+// normInverse: weight − weight/(1 + tf·normInverse), Bluge v0.2.2's
+// operations in its order.
+func TermScoreNorm(weight float64, tf uint32, normInverse float64) float64 {
 	return weight - weight/(1+float64(tf)*normInverse)
 }
 
 // cursor is one query term's posting list during a search.
 type cursor struct {
-	p      *postings
+	docs   []uint32 // the posting list's document numbers (postings.docs)
+	tfs    []uint32 // and term frequencies
 	i      int
+	cur    uint32  // docs[i], math.MaxUint32 past the end
 	weight float64 // clause weight × idf
 	avgLen float64
 	lens   []uint32
-	ub     float64 // score upper bound of any posting
-	slot   int     // position in the query's clause order
+	norms  []float64 // NormInverse by field length for avgLen (field.normsFor)
+	ub     float64   // score upper bound of any posting
+	slot   int       // position in the query's clause order
 }
 
-func (c *cursor) doc() uint32 {
-	if c.i < len(c.p.docs) {
-		return c.p.docs[c.i]
+// at sets c to its posting i.
+func (c *cursor) at(i int) {
+	c.i = i
+	if i < len(c.docs) {
+		c.cur = c.docs[i]
+	} else {
+		c.cur = math.MaxUint32
 	}
-	return math.MaxUint32
 }
 
 // seek advances c to its first posting of a document ≥ d (galloping,
 // then binary search).
 func (c *cursor) seek(d uint32) {
-	docs := c.p.docs
-	if c.i >= len(docs) || docs[c.i] >= d {
+	docs := c.docs
+	if c.cur >= d {
 		return
 	}
 	lo, step := c.i, 1
@@ -330,12 +388,16 @@ func (c *cursor) seek(d uint32) {
 		hi = lo + step
 	}
 	hi = min(hi, len(docs))
-	c.i = lo + sort.Search(hi-lo, func(k int) bool { return docs[lo+k] >= d })
+	c.at(lo + sort.Search(hi-lo, func(k int) bool { return docs[lo+k] >= d }))
 }
 
+// score returns the term score of c's current posting.
 func (c *cursor) score() float64 {
-	d := c.p.docs[c.i]
-	return TermScore(c.weight, c.p.tfs[c.i], c.lens[d], c.avgLen)
+	l := c.lens[c.cur]
+	if int(l) < len(c.norms) {
+		return TermScoreNorm(c.weight, c.tfs[c.i], c.norms[l])
+	}
+	return TermScore(c.weight, c.tfs[c.i], l, c.avgLen)
 }
 
 // Search returns the k documents of highest score for clauses (best
@@ -364,7 +426,7 @@ func (x *Index) Search(clauses []Clause, k int, prune bool) []Hit {
 		}
 		merged[kk] += c.Weight
 	}
-	var cs []*cursor
+	var cs []cursor
 	for _, kk := range order {
 		f := x.fields[kk.field]
 		if f == nil || f.docs == 0 {
@@ -380,7 +442,8 @@ func (x *Index) Search(clauses []Clause, k int, prune bool) []Hit {
 		}
 		avg := float64(f.sumLen) / float64(f.docs)
 		w := merged[kk] * Idf(uint64(df), uint64(f.docs))
-		c := &cursor{p: p, weight: w, avgLen: avg, lens: f.lens, slot: len(cs)}
+		c := cursor{docs: p.docs, tfs: p.tfs, weight: w, avgLen: avg, lens: f.lens, norms: f.normsFor(avg), slot: len(cs)}
+		c.at(0)
 		c.ub = TermScore(w, p.maxTF, p.minLen, avg)
 		if w < 0 { // a negative weight: no useful bound
 			c.ub = 0
@@ -394,8 +457,8 @@ func (x *Index) Search(clauses []Clause, k int, prune bool) []Hit {
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].ub < cs[j].ub })
 	bound := make([]float64, len(cs))
 	sum := 0.0
-	for i, c := range cs {
-		sum += c.ub
+	for i := range cs {
+		sum += cs[i].ub
 		bound[i] = sum
 	}
 	const slack = 1 + 1e-9 // bounds summed in another order than scores
@@ -407,22 +470,22 @@ func (x *Index) Search(clauses []Clause, k int, prune bool) []Hit {
 	essential := 0        // cs[:essential] alone cannot reach theta
 	for {
 		d := uint32(math.MaxUint32)
-		for _, c := range cs[essential:] {
-			d = min(d, c.doc())
+		for i := essential; i < len(cs); i++ {
+			d = min(d, cs[i].cur)
 		}
 		if d == math.MaxUint32 {
 			break
 		}
 		clear(part)
 		s := 0.0
-		for _, c := range cs[essential:] {
-			if c.doc() == d {
+		for i := essential; i < len(cs); i++ {
+			if c := &cs[i]; c.cur == d {
 				part[c.slot] = c.score()
 				s += part[c.slot]
-				c.i++
+				c.at(c.i + 1)
 			}
 		}
-		if x.ids[d] == "" {
+		if x.dead > 0 && x.ids[d] == "" {
 			continue // tombstone
 		}
 		pruned := false
@@ -431,9 +494,9 @@ func (x *Index) Search(clauses []Clause, k int, prune bool) []Hit {
 				pruned = true
 				break
 			}
-			c := cs[i]
+			c := &cs[i]
 			c.seek(d)
-			if c.doc() == d {
+			if c.cur == d {
 				part[c.slot] = c.score()
 				s += part[c.slot]
 			}
@@ -444,6 +507,9 @@ func (x *Index) Search(clauses []Clause, k int, prune bool) []Hit {
 		s = 0
 		for _, v := range part {
 			s += v
+		}
+		if top.Len() == k && s < (*top)[0].Score {
+			continue // not better than the worst held, whatever its id
 		}
 		h := Hit{ID: x.ids[d], Score: s}
 		if top.Len() < k {
@@ -528,6 +594,7 @@ func (b *Builder) Posting(field, term string, doc, tf, length uint32) {
 		return
 	}
 	f.lens[doc] = length
+	f.maxLen = max(f.maxLen, length)
 	p := f.terms[term]
 	if p == nil {
 		p = &postings{minLen: math.MaxUint32}

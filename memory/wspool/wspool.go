@@ -270,7 +270,8 @@ func (p *Pool) Open(root string) error {
 // (WarmText), and does the retraining of the built-in embedder that
 // writes and checks deferred (RetrainDeferred), or the re-embedding for a
 // changed embedder (ReembedChanged), and last opens the vector index and
-// warms its embedder's tables (WarmEmbedder).
+// warms its embedder's tables (WarmEmbedder) and its float32 rows
+// (WarmVectorRows).
 func (p *Pool) Check(ctx context.Context, root string) error {
 	p.mu.Lock()
 	sw := p.open[root]
@@ -306,8 +307,12 @@ func (p *Pool) Check(ctx context.Context, root string) error {
 		return err
 	}
 	// Last, with the embedder retrained or re-selected: the tables
-	// the first searches would build (WarmEmbedder).
-	return sw.w.WarmEmbedder(ctx)
+	// the first searches would build (WarmEmbedder), and the vector
+	// rows they would fault in and check (WarmVectorRows).
+	if err := sw.w.WarmEmbedder(ctx); err != nil {
+		return err
+	}
+	return sw.w.WarmVectorRows(ctx)
 }
 
 // inUse reports whether a session still holds a workspace; p.mu is held.
