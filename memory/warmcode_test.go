@@ -20,7 +20,9 @@ import (
 // equal to 1e-9 until the index changes. After a change the BM25
 // statistics (N, average field length) may differ, as the text ranker's
 // do (textTable): both count deleted documents until the in-memory index
-// compacts or Bluge merges segments, which it did here.
+// compacts or Bluge merges segments, which Bluge does in the background
+// (on a loaded machine often not before the comparison), so from the
+// re-index on only the hits and their order are compared.
 func TestWarmCodeMatchesBluge(t *testing.T) {
 	warm, repo := indexedWorkspace(t, graphFiles)
 	cold, err := memory.Open(repo, memory.Options{Home: t.TempDir()})
@@ -76,7 +78,7 @@ func TestWarmCodeMatchesBluge(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	compare("re-indexed", true)
+	compare("re-indexed", false)
 	if hits, _ := warm.SearchCode(ctx, "cold storage", 5); len(hits) != 1 || hits[0].Def.Name != "uploadToColdStorage" {
 		t.Fatalf("warm search after re-index: %+v", hits)
 	}
