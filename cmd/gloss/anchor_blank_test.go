@@ -3,8 +3,6 @@ package main
 import (
 	"strings"
 	"testing"
-
-	"github.com/gloss-dev/gloss/internal/testutil"
 )
 
 // Lines that cover one definition plus blank lines around it (an
@@ -12,10 +10,7 @@ import (
 // lines do, on both the single and the --batch path; a span that takes in
 // code of another definition stays a span.
 func TestAnchorIgnoresBlankEdgeLines(t *testing.T) {
-	testutil.Hermetic(t)
-	repo := testutil.InitRepo(t)
-	testutil.WriteFiles(t, repo, map[string]string{"go.mod": "module example.com/cli\n", "main.go": cliGo})
-	testutil.Commit(t, repo, "init")
+	_, repo := cliRepo(t)
 	if _, _, err := run(t, repo, "", "--no-daemon", "index"); err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/gloss-dev/gloss/api"
-	"github.com/gloss-dev/gloss/internal/testutil"
 )
 
 func TestReadBatchLines(t *testing.T) {
@@ -32,10 +31,7 @@ func TestReadBatchLines(t *testing.T) {
 // object on a line was dropped and invalid UTF-8 was replaced. Each is now
 // an error of its own line; the other lines are remembered.
 func TestBatchPerLineErrors(t *testing.T) {
-	testutil.Hermetic(t)
-	repo := testutil.InitRepo(t)
-	testutil.WriteFiles(t, repo, map[string]string{"go.mod": "module example.com/cli\n", "main.go": cliGo})
-	testutil.Commit(t, repo, "init")
+	_, repo := cliRepo(t)
 	huge := `{"text":"` + strings.Repeat("a", maxBatchLine) + `","at":"main.go:4-12"}`
 	batch := strings.Join([]string{
 		`{"text":"first","at":"main.go:4-12"}`,
@@ -70,10 +66,7 @@ func TestBatchPerLineErrors(t *testing.T) {
 // Titles and bodies are printed with terminal controls escaped by list and
 // show; --json keeps them as they are.
 func TestTerminalEscapesInOutput(t *testing.T) {
-	testutil.Hermetic(t)
-	repo := testutil.InitRepo(t)
-	testutil.WriteFiles(t, repo, map[string]string{"go.mod": "module example.com/cli\n", "main.go": cliGo})
-	testutil.Commit(t, repo, "init")
+	_, repo := cliRepo(t)
 	title := "evil \x1b]0;pwned\x07 title \u009b2J"
 	body := "line one\n\x1b[2Jcleared\rover\u202eevil"
 	out, _, err := run(t, repo, "", "--no-daemon", "remember", body, "--title", title, "--at", "main.go:4-12", "--json")
@@ -124,10 +117,7 @@ func FuzzBatchLine(f *testing.F) {
 // project-scope "TODO: describe" memory whose file lands in the
 // repository's .gloss/memories/), and the other lines are remembered.
 func TestBatchEmptyText(t *testing.T) {
-	testutil.Hermetic(t)
-	repo := testutil.InitRepo(t)
-	testutil.WriteFiles(t, repo, map[string]string{"go.mod": "module example.com/cli\n", "main.go": cliGo})
-	testutil.Commit(t, repo, "init")
+	_, repo := cliRepo(t)
 	batch := `{"text":"","at":"main.go:4-12"}` + "\n" + `{"at":"main.go:4-12","title":"no text"}` + "\n" +
 		`{"text":"  \n ","symbol":"Retry"}` + "\n" + `{"text":"kept","at":"main.go:4-12"}` + "\n"
 	out, _, err := run(t, repo, batch, "--no-daemon", "remember", "--batch", "-", "--json")

@@ -20,10 +20,7 @@ import (
 // with nothing changed, and after an edit that makes anchors stale. Each
 // pair starts from one copy of GLOSS_HOME.
 func TestCheckStreamSameBytes(t *testing.T) {
-	gh := testutil.Hermetic(t)
-	repo := testutil.InitRepo(t)
-	testutil.WriteFiles(t, repo, map[string]string{"go.mod": "module example.com/cli\n", "main.go": cliGo})
-	testutil.Commit(t, repo, "init")
+	gh, repo := cliRepo(t)
 	if _, _, err := run(t, repo, "", "--no-daemon", "index"); err != nil {
 		t.Fatal(err)
 	}

@@ -5,18 +5,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/gloss-dev/gloss/internal/testutil"
 )
 
 // Issue 17: removing the manifest marker made the next `gloss list` print
 // "0 memories". Now list fails naming the store and `gloss doctor`, and
 // doctor brings the memory back.
 func TestDoctorRecoversLostMarker(t *testing.T) {
-	home := testutil.Hermetic(t)
-	repo := testutil.InitRepo(t)
-	testutil.WriteFiles(t, repo, map[string]string{"go.mod": "module example.com/cli\n", "main.go": cliGo})
-	testutil.Commit(t, repo, "init")
+	home, repo := cliRepo(t)
 	if _, _, err := run(t, repo, "", "--no-daemon", "remember", "Capped at 3", "--at", "main.go:4-12"); err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gloss-dev/gloss/internal/testutil"
 	"github.com/gloss-dev/gloss/memory"
 )
 
@@ -18,10 +17,7 @@ import (
 // exitVectorsPending, --json carries vectors_pending, and the memory is
 // kept.
 func TestIndexRefusingEmbedderExits(t *testing.T) {
-	testutil.Hermetic(t)
-	repo := testutil.InitRepo(t)
-	testutil.WriteFiles(t, repo, map[string]string{"go.mod": "module example.com/cli\n", "main.go": cliGo})
-	testutil.Commit(t, repo, "init")
+	_, repo := cliRepo(t)
 	if _, _, err := run(t, repo, "", "--no-daemon", "index"); err != nil {
 		t.Fatal(err)
 	}

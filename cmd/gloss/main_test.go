@@ -25,6 +25,18 @@ func run(t *testing.T, dir string, stdin string, args ...string) (string, string
 	return out.String(), errb.String(), err
 }
 
+// cliRepo makes a hermetic GLOSS_HOME (testutil.Hermetic) and a git
+// repository holding go.mod and main.go (cliGo) in one commit; it returns
+// the home and the repository's root.
+func cliRepo(t *testing.T) (home, repo string) {
+	t.Helper()
+	home = testutil.Hermetic(t)
+	repo = testutil.InitRepo(t)
+	testutil.WriteFiles(t, repo, map[string]string{"go.mod": "module example.com/cli\n", "main.go": cliGo})
+	testutil.Commit(t, repo, "init")
+	return home, repo
+}
+
 const cliGo = `package main
 
 // Retry retries f up to three times.
@@ -45,10 +57,7 @@ func createFileUploads() int {
 `
 
 func TestCLI(t *testing.T) {
-	testutil.Hermetic(t)
-	repo := testutil.InitRepo(t)
-	testutil.WriteFiles(t, repo, map[string]string{"go.mod": "module example.com/cli\n", "main.go": cliGo})
-	testutil.Commit(t, repo, "init")
+	_, repo := cliRepo(t)
 
 	out, _, err := run(t, repo, "", "index", "--json")
 	if err != nil {

@@ -5,17 +5,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gloss-dev/gloss/internal/testutil"
 	"github.com/gloss-dev/gloss/memory"
 )
 
 // TestRelateWhyFlagVerbs drives relate, why, flag and --on-duplicate from
 // the command line.
 func TestRelateWhyFlagVerbs(t *testing.T) {
-	testutil.Hermetic(t)
-	repo := testutil.InitRepo(t)
-	testutil.WriteFiles(t, repo, map[string]string{"go.mod": "module example.com/cli\n", "main.go": cliGo})
-	testutil.Commit(t, repo, "init")
+	_, repo := cliRepo(t)
 	remember := func(args ...string) memory.View {
 		t.Helper()
 		out, _, err := run(t, repo, "", append([]string{"remember", "--json", "--symbol", "Retry"}, args...)...)

@@ -4,17 +4,12 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-
-	"github.com/gloss-dev/gloss/internal/testutil"
 )
 
 // TestCLISearchAndPlacement runs search with --kind, --code-only, --file
 // and --explain, remember without a place, and suggest-anchors.
 func TestCLISearchAndPlacement(t *testing.T) {
-	testutil.Hermetic(t)
-	repo := testutil.InitRepo(t)
-	testutil.WriteFiles(t, repo, map[string]string{"go.mod": "module example.com/cli\n", "main.go": cliGo})
-	testutil.Commit(t, repo, "init")
+	_, repo := cliRepo(t)
 	if _, _, err := run(t, repo, "", "index"); err != nil {
 		t.Fatal(err)
 	}

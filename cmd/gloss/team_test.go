@@ -130,10 +130,7 @@ func TestTeamMemoriesTwoClones(t *testing.T) {
 // (its file follows); export in each format; forget --all needs --yes;
 // import restores the export and is idempotent by id.
 func TestShareExportImport(t *testing.T) {
-	testutil.Hermetic(t)
-	repo := testutil.InitRepo(t)
-	testutil.WriteFiles(t, repo, map[string]string{"go.mod": "module example.com/cli\n", "main.go": cliGo})
-	testutil.Commit(t, repo, "init")
+	_, repo := cliRepo(t)
 	remember := func(args ...string) string {
 		out, _, err := run(t, repo, "", append([]string{"remember", "--json"}, args...)...)
 		if err != nil {
@@ -223,10 +220,7 @@ func TestShareExportImport(t *testing.T) {
 // annotation per stale anchor and per unloadable memory file, and
 // --exit-code fails on either.
 func TestCheckGitHubFormat(t *testing.T) {
-	testutil.Hermetic(t)
-	repo := testutil.InitRepo(t)
-	testutil.WriteFiles(t, repo, map[string]string{"go.mod": "module example.com/cli\n", "main.go": cliGo})
-	testutil.Commit(t, repo, "init")
+	_, repo := cliRepo(t)
 	out, _, err := run(t, repo, "", "remember", "Capped at 3, see: incident", "--at", "main.go:4-12", "--scope", "project", "--json")
 	if err != nil {
 		t.Fatal(err)
