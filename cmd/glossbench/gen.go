@@ -8,7 +8,7 @@ import (
 	"math/rand"
 	"os"
 	"path"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 
@@ -57,27 +57,9 @@ func sites(repo string) ([]site, error) {
 	// Files are parsed concurrently: order by every field so that two
 	// runs (and so the queries drawn from these sites) agree; several
 	// definitions may share a path and first line (a var or const group).
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if c := cmp.Compare(a.path, b.path); c != 0 {
-			return c < 0
-		}
-		if c := cmp.Compare(a.first, b.first); c != 0 {
-			return c < 0
-		}
-		if c := cmp.Compare(a.declLine, b.declLine); c != 0 {
-			return c < 0
-		}
-		if c := cmp.Compare(a.name, b.name); c != 0 {
-			return c < 0
-		}
-		if c := cmp.Compare(a.kind, b.kind); c != 0 {
-			return c < 0
-		}
-		if c := cmp.Compare(a.last, b.last); c != 0 {
-			return c < 0
-		}
-		return a.doc < b.doc
+	slices.SortFunc(out, func(a, b site) int {
+		return cmp.Or(cmp.Compare(a.path, b.path), cmp.Compare(a.first, b.first), cmp.Compare(a.declLine, b.declLine),
+			cmp.Compare(a.name, b.name), cmp.Compare(a.kind, b.kind), cmp.Compare(a.last, b.last), cmp.Compare(a.doc, b.doc))
 	})
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no definitions found in %s", repo)
