@@ -27,15 +27,7 @@ var storedFixture = map[string]string{
 // line range (with and without its doc comment) and for every symbol; a
 // file changed since it was indexed has no stored file.
 func TestStoredFileAnchorsMatchParse(t *testing.T) {
-	testutil.Hermetic(t)
-	repo := testutil.InitRepo(t)
-	testutil.WriteFiles(t, repo, storedFixture)
-	testutil.Commit(t, repo, "fixture")
-	w, err := Open(repo, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w, repo := storedWorkspace(t, Options{})
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	w.now = func() time.Time { return at }
 	if _, err := w.Index(context.Background()); err != nil {
@@ -90,15 +82,7 @@ func TestStoredFileAnchorsMatchParse(t *testing.T) {
 // records, gives the anchors of a parse: symbol anchors by lines and by
 // symbol, and span anchors inside a definition (from stored tokens).
 func TestRememberBatchStoredAnchors(t *testing.T) {
-	testutil.Hermetic(t)
-	repo := testutil.InitRepo(t)
-	testutil.WriteFiles(t, repo, storedFixture)
-	testutil.Commit(t, repo, "fixture")
-	w, err := Open(repo, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w, repo := storedWorkspace(t, Options{})
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	w.now = func() time.Time { return at }
 	if _, err := w.Index(context.Background()); err != nil {
@@ -250,15 +234,7 @@ func TestStoredSpanAnchorsMatchParse(t *testing.T) {
 // index run moved it, the next batch records the new one, and no cached
 // value outlives a batch.
 func TestRememberBatchResolvedGeneration(t *testing.T) {
-	testutil.Hermetic(t)
-	repo := testutil.InitRepo(t)
-	testutil.WriteFiles(t, repo, storedFixture)
-	testutil.Commit(t, repo, "fixture")
-	w, err := Open(repo, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w, repo := storedWorkspace(t, Options{})
 	ctx := context.Background()
 	for round := 0; round < 2; round++ {
 		if round == 1 {
@@ -300,15 +276,7 @@ func TestRememberBatchResolvedGeneration(t *testing.T) {
 // option), an unchanged one from the kept file, and an index run drops
 // them all.
 func TestKeepBatchFilesAcrossCalls(t *testing.T) {
-	testutil.Hermetic(t)
-	repo := testutil.InitRepo(t)
-	testutil.WriteFiles(t, repo, storedFixture)
-	testutil.Commit(t, repo, "fixture")
-	w, err := Open(repo, Options{KeepBatchFiles: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	w, repo := storedWorkspace(t, Options{KeepBatchFiles: true})
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	w.now = func() time.Time { return at }
 	ctx := context.Background()
@@ -364,4 +332,21 @@ func TestKeepBatchFilesAcrossCalls(t *testing.T) {
 	if st.carried != nil || w.keptFiles != nil {
 		t.Fatalf("kept files survived an index run: %d", len(st.carried))
 	}
+}
+
+// storedWorkspace opens a workspace with opts on a hermetic git
+// repository (testutil.Hermetic) holding storedFixture in one commit,
+// closed when t ends; it returns the workspace and the repository's root.
+func storedWorkspace(t *testing.T, opts Options) (*Workspace, string) {
+	t.Helper()
+	testutil.Hermetic(t)
+	repo := testutil.InitRepo(t)
+	testutil.WriteFiles(t, repo, storedFixture)
+	testutil.Commit(t, repo, "fixture")
+	w, err := Open(repo, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	return w, repo
 }
