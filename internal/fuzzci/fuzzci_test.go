@@ -21,6 +21,7 @@ var targets = []struct{ pkg, name string }{
 	{"internal/secret", "FuzzFind"},
 	{"cmd/gloss", "FuzzBatchLine"},
 	{"scip", "FuzzParse"},
+	{"memory/viewjson", "FuzzAppendJSONString"},
 }
 
 // crasherRE finds the file a failing fuzz run wrote its input to, in
