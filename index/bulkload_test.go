@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -89,33 +88,7 @@ func TestIndexRunBulkSameStore(t *testing.T) {
 			}
 			compare := func(step string) {
 				t.Helper()
-				var sts [2]Stats
-				for i, bulk := range []bool{false, true} {
-					st, err := ixs[bulk].Run(context.Background(), RunOptions{Bulk: bulk})
-					if err != nil {
-						t.Fatal(err)
-					}
-					st.Elapsed = 0
-					sts[i] = st
-				}
-				if !reflect.DeepEqual(sts[0], sts[1]) {
-					t.Errorf("%s: stats differ:\n\tbatches %+v\n\tbulk    %+v", step, sts[0], sts[1])
-				}
-				if sts[1].Parsed == 0 {
-					t.Fatalf("%s: nothing parsed", step)
-				}
-				want, got := storeDump(t, stores[false]), storeDump(t, stores[true])
-				if len(want) < 1000 {
-					t.Fatalf("%s: only %d keys", step, len(want))
-				}
-				if !reflect.DeepEqual(want, got) {
-					for i := range min(len(want), len(got)) {
-						if want[i] != got[i] {
-							t.Fatalf("%s: key %d:\n\tbulk  %.300s\n\twant  %.300s", step, i, got[i], want[i])
-						}
-					}
-					t.Fatalf("%s: %d keys, want %d", step, len(got), len(want))
-				}
+				runSameStore(t, step, [2]string{"batches", "bulk"}, [2]*Indexer{ixs[false], ixs[true]}, [2]RunOptions{{}, {Bulk: true}})
 				names, err := os.ReadDir(stores[true].dir)
 				if err != nil {
 					t.Fatal(err)

@@ -134,6 +134,42 @@ func TestIndexRecordGoFast(t *testing.T) {
 // storeDump returns every key and value of st, with the indexing time
 // of file records and metadata zeroed (the one field two runs on the
 // same files may not share).
+// runSameStore runs ixs[0] and ixs[1] (the reference and the path under
+// test, labelled names in messages) with opts[0] and opts[1] and fails t
+// unless their Stats (Elapsed aside) are equal, something was parsed,
+// the reference store holds at least 1,000 keys and both stores hold the
+// same keys and values (storeDump), naming the first that differs.
+func runSameStore(t *testing.T, step string, names [2]string, ixs [2]*Indexer, opts [2]RunOptions) {
+	t.Helper()
+	var sts [2]Stats
+	for i, ix := range ixs {
+		st, err := ix.Run(context.Background(), opts[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.Elapsed = 0
+		sts[i] = st
+	}
+	if !reflect.DeepEqual(sts[0], sts[1]) {
+		t.Errorf("%s: stats differ:\n\t%s %+v\n\t%s %+v", step, names[0], sts[0], names[1], sts[1])
+	}
+	if sts[1].Parsed == 0 {
+		t.Fatalf("%s: nothing parsed", step)
+	}
+	want, got := storeDump(t, ixs[0].Store), storeDump(t, ixs[1].Store)
+	if len(want) < 1000 {
+		t.Fatalf("%s: only %d keys", step, len(want))
+	}
+	if !reflect.DeepEqual(want, got) {
+		for i := range min(len(want), len(got)) {
+			if want[i] != got[i] {
+				t.Fatalf("%s: key %d:\n\t%s %.300s\n\t%s %.300s", step, i, names[1], got[i], names[0], want[i])
+			}
+		}
+		t.Fatalf("%s: %d keys, want %d", step, len(got), len(want))
+	}
+}
+
 func storeDump(t *testing.T, st *Store) []string {
 	t.Helper()
 	it, err := st.pdb().NewIter(nil)
@@ -182,33 +218,7 @@ func TestIndexRunGoFastSameStore(t *testing.T) {
 	}
 	compare := func(step string) {
 		t.Helper()
-		var sts [2]Stats
-		for i, noFast := range []bool{true, false} {
-			st, err := ixs[noFast].Run(context.Background(), RunOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			st.Elapsed = 0
-			sts[i] = st
-		}
-		if !reflect.DeepEqual(sts[0], sts[1]) {
-			t.Errorf("%s: stats differ:\n\ttree-sitter %+v\n\tfast path   %+v", step, sts[0], sts[1])
-		}
-		if sts[1].Parsed == 0 {
-			t.Fatalf("%s: nothing parsed", step)
-		}
-		want, got := storeDump(t, stores[true]), storeDump(t, stores[false])
-		if len(want) < 1000 {
-			t.Fatalf("%s: only %d keys", step, len(want))
-		}
-		if !reflect.DeepEqual(want, got) {
-			for i := range min(len(want), len(got)) {
-				if want[i] != got[i] {
-					t.Fatalf("%s: key %d:\n\tgot  %.300s\n\twant %.300s", step, i, got[i], want[i])
-				}
-			}
-			t.Fatalf("%s: %d keys, want %d", step, len(got), len(want))
-		}
+		runSameStore(t, step, [2]string{"tree-sitter", "fast path"}, [2]*Indexer{ixs[true], ixs[false]}, [2]RunOptions{})
 	}
 	compare("cold index")
 	// A re-index after edits: one file changed, one added, one removed.
