@@ -38,8 +38,25 @@ const (
 // RRFK is the k of reciprocal rank fusion, 60 as in Cormack, Clarke and
 // Büttcher, "Reciprocal rank fusion outperforms Condorcet and individual
 // rank learning methods" (SIGIR 2009), where it was fixed on pilot data
-// and not tuned; it damps the difference between the first ranks.
+// (TREC runs of 1,000 documents) and not tuned; it damps the difference
+// between the first ranks. Context turns a search rank r (0-based) into
+// RRFK/(RRFK+r+1); the built-in fusion profile's k is BuiltinRRFK.
 const RRFK = 60
+
+// BuiltinRRFK is the RRF k of BuiltinFusion: 20. With lists of at most a
+// few dozen memories, k 60 made ranks 1 and 1 (2/61 = 0.0328) worth only
+// 6% more than ranks 4 and 5 (1/64 + 1/65 = 0.0310), less than the trust
+// of an agent's memory (0.9, SourceTrust) takes away, so a memory whose
+// title and body hold the query came below memories that matched it only
+// through identifiers of their anchored code (BM25 a hundredth of its
+// own; docs/eval.md, "2026-11-28: score-aware fusion"). At k 20 the same
+// ranks differ by 14% (2/21 against 1/24 + 1/25). Chosen on the tuning
+// halves of the ranking golden set (internal/rankeval) among k 5, 10,
+// 20, 40, 60 with the other parameters of the profile fixed: the one k
+// under which no kind's recall@5 or MRR@10 fell and one rose
+// (paraphrase MRR@10 0.058 → 0.064); on the held-out halves identifiers
+// and tasks are unchanged and paraphrases rise (recall@5 0.154 → 0.231).
+const BuiltinRRFK = 20
 
 // RankerWeights weigh each ranker's reciprocal rank (weighted RRF):
 //
@@ -49,11 +66,12 @@ const RRFK = 60
 //     paraphrase shares no word with the note); a workspace without a
 //     vector index simply has no vector list;
 //   - code 0.9: code symbols compete with memories for the same places,
-//     but memories are what gloss is for: a symbol ranked first by its
-//     name alone comes after the first seven memories ranked by their
-//     words alone (0.9/61 lies between 1/67 and 1/68), and deeper down the
-//     two interleave; 0.7, tried first on cobra, pushed symbols below the
-//     first 27 weak memory matches, out of sight;
+//     but memories are what gloss is for: under BuiltinFusion (k 20) a
+//     symbol ranked first by its name alone comes after the first three
+//     memories ranked by their words alone (0.9/21 lies between 1/23 and
+//     1/24; seven at k 60), and deeper down the two interleave; 0.7,
+//     tried first on cobra at k 60, pushed symbols below the first 27
+//     weak memory matches, out of sight;
 //   - graph 0.5: nearness to the symbols the query names or the file at
 //     hand says a memory is relevant context, not that it answers the
 //     query; it lifts matches among equals and brings in neighbors (the
@@ -98,11 +116,12 @@ const (
 	FusionPretrained = "pretrained"
 )
 
-// BuiltinFusion is the profile of the built-in embedder: RRF k 60 as
-// Cormack et al. (2009) fixed it, CoverageFull ⅓ and vector weight 1,
-// chosen on the tuning halves of the ranking golden set (internal/rankeval,
-// docs/eval.md: "Query-dependent weight of the text list").
-var BuiltinFusion = FusionProfile{Name: FusionBuiltin, RRFK: RRFK, CoverageFull: CoverageFull, VectorWeight: 1, NearDuplicateCosine: NearDuplicateCosine}
+// BuiltinFusion is the profile of the built-in embedder: RRF k
+// BuiltinRRFK (20), CoverageFull ⅓ and vector weight 1, chosen on the
+// tuning halves of the ranking golden set (internal/rankeval, docs/eval.md:
+// "Query-dependent weight of the text list" for the coverage, "2026-11-28:
+// score-aware fusion" for k).
+var BuiltinFusion = FusionProfile{Name: FusionBuiltin, RRFK: BuiltinRRFK, CoverageFull: CoverageFull, VectorWeight: 1, NearDuplicateCosine: NearDuplicateCosine}
 
 // PretrainedFusion is the profile of a pretrained embedder, chosen on
 // the tuning halves of the ranking golden set (internal/rankeval;
@@ -215,16 +234,18 @@ func (p FusionProfile) TextWeightScale(c float64) float64 {
 }
 
 // StaleFactor multiplies the fused score of a stale memory: ranked lower,
-// labelled, never hidden. Fused scores are compressed (1/61 for a first
-// rank, 1/80 for a twentieth), so the factor is mild: 0.85 moves a memory
-// ranked first by one ranker to about twelfth (61/0.85 − 60); 0.5, tried
-// first on cobra, sent it below the sixtieth, out of sight.
+// labelled, never hidden. Fused scores are compressed (under BuiltinFusion,
+// k 20: 1/21 for a first rank, 1/40 for a twentieth), so the factor is
+// mild: 0.85 moves a memory ranked first by one ranker to about fifth
+// (21/0.85 − 20; twelfth at k 60); 0.5, tried first on cobra at k 60,
+// sent it below the sixtieth, out of sight.
 const StaleFactor = 0.85
 
 // SupersededFactor multiplies the fused score of a memory another one
 // supersedes (RelSupersedes): labelled and ranked lower, not hidden (a
 // filter can: Filter.Superseded). 0.8 moves a memory ranked first by one
-// ranker to about sixteenth (61/0.8 − 60), below its successor, which
+// ranker to about sixth under BuiltinFusion (21/0.8 − 20; sixteenth at
+// k 60), below its successor, which
 // usually shares its words and its anchor, yet within a page of results.
 const SupersededFactor = 0.8
 
@@ -352,7 +373,8 @@ func Less(a, b Result) bool {
 }
 
 // FusedSearch ranks memories and code symbols for req by weighted
-// reciprocal rank fusion (Cormack et al. 2009; RRFK, RankerWeights) of
+// reciprocal rank fusion (Cormack et al. 2009; the fusion profile's k,
+// RankerWeights) of
 // BM25 over memories, the vector index, graph proximity and BM25 over
 // code definitions, each list filtered before ranks are counted; then
 // multiplies by confidence, source trust and freshness (Explanation). Results are best
@@ -660,12 +682,12 @@ func (fw fusionWeights) weight(ranker string) float64 {
 	return RankerWeights[ranker]
 }
 
-// k returns the profile's RRF k (RRFK for the zero profile).
+// k returns the profile's RRF k (BuiltinRRFK for the zero profile).
 func (fw fusionWeights) k() int {
 	if fw.profile.RRFK > 0 {
 		return fw.profile.RRFK
 	}
-	return RRFK
+	return BuiltinRRFK
 }
 
 // validate reports a profile that cannot weigh a fusion: RRFK ≤ 0,
@@ -690,7 +712,7 @@ const CoverageFull = 1.0 / 3
 // waiting periods randomized" matches the notes on billing periods), and
 // under RRF every memory on both the text and the vector list (text rank
 // 20 + vector rank 6: 1/80 + 1/66) outranks the vector list's first
-// (1/61). Coverage is the coordination level of the best lexical match
+// (1/61; figures at the k 60 of that time). Coverage is the coordination level of the best lexical match
 // (the share of query terms it contains; Salton and McGill, "Introduction
 // to Modern Information Retrieval", 1983), a post-retrieval predictor of
 // how well the lexical ranker did; weighting each ranker of a fusion by

@@ -220,11 +220,11 @@ func TestFusionProfileFor(t *testing.T) {
 			t.Errorf("ParseFusionProfile(%q): no error", bad)
 		}
 	}
-	if got, err := ParseFusionProfile("duplicate=0.8", BuiltinFusion); err != nil || got.NearDuplicateCosine != 0.8 || got.RRFK != RRFK || got.Name != "custom" {
+	if got, err := ParseFusionProfile("duplicate=0.8", BuiltinFusion); err != nil || got.NearDuplicateCosine != 0.8 || got.RRFK != BuiltinRRFK || got.Name != "custom" {
 		t.Errorf("ParseFusionProfile(duplicate=0.8) = %+v, %v", got, err)
 	}
-	if BuiltinFusion.RRFK != RRFK || BuiltinFusion.CoverageFull != CoverageFull || BuiltinFusion.VectorWeight != RankerWeights[RankerVector] || BuiltinFusion.NearDuplicateCosine != NearDuplicateCosine {
-		t.Errorf("BuiltinFusion %+v differs from RRFK, CoverageFull and RankerWeights", BuiltinFusion)
+	if BuiltinFusion.RRFK != BuiltinRRFK || BuiltinFusion.CoverageFull != CoverageFull || BuiltinFusion.VectorWeight != RankerWeights[RankerVector] || BuiltinFusion.NearDuplicateCosine != NearDuplicateCosine {
+		t.Errorf("BuiltinFusion %+v differs from BuiltinRRFK, CoverageFull and RankerWeights", BuiltinFusion)
 	}
 	for _, p := range []FusionProfile{BuiltinFusion, PretrainedFusion} {
 		if err := p.validate(); err != nil {
@@ -252,7 +252,7 @@ func TestFuserProfile(t *testing.T) {
 		scale float64
 		want  string
 	}{
-		{BuiltinFusion, 1, "B A"},       // 1/80 + 1/66 > 1/61: agreement wins
+		{BuiltinFusion, 1, "B A"},       // 1/40 + 1/26 > 1/21: agreement wins
 		{PretrainedFusion, 0.64, "B A"}, // (0.4/0.5)²: 0.64/30 + 0.25/16 > 0.25/11
 		{FusionProfile{Name: "x", RRFK: 10, CoverageFull: 0.8, VectorWeight: 2}, 0.25, "A B"},
 	} {
@@ -283,7 +283,7 @@ func TestFuserProfile(t *testing.T) {
 	// The zero weights (no query coverage known) are BuiltinFusion's.
 	f := &fuser{byKey: map[string]*Result{}}
 	f.add(Result{Kind: ResultMemory, Memory: &Memory{ID: "A"}}, RankerPart{Ranker: RankerVector, Rank: 1})
-	if res := f.results(1, nil); res[0].Explain.RRF != 1.0/61 || *res[0].Explain.Fusion != BuiltinFusion {
+	if res := f.results(1, nil); res[0].Explain.RRF != 1.0/(BuiltinRRFK+1) || *res[0].Explain.Fusion != BuiltinFusion {
 		t.Errorf("zero weights: rrf %g, profile %+v", res[0].Explain.RRF, res[0].Explain.Fusion)
 	}
 }

@@ -46,7 +46,7 @@ func TestCLISearchAndPlacement(t *testing.T) {
 		}
 	}
 	out, _, err = run(t, repo, "", "search", "retry", "--explain")
-	if err != nil || !strings.Contains(out, "rrf ") || !strings.Contains(out, "symbol  function Retry") || !strings.Contains(out, "fusion profile builtin: RRF k 60,") {
+	if err != nil || !strings.Contains(out, "rrf ") || !strings.Contains(out, "symbol  function Retry") || !strings.Contains(out, "fusion profile builtin: RRF k 20,") {
 		t.Errorf("search --explain text: %v\n%s", err, out)
 	}
 	if _, _, err := run(t, repo, "", "search", "retry", "--memories-only", "--code-only"); err == nil {

@@ -42,10 +42,11 @@ var floors = map[string]map[string]Metrics{
 	// Issue #15 asks fused recall@5 >= 0.9 on every kind; identifiers
 	// meet it, paraphrases and tasks do not yet (docs/eval.md). The
 	// text ranker's weight by query coverage (memory.TextWeightScale)
-	// raised paraphrases from 0.077 / 0.032 and task MRR@10 from 0.783.
+	// raised paraphrases from 0.077 / 0.032 and task MRR@10 from 0.783;
+	// RRF k 20 (memory.BuiltinRRFK) paraphrases from 0.154 / 0.065.
 	"fused": {
 		KindIdentifier: {RecallAt5: 0.98, MRRAt10: 0.96},
-		KindParaphrase: {RecallAt5: 0.15, MRRAt10: 0.06},
+		KindParaphrase: {RecallAt5: 0.19, MRRAt10: 0.08},
 		KindTask:       {RecallAt5: 0.80, MRRAt10: 0.80},
 	},
 }
