@@ -57,7 +57,7 @@ func TestSearchMixedResults(t *testing.T) {
 		}
 		sum := 0.0
 		for _, p := range ex.Rankers {
-			if want := p.Weight / float64(memory.RRFK+p.Rank); math.Abs(p.Contribution-want) > 1e-12 {
+			if want := p.Weight / float64(memory.BuiltinRRFK+p.Rank); math.Abs(p.Contribution-want) > 1e-12 {
 				t.Errorf("%s contribution %g, want %g", p.Ranker, p.Contribution, want)
 			}
 			sum += p.Contribution
