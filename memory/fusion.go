@@ -50,7 +50,7 @@ const RRFK = 60
 // title and body hold the query came below memories that matched it only
 // through identifiers of their anchored code (BM25 a hundredth of its
 // own; docs/eval.md, "2026-11-28: score-aware fusion"). At k 20 the same
-// ranks differ by 14% (2/21 against 1/24 + 1/25). Chosen on the tuning
+// ranks differ by 17% (2/21 against 1/24 + 1/25). Chosen on the tuning
 // halves of the ranking golden set (internal/rankeval) among k 5, 10,
 // 20, 40, 60 with the other parameters of the profile fixed: the one k
 // under which no kind's recall@5 or MRR@10 fell and one rose
@@ -245,8 +245,8 @@ const StaleFactor = 0.85
 // supersedes (RelSupersedes): labelled and ranked lower, not hidden (a
 // filter can: Filter.Superseded). 0.8 moves a memory ranked first by one
 // ranker to about sixth under BuiltinFusion (21/0.8 − 20; sixteenth at
-// k 60), below its successor, which
-// usually shares its words and its anchor, yet within a page of results.
+// k 60), below its successor, which usually shares its words and its
+// anchor, yet within a page of results.
 const SupersededFactor = 0.8
 
 // ConfidenceFloor damps confidence for the same reason: the multiplier is
@@ -374,8 +374,7 @@ func Less(a, b Result) bool {
 
 // FusedSearch ranks memories and code symbols for req by weighted
 // reciprocal rank fusion (Cormack et al. 2009; the fusion profile's k,
-// RankerWeights) of
-// BM25 over memories, the vector index, graph proximity and BM25 over
+// RankerWeights) of BM25 over memories, the vector index, graph proximity and BM25 over
 // code definitions, each list filtered before ranks are counted; then
 // multiplies by confidence, source trust and freshness (Explanation). Results are best
 // first (Less), at most req.Limit. It fails on an empty query, an invalid
