@@ -139,8 +139,11 @@ func main() {
 // identifiers of their anchored code (normalize(vx) in Add; BM25 about a
 // hundredth of the first hit's). Among nine memories every one is on
 // both lists, and with RRF k 60 the ranks 1+1 against 3+4 differ by less
-// than the trust factor: the exact match came third. BuiltinFusion's k
-// (BuiltinRRFK) ranks it first; k 60 still loses it, as documented.
+// than the trust factor: the exact match came third there (fifth here).
+// Under BuiltinFusion (k BuiltinRRFK) no code-only memory ranks above it
+// (a memory matching the query in its own words, "Add stores the vector
+// as given (no normalization)", still may); at k 60 they do, which the
+// test asserts as the documented old behaviour.
 func TestFusedSearchExactTextMatchFirst(t *testing.T) {
 	w, repo := indexedWorkspace(t, exactMatchFiles)
 	ctx := context.Background()
