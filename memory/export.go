@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/gloss-dev/gloss/internal/secret"
+	"github.com/gloss-dev/gloss/memory/confidence"
 	"github.com/gloss-dev/gloss/memory/memfile"
 	"github.com/oklog/ulid/v2"
 )
@@ -463,7 +464,7 @@ func (w *Workspace) validImport(m *Memory) error {
 		m.Confidence = 1
 	}
 	if m.HalfLifeDays == 0 {
-		m.HalfLifeDays = halfLifeOf(m.Type)
+		m.HalfLifeDays = confidence.HalfLifeOf(m.Type)
 	}
 	now := w.now().UTC()
 	m.defaultDates(now)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/internal/secret"
+	"github.com/gloss-dev/gloss/memory/confidence"
 	"github.com/gloss-dev/gloss/memory/memfile"
 )
 
@@ -59,7 +60,7 @@ func (w *Workspace) memoryFromHeader(id string, h memfile.Header, body string, p
 	}
 	edited := prev == nil || body != prev.Body || title != prev.Title || typ != prev.Type || !slices.Equal(tags, prev.Tags)
 	if prev == nil || typ != prev.Type {
-		m.HalfLifeDays = halfLifeOf(typ)
+		m.HalfLifeDays = confidence.HalfLifeOf(typ)
 	}
 	m.Type, m.Title, m.Body, m.Tags = typ, title, body, tags
 	if h.Author != "" {

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gloss-dev/gloss/index"
+	"github.com/gloss-dev/gloss/memory/confidence"
 )
 
 // Types of memory (DESIGN.md, "Memory record").
@@ -131,10 +132,10 @@ type Relation struct {
 
 // Memory is one note with its anchors (DESIGN.md, "Memory record").
 //
-// Lifecycle fields (confidence.go, access.go): Confidence (0..1) is
-// computed on every read (ConfidenceOf) — the stored value is the one
+// Lifecycle fields (lifecycle.go, access.go): Confidence (0..1) is
+// computed on every read (confidence.Of) — the stored value is the one
 // last computed and is never read back. HalfLifeDays is the decay
-// half-life (HalfLives by type). StaleSince is when the memory last went
+// half-life (confidence.HalfLives by type). StaleSince is when the memory last went
 // stale (an anchor changed, signature_changed or deleted), zero while it
 // is fresh, kept by markStale whenever the memory is stored. ExpiresAt is
 // when it expires (remember --expires; zero: never): review lists it and
@@ -191,7 +192,7 @@ type Memory struct {
 
 	// parts are the confidence parts lifecycle last computed (zero for a
 	// memory not read through a workspace).
-	parts ConfidenceParts
+	parts confidence.Parts
 	// fromSummary marks a memory built from its stored summary
 	// (summaryMemory): no hashes, tokens or snapshots in its anchors.
 	fromSummary bool

@@ -14,6 +14,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/gloss-dev/gloss/index"
+	"github.com/gloss-dev/gloss/memory/confidence"
 	"github.com/gloss-dev/gloss/scip"
 )
 
@@ -59,7 +60,7 @@ type RememberRequest struct {
 	// ExpiresAt, when not zero, is when the memory expires (Memory.
 	// ExpiresAt); it must be later than now.
 	ExpiresAt time.Time `json:"expires_at,omitzero"`
-	// Pinned memories never decay (ConfidenceOf).
+	// Pinned memories never decay (confidence.Of).
 	Pinned bool `json:"pinned,omitempty"`
 }
 
@@ -209,7 +210,7 @@ func (w *Workspace) NewMemory(req RememberRequest) (*Memory, error) {
 		V: SchemaVersion, ID: ulid.Make().String(), Type: typ, Title: title, Body: text, Tags: tags,
 		Scope: scope, Source: source, Author: author,
 		CreatedAt: now, UpdatedAt: now, VerifiedAt: now,
-		Confidence: 1, HalfLifeDays: halfLifeOf(typ), ExpiresAt: req.ExpiresAt.UTC(), Pinned: req.Pinned,
+		Confidence: 1, HalfLifeDays: confidence.HalfLifeOf(typ), ExpiresAt: req.ExpiresAt.UTC(), Pinned: req.Pinned,
 	}, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/internal/ident"
 	"github.com/gloss-dev/gloss/internal/timing"
+	"github.com/gloss-dev/gloss/memory/confidence"
 	"github.com/gloss-dev/gloss/scip"
 )
 
@@ -152,7 +153,7 @@ func (w *Workspace) Search(ctx context.Context, query string, limit int) ([]Sear
 		if err != nil {
 			return nil, err // an unreadable store
 		}
-		score := sc.Score * SourceTrust(m.Source)
+		score := sc.Score * confidence.SourceTrust(m.Source)
 		if m.Stale() {
 			score /= 2
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gloss-dev/gloss/index"
+	"github.com/gloss-dev/gloss/memory/confidence"
 )
 
 // UpdateRequest changes a memory. Nil fields are kept; a non-empty Path
@@ -101,7 +102,7 @@ func applyUpdateFields(m *Memory, req UpdateRequest) error {
 		}
 		if m.Type != *req.Type {
 			m.Type = *req.Type
-			m.HalfLifeDays = halfLifeOf(m.Type)
+			m.HalfLifeDays = confidence.HalfLifeOf(m.Type)
 		}
 	}
 	if req.Tags != nil {
