@@ -12,6 +12,7 @@ import (
 
 	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/memory/confidence"
+	"github.com/gloss-dev/gloss/memory/fields"
 )
 
 // Types of memory (DESIGN.md, "Memory record").
@@ -54,9 +55,6 @@ const (
 	ScopePersonal = "personal"
 	ScopeProject  = "project"
 )
-
-// MaxTitle is the maximum title length in characters.
-const MaxTitle = 60
 
 // SchemaVersion of memory records; see index.SchemaVersion for the rules.
 // Version 2 added stale_since and expires_at; a version 1 record reads
@@ -240,17 +238,17 @@ func ValidateType(t string) error {
 	return fmt.Errorf("unknown memory type %q (want one of %s)", t, strings.Join(Types, ", "))
 }
 
-// DeriveTitle returns the first line of text cut to MaxTitle characters
-// (with "…" when cut), used when no title is given.
+// DeriveTitle returns the first line of text cut to fields.MaxTitle
+// characters (with "…" when cut), used when no title is given.
 func DeriveTitle(text string) string {
 	line := strings.TrimSpace(text)
 	if i := strings.IndexByte(line, '\n'); i >= 0 {
 		line = strings.TrimSpace(line[:i])
 	}
 	line = strings.TrimLeft(line, "# ")
-	if utf8.RuneCountInString(line) <= MaxTitle {
+	if utf8.RuneCountInString(line) <= fields.MaxTitle {
 		return line
 	}
 	r := []rune(line)
-	return strings.TrimSpace(string(r[:MaxTitle-1])) + "…"
+	return strings.TrimSpace(string(r[:fields.MaxTitle-1])) + "…"
 }

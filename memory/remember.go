@@ -15,6 +15,7 @@ import (
 
 	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/memory/confidence"
+	"github.com/gloss-dev/gloss/memory/fields"
 	"github.com/gloss-dev/gloss/scip"
 )
 
@@ -24,7 +25,7 @@ import (
 type RememberRequest struct {
 	// Text is the Markdown body (required).
 	Text string `json:"text"`
-	// Title defaults to the first line of Text (cut to MaxTitle).
+	// Title defaults to the first line of Text (cut to fields.MaxTitle).
 	Title string `json:"title,omitempty"`
 	// Type defaults to "note".
 	Type string   `json:"type,omitempty"`
@@ -179,8 +180,8 @@ func (w *Workspace) NewMemory(req RememberRequest) (*Memory, error) {
 	if title == "" {
 		title = DeriveTitle(text)
 	}
-	if n := len([]rune(title)); n > MaxTitle {
-		return nil, fmt.Errorf("title is %d characters, the limit is %d", n, MaxTitle)
+	if n := len([]rune(title)); n > fields.MaxTitle {
+		return nil, fmt.Errorf("title is %d characters, the limit is %d", n, fields.MaxTitle)
 	}
 	scope, source, err := requestScopeSource(req)
 	if err != nil {
@@ -195,7 +196,7 @@ func (w *Workspace) NewMemory(req RememberRequest) (*Memory, error) {
 			tags = append(tags, t)
 		}
 	}
-	if err := validateFields(title, text, tags); err != nil {
+	if err := fields.Validate(title, text, tags); err != nil {
 		return nil, err
 	}
 	now := w.now().UTC()

@@ -15,6 +15,24 @@ import (
 	"github.com/gloss-dev/gloss/scip"
 )
 
+// MaxSearchLimit caps the number of results Search returns (and asks the
+// full-text index for, twice as many): larger limits, such as
+// `gloss search -n 4611686018427387904`, are lowered to it instead of
+// overflowing.
+const MaxSearchLimit = 10000
+
+// clampSearchLimit returns limit within 1..MaxSearchLimit; 0 or less means
+// the default of 20.
+func clampSearchLimit(limit int) int {
+	switch {
+	case limit <= 0:
+		return 20
+	case limit > MaxSearchLimit:
+		return MaxSearchLimit
+	}
+	return limit
+}
+
 // searchSchema versions the full-text document layout (searchDoc). A
 // directory written with another version, or one that cannot be opened, is
 // rebuilt from Pebble (the store of record).

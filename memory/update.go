@@ -7,6 +7,7 @@ import (
 
 	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/memory/confidence"
+	"github.com/gloss-dev/gloss/memory/fields"
 )
 
 // UpdateRequest changes a memory. Nil fields are kept; a non-empty Path
@@ -91,8 +92,8 @@ func applyUpdateFields(m *Memory, req UpdateRequest) error {
 		if title == "" {
 			title = DeriveTitle(m.Body)
 		}
-		if n := len([]rune(title)); n > MaxTitle {
-			return fmt.Errorf("title is %d characters, the limit is %d", n, MaxTitle)
+		if n := len([]rune(title)); n > fields.MaxTitle {
+			return fmt.Errorf("title is %d characters, the limit is %d", n, fields.MaxTitle)
 		}
 		m.Title = title
 	}
@@ -114,7 +115,7 @@ func applyUpdateFields(m *Memory, req UpdateRequest) error {
 		}
 		m.Tags = tags
 	}
-	return validateFields(m.Title, m.Body, m.Tags)
+	return fields.Validate(m.Title, m.Body, m.Tags)
 }
 
 // reanchorUpdate replaces the anchors of m with one anchor to the lines
