@@ -9,6 +9,7 @@ import (
 
 	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/memory"
+	"github.com/gloss-dev/gloss/memory/fields"
 )
 
 // Host is what Engine needs of the door it serves: the workspace folders,
@@ -188,7 +189,7 @@ func (e *Engine) request(a RememberArgs, pc *placeCache) (memory.RememberRequest
 		return req, nil, err
 	}
 	req.ApplyDraftDefaults()
-	if n := len([]rune(strings.TrimSpace(req.Title))); n > memory.MaxTitle {
+	if n := len([]rune(strings.TrimSpace(req.Title))); n > fields.MaxTitle {
 		req.Title = memory.DeriveTitle(req.Title)
 	}
 	if a.Symbol != "" {

@@ -51,7 +51,7 @@ type RememberArgs struct {
 	Text string `json:"text"`
 	// Type is one of memory.Types; "" means note.
 	Type string `json:"type,omitempty"`
-	// Title is at most memory.MaxTitle (60) characters; longer titles are
+	// Title is at most fields.MaxTitle (60) characters; longer titles are
 	// cut at a word; "" means the first line of Text.
 	Title string   `json:"title,omitempty"`
 	Tags  []string `json:"tags,omitempty"`

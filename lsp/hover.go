@@ -70,7 +70,7 @@ func statusLabel(status string) string {
 }
 
 // writeMemoryMarkdown renders one memory of a hover: title, body,
-// provenance, status, confidence (0..1, memory.ConfidenceOf) and, for a
+// provenance, status, confidence (0..1, memory/confidence.Of) and, for a
 // stale anchor, the diff of its code.
 func writeMemoryMarkdown(b *strings.Builder, m *memory.Memory, a memory.Anchor, t *text, confidence float64) {
 	fmt.Fprintf(b, "**gloss · %s** — **%s**\n\n", m.Type, escapeMarkdown(m.Title))

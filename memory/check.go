@@ -15,6 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/gloss-dev/gloss/index"
+	"github.com/gloss-dev/gloss/memory/confidence"
 )
 
 // checkState is the stored state of one file with anchors at the end of
@@ -441,7 +442,7 @@ func (s *SummarySet) Views() ([]View, error) {
 				c.err = fmt.Errorf("corrupt summary of memory %s: %w", id, err)
 				return
 			}
-			v.Confidence = round2(ConfidenceOf(v.Lifecycle(), now).Value)
+			v.Confidence = round2(confidence.Of(v.Lifecycle(), now).Value)
 		}
 	}
 	work := make(chan *summaryChunk, len(chunks))
@@ -521,7 +522,7 @@ func (s *SummarySet) Each(fn func(*View) error) error {
 					b.n, b.err = i, fmt.Errorf("corrupt summary of memory %s: %w", c.ids[j%viewBlock], err)
 					break
 				}
-				v.Confidence = round2(ConfidenceOf(v.Lifecycle(), now).Value)
+				v.Confidence = round2(confidence.Of(v.Lifecycle(), now).Value)
 			}
 			full <- b
 			if b.err != nil {

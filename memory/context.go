@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/gloss-dev/gloss/memory/confidence"
 )
 
 // ContextRequest asks for a briefing: the memories that matter for a task
@@ -37,7 +39,7 @@ type ContextItem struct {
 	// plus the reciprocal rank 60/(60+rank) of the task in the fused
 	// search of memories (FusedSearch, seeded by the files and symbols;
 	// RRF, Cormack et al. 2009, k = 60); times the confidence and the
-	// source trust (SourceTrust); halved when stale.
+	// source trust (confidence.SourceTrust); halved when stale.
 	Score float64
 	// Diff is what changed in the code of a stale memory (AnchorDiff,
 	// at most 12 lines).
@@ -114,7 +116,7 @@ func (w *Workspace) Context(ctx context.Context, req ContextRequest) ([]ContextI
 	out := make([]ContextItem, 0, len(order))
 	for _, id := range order {
 		it := byID[id]
-		it.Score *= it.Memory.rankConfidence() * SourceTrust(it.Memory.Source)
+		it.Score *= it.Memory.rankConfidence() * confidence.SourceTrust(it.Memory.Source)
 		if it.Memory.Stale() {
 			it.Score /= 2
 			it.Memory = w.fullMemory(it.Memory)

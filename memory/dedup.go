@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/gloss-dev/gloss/memory/fields"
 )
 
 // Duplicate policies of RememberRequest.OnDuplicate: what to do when a new
@@ -199,7 +201,7 @@ func (w *Workspace) mergeInto(id string, m *Memory) (*Memory, error) {
 			o.Tags = append(o.Tags, t)
 		}
 	}
-	if err := validateFields(o.Title, o.Body, o.Tags); err != nil {
+	if err := fields.Validate(o.Title, o.Body, o.Tags); err != nil {
 		return nil, fmt.Errorf("merge into %s: %w", id, err)
 	}
 	o.UpdatedAt = w.now().UTC()

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/gloss-dev/gloss/internal/secret"
+	"github.com/gloss-dev/gloss/memory/confidence"
+	"github.com/gloss-dev/gloss/memory/fields"
 	"github.com/gloss-dev/gloss/memory/memfile"
 	"github.com/oklog/ulid/v2"
 )
@@ -447,8 +449,8 @@ func (w *Workspace) validImport(m *Memory) error {
 	if m.Title == "" {
 		m.Title = DeriveTitle(m.Body)
 	}
-	if n := len([]rune(m.Title)); n > MaxTitle {
-		return fmt.Errorf("title is %d characters, the limit is %d", n, MaxTitle)
+	if n := len([]rune(m.Title)); n > fields.MaxTitle {
+		return fmt.Errorf("title is %d characters, the limit is %d", n, fields.MaxTitle)
 	}
 	if err := secret.Check(m.Body + "\n" + m.Title); err != nil {
 		return err
@@ -463,7 +465,7 @@ func (w *Workspace) validImport(m *Memory) error {
 		m.Confidence = 1
 	}
 	if m.HalfLifeDays == 0 {
-		m.HalfLifeDays = halfLifeOf(m.Type)
+		m.HalfLifeDays = confidence.HalfLifeOf(m.Type)
 	}
 	now := w.now().UTC()
 	m.defaultDates(now)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/gloss-dev/gloss/memory/confidence"
 	"github.com/gloss-dev/gloss/memory/memfile"
 )
 
@@ -130,7 +131,7 @@ func FormatMemoryFile(m *Memory) []byte {
 		Source: m.Source, Pinned: m.Pinned, NeedsReview: m.NeedsReview, Relations: fileRelations(m.Relations),
 		GitCommit: m.GitCommit, GitBranch: m.GitBranch, ExpiresAt: m.ExpiresAt,
 	}
-	if m.HalfLifeDays > 0 && m.HalfLifeDays != halfLifeOf(m.Type) {
+	if m.HalfLifeDays > 0 && m.HalfLifeDays != confidence.HalfLifeOf(m.Type) {
 		h.HalfLife = m.HalfLifeDays
 	}
 	h.ReviewReason = m.ReviewReason

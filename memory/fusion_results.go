@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"sync"
+
+	"github.com/gloss-dev/gloss/memory/confidence"
 )
 
 // fusedResults returns the best limit results of f (fuser.results),
@@ -89,7 +91,7 @@ func score(r *Result) {
 		if c := r.Memory.rankConfidence(); c < 1 {
 			e.Confidence = ConfidenceFloor + (1-ConfidenceFloor)*c
 		}
-		e.Trust = SourceTrust(r.Memory.Source)
+		e.Trust = confidence.SourceTrust(r.Memory.Source)
 		if r.Memory.Stale() {
 			e.Freshness = StaleFactor
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gloss-dev/gloss/internal/testutil"
 	"github.com/gloss-dev/gloss/memory"
+	"github.com/gloss-dev/gloss/memory/confidence"
 	"github.com/gloss-dev/gloss/memory/memfile"
 )
 
@@ -97,10 +98,10 @@ func TestMigrateV1Store(t *testing.T) {
 		if !m.ExpiresAt.IsZero() || m.Pinned || m.NeedsReview {
 			t.Errorf("%s: new fields not zero: expires %v pinned %v needs_review %v", m.ID, m.ExpiresAt, m.Pinned, m.NeedsReview)
 		}
-		if m.HalfLifeDays != memory.HalfLives[m.Type] {
-			t.Errorf("%s: half-life %g, want %g (%s)", m.ID, m.HalfLifeDays, memory.HalfLives[m.Type], m.Type)
+		if m.HalfLifeDays != confidence.HalfLives[m.Type] {
+			t.Errorf("%s: half-life %g, want %g (%s)", m.ID, m.HalfLifeDays, confidence.HalfLives[m.Type], m.Type)
 		}
-		want := memory.ConfidenceOf(m.Lifecycle(), now).Value
+		want := confidence.Of(m.Lifecycle(), now).Value
 		if m.Confidence != want || m.Confidence >= 1 || m.Confidence <= 0 {
 			t.Errorf("%s: confidence %g, want %g in (0, 1)", m.ID, m.Confidence, want)
 		}
@@ -280,36 +281,6 @@ func TestParseExpiry(t *testing.T) {
 	for _, bad := range []string{"", "soon", "-3d", "0d", "2020-01-01", "-1h"} {
 		if _, err := memory.ParseExpiry(bad, now); err == nil {
 			t.Errorf("ParseExpiry(%q): want an error", bad)
-		}
-	}
-}
-
-// TestConfidenceOf checks each factor of the formula on its own and
-// together.
-func TestConfidenceOf(t *testing.T) {
-	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
-	day := 24 * time.Hour
-	for _, tc := range []struct {
-		name string
-		l    memory.Lifecycle
-		want float64
-	}{
-		{"verified now", memory.Lifecycle{Type: "note", VerifiedAt: now}, 1},
-		{"one half-life", memory.Lifecycle{Type: "note", VerifiedAt: now.Add(-90 * day)}, 0.5},
-		{"two half-lives of a gotcha", memory.Lifecycle{Type: "gotcha", VerifiedAt: now.Add(-360 * day)}, 0.25},
-		{"own half-life", memory.Lifecycle{Type: "note", VerifiedAt: now.Add(-10 * day), HalfLifeDays: 10}, 0.5},
-		{"pinned never decays", memory.Lifecycle{Type: "note", VerifiedAt: now.Add(-900 * day), Pinned: true}, 1},
-		{"clock set back", memory.Lifecycle{Type: "note", VerifiedAt: now.Add(day)}, 1},
-		{"stale today", memory.Lifecycle{Type: "note", VerifiedAt: now, Stale: true, StaleSince: now}, 0.5},
-		{"stale 30 days", memory.Lifecycle{Type: "note", VerifiedAt: now, Stale: true, StaleSince: now.Add(-30 * day)}, 0.25},
-		{"stale, no time yet", memory.Lifecycle{Type: "note", VerifiedAt: now, Stale: true}, 0.5},
-		{"agent", memory.Lifecycle{Type: "note", VerifiedAt: now, Source: "agent"}, 0.9},
-		{"needs review", memory.Lifecycle{Type: "note", VerifiedAt: now, NeedsReview: true}, 0.5},
-		{"all at once", memory.Lifecycle{Type: "note", VerifiedAt: now.Add(-90 * day), Source: "imported_git", Stale: true, StaleSince: now, NeedsReview: true}, 0.5 * 0.5 * 0.6 * 0.5},
-	} {
-		got := memory.ConfidenceOf(tc.l, now)
-		if d := got.Value - tc.want; d > 1e-9 || d < -1e-9 {
-			t.Errorf("%s: confidence %g (%+v), want %g", tc.name, got.Value, got, tc.want)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gloss-dev/gloss/memory"
+	"github.com/gloss-dev/gloss/memory/fields"
 )
 
 const fakeToken = "ghp_aB3aB3aB3aB3aB3aB3aB3aB3aB3aB3aB3aB3"
@@ -25,11 +26,11 @@ func TestWritePathsValidateAllFields(t *testing.T) {
 		"secret in title":      at(memory.RememberRequest{Text: "fine", Title: "key " + fakeToken}),
 		"secret in tag":        at(memory.RememberRequest{Text: "fine", Tags: []string{"x", fakeToken}}),
 		"secret in body":       at(memory.RememberRequest{Text: "conn postgres://app:S3cr3t@db/prod"}),
-		"body over 64 KiB":     at(memory.RememberRequest{Text: strings.Repeat("a", memory.MaxBody+1)}),
+		"body over 64 KiB":     at(memory.RememberRequest{Text: strings.Repeat("a", fields.MaxBody+1)}),
 		"invalid UTF-8 body":   at(memory.RememberRequest{Text: "caf\xe9 au lait"}),
 		"invalid UTF-8 title":  at(memory.RememberRequest{Text: "fine", Title: "caf\xe9"}),
-		"too many tags":        at(memory.RememberRequest{Text: "fine", Tags: strings.Fields(strings.Repeat("t ", memory.MaxTags+1))}),
-		"tag too long":         at(memory.RememberRequest{Text: "fine", Tags: []string{strings.Repeat("t", memory.MaxTagLen+1)}}),
+		"too many tags":        at(memory.RememberRequest{Text: "fine", Tags: strings.Fields(strings.Repeat("t ", fields.MaxTags+1))}),
+		"tag too long":         at(memory.RememberRequest{Text: "fine", Tags: []string{strings.Repeat("t", fields.MaxTagLen+1)}}),
 		"control char in tag":  at(memory.RememberRequest{Text: "fine", Tags: []string{"a\x1bb"}}),
 		"fullwidth obfuscated": at(memory.RememberRequest{Text: "ＤＢ＿ＰＡＳＳＷＯＲＤ=Qw3rtyUi0pZx"}),
 	}
@@ -54,7 +55,7 @@ func TestWritePathsValidateAllFields(t *testing.T) {
 		t.Fatalf("batch: the valid request failed: %v", errs[len(reqs)-1])
 	}
 	good := ms[len(reqs)-1]
-	if _, err := w.Remember(ctx, at(memory.RememberRequest{Text: strings.Repeat("a", memory.MaxBody)})); err != nil {
+	if _, err := w.Remember(ctx, at(memory.RememberRequest{Text: strings.Repeat("a", fields.MaxBody)})); err != nil {
 		t.Errorf("a body of exactly MaxBody bytes: %v", err)
 	}
 

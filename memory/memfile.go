@@ -9,6 +9,8 @@ import (
 
 	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/internal/secret"
+	"github.com/gloss-dev/gloss/memory/confidence"
+	"github.com/gloss-dev/gloss/memory/fields"
 	"github.com/gloss-dev/gloss/memory/memfile"
 )
 
@@ -59,7 +61,7 @@ func (w *Workspace) memoryFromHeader(id string, h memfile.Header, body string, p
 	}
 	edited := prev == nil || body != prev.Body || title != prev.Title || typ != prev.Type || !slices.Equal(tags, prev.Tags)
 	if prev == nil || typ != prev.Type {
-		m.HalfLifeDays = halfLifeOf(typ)
+		m.HalfLifeDays = confidence.HalfLifeOf(typ)
 	}
 	m.Type, m.Title, m.Body, m.Tags = typ, title, body, tags
 	if h.Author != "" {
@@ -80,7 +82,7 @@ func (w *Workspace) memoryFromHeader(id string, h memfile.Header, body string, p
 
 // headerText validates the text fields of a memory file: its type
 // (default note), body (trimmed, not empty), title (default derived from
-// the body, at most MaxTitle characters) and tags (trimmed, blanks
+// the body, at most fields.MaxTitle characters) and tags (trimmed, blanks
 // dropped), and checks body and title for secrets. It needs no lock. It
 // returns the cleaned fields, or the first invalid one's error.
 func headerText(h memfile.Header, rawBody string) (typ, title, body string, tags []string, err error) {
@@ -99,8 +101,8 @@ func headerText(h memfile.Header, rawBody string) (typ, title, body string, tags
 	if title == "" {
 		title = DeriveTitle(body)
 	}
-	if n := len([]rune(title)); n > MaxTitle {
-		return "", "", "", nil, fmt.Errorf("title is %d characters, the limit is %d", n, MaxTitle)
+	if n := len([]rune(title)); n > fields.MaxTitle {
+		return "", "", "", nil, fmt.Errorf("title is %d characters, the limit is %d", n, fields.MaxTitle)
 	}
 	if err := secret.Check(body + "\n" + title); err != nil {
 		return "", "", "", nil, err

@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/gloss-dev/gloss/index"
+	"github.com/gloss-dev/gloss/memory/confidence"
+	"github.com/gloss-dev/gloss/memory/fields"
 )
 
 // Types of memory (DESIGN.md, "Memory record").
@@ -53,9 +55,6 @@ const (
 	ScopePersonal = "personal"
 	ScopeProject  = "project"
 )
-
-// MaxTitle is the maximum title length in characters.
-const MaxTitle = 60
 
 // SchemaVersion of memory records; see index.SchemaVersion for the rules.
 // Version 2 added stale_since and expires_at; a version 1 record reads
@@ -131,10 +130,10 @@ type Relation struct {
 
 // Memory is one note with its anchors (DESIGN.md, "Memory record").
 //
-// Lifecycle fields (confidence.go, access.go): Confidence (0..1) is
-// computed on every read (ConfidenceOf) — the stored value is the one
+// Lifecycle fields (lifecycle.go, access.go): Confidence (0..1) is
+// computed on every read (confidence.Of) — the stored value is the one
 // last computed and is never read back. HalfLifeDays is the decay
-// half-life (HalfLives by type). StaleSince is when the memory last went
+// half-life (confidence.HalfLives by type). StaleSince is when the memory last went
 // stale (an anchor changed, signature_changed or deleted), zero while it
 // is fresh, kept by markStale whenever the memory is stored. ExpiresAt is
 // when it expires (remember --expires; zero: never): review lists it and
@@ -191,7 +190,7 @@ type Memory struct {
 
 	// parts are the confidence parts lifecycle last computed (zero for a
 	// memory not read through a workspace).
-	parts ConfidenceParts
+	parts confidence.Parts
 	// fromSummary marks a memory built from its stored summary
 	// (summaryMemory): no hashes, tokens or snapshots in its anchors.
 	fromSummary bool
@@ -239,17 +238,17 @@ func ValidateType(t string) error {
 	return fmt.Errorf("unknown memory type %q (want one of %s)", t, strings.Join(Types, ", "))
 }
 
-// DeriveTitle returns the first line of text cut to MaxTitle characters
-// (with "…" when cut), used when no title is given.
+// DeriveTitle returns the first line of text cut to fields.MaxTitle
+// characters (with "…" when cut), used when no title is given.
 func DeriveTitle(text string) string {
 	line := strings.TrimSpace(text)
 	if i := strings.IndexByte(line, '\n'); i >= 0 {
 		line = strings.TrimSpace(line[:i])
 	}
 	line = strings.TrimLeft(line, "# ")
-	if utf8.RuneCountInString(line) <= MaxTitle {
+	if utf8.RuneCountInString(line) <= fields.MaxTitle {
 		return line
 	}
 	r := []rune(line)
-	return strings.TrimSpace(string(r[:MaxTitle-1])) + "…"
+	return strings.TrimSpace(string(r[:fields.MaxTitle-1])) + "…"
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/gloss-dev/gloss/index"
+	"github.com/gloss-dev/gloss/memory/confidence"
+	"github.com/gloss-dev/gloss/memory/fields"
 	"github.com/gloss-dev/gloss/scip"
 )
 
@@ -23,7 +25,7 @@ import (
 type RememberRequest struct {
 	// Text is the Markdown body (required).
 	Text string `json:"text"`
-	// Title defaults to the first line of Text (cut to MaxTitle).
+	// Title defaults to the first line of Text (cut to fields.MaxTitle).
 	Title string `json:"title,omitempty"`
 	// Type defaults to "note".
 	Type string   `json:"type,omitempty"`
@@ -59,7 +61,7 @@ type RememberRequest struct {
 	// ExpiresAt, when not zero, is when the memory expires (Memory.
 	// ExpiresAt); it must be later than now.
 	ExpiresAt time.Time `json:"expires_at,omitzero"`
-	// Pinned memories never decay (ConfidenceOf).
+	// Pinned memories never decay (confidence.Of).
 	Pinned bool `json:"pinned,omitempty"`
 }
 
@@ -178,8 +180,8 @@ func (w *Workspace) NewMemory(req RememberRequest) (*Memory, error) {
 	if title == "" {
 		title = DeriveTitle(text)
 	}
-	if n := len([]rune(title)); n > MaxTitle {
-		return nil, fmt.Errorf("title is %d characters, the limit is %d", n, MaxTitle)
+	if n := len([]rune(title)); n > fields.MaxTitle {
+		return nil, fmt.Errorf("title is %d characters, the limit is %d", n, fields.MaxTitle)
 	}
 	scope, source, err := requestScopeSource(req)
 	if err != nil {
@@ -194,7 +196,7 @@ func (w *Workspace) NewMemory(req RememberRequest) (*Memory, error) {
 			tags = append(tags, t)
 		}
 	}
-	if err := validateFields(title, text, tags); err != nil {
+	if err := fields.Validate(title, text, tags); err != nil {
 		return nil, err
 	}
 	now := w.now().UTC()
@@ -209,7 +211,7 @@ func (w *Workspace) NewMemory(req RememberRequest) (*Memory, error) {
 		V: SchemaVersion, ID: ulid.Make().String(), Type: typ, Title: title, Body: text, Tags: tags,
 		Scope: scope, Source: source, Author: author,
 		CreatedAt: now, UpdatedAt: now, VerifiedAt: now,
-		Confidence: 1, HalfLifeDays: halfLifeOf(typ), ExpiresAt: req.ExpiresAt.UTC(), Pinned: req.Pinned,
+		Confidence: 1, HalfLifeDays: confidence.HalfLifeOf(typ), ExpiresAt: req.ExpiresAt.UTC(), Pinned: req.Pinned,
 	}, nil
 }
 

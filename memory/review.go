@@ -173,6 +173,9 @@ func worstStatus(m *Memory) string {
 	return worst
 }
 
+// days converts a duration to fractional days.
+func days(d time.Duration) float64 { return d.Hours() / 24 }
+
 // ago formats a duration in whole days for people: "0 days", "1 day",
 // "12 days".
 func ago(d time.Duration) string {

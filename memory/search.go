@@ -11,8 +11,27 @@ import (
 	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/internal/ident"
 	"github.com/gloss-dev/gloss/internal/timing"
+	"github.com/gloss-dev/gloss/memory/confidence"
 	"github.com/gloss-dev/gloss/scip"
 )
+
+// MaxSearchLimit caps the number of results Search returns (and asks the
+// full-text index for, twice as many): larger limits, such as
+// `gloss search -n 4611686018427387904`, are lowered to it instead of
+// overflowing.
+const MaxSearchLimit = 10000
+
+// clampSearchLimit returns limit within 1..MaxSearchLimit; 0 or less means
+// the default of 20.
+func clampSearchLimit(limit int) int {
+	switch {
+	case limit <= 0:
+		return 20
+	case limit > MaxSearchLimit:
+		return MaxSearchLimit
+	}
+	return limit
+}
 
 // searchSchema versions the full-text document layout (searchDoc). A
 // directory written with another version, or one that cannot be opened, is
@@ -152,7 +171,7 @@ func (w *Workspace) Search(ctx context.Context, query string, limit int) ([]Sear
 		if err != nil {
 			return nil, err // an unreadable store
 		}
-		score := sc.Score * SourceTrust(m.Source)
+		score := sc.Score * confidence.SourceTrust(m.Source)
 		if m.Stale() {
 			score /= 2
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gloss-dev/gloss/index"
+	"github.com/gloss-dev/gloss/memory/confidence"
 )
 
 // Memories are stored as JSON records through index.Store's memory
@@ -119,7 +120,7 @@ func anchorPaths(m *Memory) []string {
 func (w *Workspace) putMemory(b *index.MemoryBatch, old, m *Memory) error {
 	m.V = SchemaVersion
 	markStale(m, w.now())
-	m.Confidence = ConfidenceOf(m.Lifecycle(), w.now()).Value
+	m.Confidence = confidence.Of(m.Lifecycle(), w.now()).Value
 	data, err := json.Marshal(m)
 	if err != nil {
 		return fmt.Errorf("encode memory %s: %w", m.ID, err)

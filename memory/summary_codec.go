@@ -3,10 +3,11 @@ package memory
 import (
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/gloss-dev/gloss/memory/binrec"
 )
 
 // summaryFormat is the summary encoding recorded in the store
@@ -24,9 +25,6 @@ const (
 	summaryMagicV1 = 0x01
 )
 
-// errSummary reports a truncated or malformed binary summary.
-var errSummary = errors.New("malformed summary record")
-
 // encodeSummary returns the stored form of v (a memory's summary, index
 // keyspace v): summaryMagic, then the fields of View in declaration
 // order, strings and slices as uvarint lengths followed by their bytes or
@@ -42,15 +40,15 @@ func encodeSummary(v View) ([]byte, error) {
 	b := make([]byte, 0, 256+len(v.Body))
 	b = append(b, summaryMagic)
 	for _, s := range []string{v.ID, v.Type, v.Title, v.Body} {
-		b = appendString(b, s)
+		b = binrec.AppendString(b, s)
 	}
 	b = binary.AppendUvarint(b, uint64(len(v.Tags)))
 	for _, t := range v.Tags {
-		b = appendString(b, t)
+		b = binrec.AppendString(b, t)
 	}
-	b = appendBool(b, v.Stale)
+	b = binrec.AppendBool(b, v.Stale)
 	for _, s := range []string{v.Scope, v.Source, v.Author} {
-		b = appendString(b, s)
+		b = binrec.AppendString(b, s)
 	}
 	b, err := appendTimes(b, v.ID, v.CreatedAt, v.UpdatedAt, v.VerifiedAt)
 	if err != nil {
@@ -59,12 +57,12 @@ func encodeSummary(v View) ([]byte, error) {
 	b = binary.AppendUvarint(b, uint64(len(v.Anchors)))
 	for _, a := range v.Anchors {
 		for _, s := range []string{a.Path, a.Symbol, a.Kind} {
-			b = appendString(b, s)
+			b = binrec.AppendString(b, s)
 		}
 		b = binary.AppendVarint(b, int64(a.StartLine))
 		b = binary.AppendVarint(b, int64(a.EndLine))
-		b = appendString(b, a.Status)
-		b = appendString(b, a.OriginPath)
+		b = binrec.AppendString(b, a.Status)
+		b = binrec.AppendString(b, a.OriginPath)
 		b = binary.AppendVarint(b, int64(a.OriginStartLine))
 		b = binary.AppendVarint(b, int64(a.OriginEndLine))
 	}
@@ -77,16 +75,16 @@ func encodeSummary(v View) ([]byte, error) {
 func encodeSummaryTail(b []byte, v View) ([]byte, error) {
 	b = binary.AppendUvarint(b, uint64(len(v.Relations)))
 	for _, r := range v.Relations {
-		b = appendString(appendString(b, r.Kind), r.ID)
+		b = binrec.AppendString(binrec.AppendString(b, r.Kind), r.ID)
 	}
 	b = binary.AppendUvarint(b, uint64(len(v.SupersededBy)))
 	for _, id := range v.SupersededBy {
-		b = appendString(b, id)
+		b = binrec.AppendString(b, id)
 	}
-	b = appendString(b, v.ReviewReason)
+	b = binrec.AppendString(b, v.ReviewReason)
 	l := v.ViewLifecycle
 	b = binary.AppendUvarint(b, math.Float64bits(l.Confidence))
-	b = appendBool(appendBool(b, l.Pinned), l.NeedsReview)
+	b = binrec.AppendBool(binrec.AppendBool(b, l.Pinned), l.NeedsReview)
 	b = binary.AppendVarint(b, int64(l.AccessCount))
 	b, err := appendTimes(b, v.ID, l.StaleSince, l.ExpiresAt, l.LastAccessedAt)
 	if err != nil {
@@ -97,27 +95,27 @@ func encodeSummaryTail(b []byte, v View) ([]byte, error) {
 
 // decodeSummaryTail reads what encodeSummaryTail wrote into v; a
 // version 1 record (v1) has no half-life.
-func decodeSummaryTail(d *summaryDecoder, v *View, v1 bool) {
-	if n := d.count(); n > 0 {
+func decodeSummaryTail(d *binrec.Decoder, v *View, v1 bool) {
+	if n := d.Count(); n > 0 {
 		v.Relations = make([]Relation, n)
 		for i := range v.Relations {
-			v.Relations[i] = Relation{Kind: d.string(), ID: d.string()}
+			v.Relations[i] = Relation{Kind: d.Str(), ID: d.Str()}
 		}
 	}
-	if n := d.count(); n > 0 {
+	if n := d.Count(); n > 0 {
 		v.SupersededBy = make([]string, n)
 		for i := range v.SupersededBy {
-			v.SupersededBy[i] = d.string()
+			v.SupersededBy[i] = d.Str()
 		}
 	}
-	v.ReviewReason = d.string()
+	v.ReviewReason = d.Str()
 	l := &v.ViewLifecycle
-	l.Confidence = math.Float64frombits(d.uvarint())
-	l.Pinned, l.NeedsReview = d.bool(), d.bool()
-	l.AccessCount = d.int()
-	d.times(&l.StaleSince, &l.ExpiresAt, &l.LastAccessedAt)
+	l.Confidence = math.Float64frombits(d.Uvarint())
+	l.Pinned, l.NeedsReview = d.Bool(), d.Bool()
+	l.AccessCount = d.Int()
+	d.Times(&l.StaleSince, &l.ExpiresAt, &l.LastAccessedAt)
 	if !v1 {
-		v.halfLifeDays = math.Float64frombits(d.uvarint())
+		v.halfLifeDays = math.Float64frombits(d.Uvarint())
 	}
 }
 
@@ -128,27 +126,27 @@ func summaryScope(data []byte) (string, error) {
 		v, err := decodeSummary(data)
 		return v.Scope, err
 	}
-	d := summaryDecoder{buf: data[1:]}
-	d.skipToScope()
-	scope := d.string()
-	return scope, d.err
+	d := binrec.NewDecoder(data[1:], "")
+	skipToScope(&d)
+	scope := d.Str()
+	return scope, d.Err()
 }
 
 // skipToScope skips a binary summary's fields before its Scope (ID,
-// Type, Title, Body, Tags, Stale) without copying them; d.buf starts
-// after the magic byte.
-func (d *summaryDecoder) skipToScope() {
+// Type, Title, Body, Tags, Stale) without copying them; d starts after
+// the magic byte.
+func skipToScope(d *binrec.Decoder) {
 	for range 4 { // ID, Type, Title, Body
-		d.bytes()
+		d.Bytes()
 	}
-	for n := d.count(); n > 0; n-- { // Tags
-		d.bytes()
+	for n := d.Count(); n > 0; n-- { // Tags
+		d.Bytes()
 	}
-	d.bool() // Stale
+	d.Bool() // Stale
 }
 
 // decodeSummary decodes a stored summary, binary (encodeSummary, either
-// version) or JSON (older stores). It fails with errSummary on a damaged
+// version) or JSON (older stores). It fails with binrec.ErrMalformed on a damaged
 // binary record.
 func decodeSummary(data []byte) (View, error) {
 	var v View
@@ -166,42 +164,40 @@ func decodeSummaryInto(v *View, data []byte, whole string) error {
 		return json.Unmarshal(data, v)
 	}
 	if len(data) == 0 || (data[0] != summaryMagic && data[0] != summaryMagicV1) {
-		return errSummary
+		return binrec.ErrMalformed
 	}
-	d := summaryDecoder{buf: data[1:]}
+	var w string
 	if len(whole) == len(data) {
-		d.whole = whole[1:]
+		w = whole[1:]
 	}
+	d := binrec.NewDecoder(data[1:], w)
 	for _, p := range []*string{&v.ID, &v.Type, &v.Title, &v.Body} {
-		*p = d.string()
+		*p = d.Str()
 	}
-	if n := d.count(); n > 0 {
+	if n := d.Count(); n > 0 {
 		v.Tags = reuseLen(v.Tags, n)
 		for i := range v.Tags {
-			v.Tags[i] = d.string()
+			v.Tags[i] = d.Str()
 		}
 	} else {
 		v.Tags = nil
 	}
-	v.Stale = d.bool()
+	v.Stale = d.Bool()
 	for _, p := range []*string{&v.Scope, &v.Source, &v.Author} {
-		*p = d.string()
+		*p = d.Str()
 	}
-	d.times(&v.CreatedAt, &v.UpdatedAt, &v.VerifiedAt)
-	v.Anchors = reuseLen(v.Anchors, d.count())
+	d.Times(&v.CreatedAt, &v.UpdatedAt, &v.VerifiedAt)
+	v.Anchors = reuseLen(v.Anchors, d.Count())
 	for i := range v.Anchors {
 		a := &v.Anchors[i]
 		*a = AnchorView{}
-		a.Path, a.Symbol, a.Kind = d.string(), d.string(), d.string()
-		a.StartLine, a.EndLine = d.int(), d.int()
-		a.Status, a.OriginPath = d.string(), d.string()
-		a.OriginStartLine, a.OriginEndLine = d.int(), d.int()
+		a.Path, a.Symbol, a.Kind = d.Str(), d.Str(), d.Str()
+		a.StartLine, a.EndLine = d.Int(), d.Int()
+		a.Status, a.OriginPath = d.Str(), d.Str()
+		a.OriginStartLine, a.OriginEndLine = d.Int(), d.Int()
 	}
 	decodeSummaryTail(&d, v, data[0] == summaryMagicV1)
-	if d.err == nil && len(d.buf) != 0 {
-		d.err = errSummary
-	}
-	return d.err
+	return d.Done()
 }
 
 // reuseLen returns s resized to n elements, in its own memory when it
@@ -225,7 +221,7 @@ type summaryPlace struct {
 
 // summaryPlaceOf reads the place of a stored summary, skipping the fields
 // before its first anchor without copying them (a JSON summary is
-// decoded). path aliases data. It fails with errSummary on a damaged
+// decoded). path aliases data. It fails with binrec.ErrMalformed on a damaged
 // binary record.
 func summaryPlaceOf(data []byte) (summaryPlace, error) {
 	if len(data) == 0 || (data[0] != summaryMagic && data[0] != summaryMagicV1) {
@@ -235,134 +231,27 @@ func summaryPlaceOf(data []byte) (summaryPlace, error) {
 		}
 		return summaryPlace{path: []byte(v.Anchors[0].Path), line: v.Anchors[0].StartLine, anchored: true}, nil
 	}
-	d := summaryDecoder{buf: data[1:]}
-	d.skipToScope()
+	d := binrec.NewDecoder(data[1:], "")
+	skipToScope(&d)
 	for range 3 + 3 { // Scope, Source, Author; CreatedAt, UpdatedAt, VerifiedAt
-		d.bytes()
+		d.Bytes()
 	}
-	if d.count() == 0 {
-		return summaryPlace{}, d.err
+	if d.Count() == 0 {
+		return summaryPlace{}, d.Err()
 	}
-	pl := summaryPlace{path: d.bytes(), anchored: true}
-	d.bytes() // Symbol
-	d.bytes() // Kind
-	pl.line = d.int()
-	return pl, d.err
+	pl := summaryPlace{path: d.Bytes(), anchored: true}
+	d.Bytes() // Symbol
+	d.Bytes() // Kind
+	pl.line = d.Int()
+	return pl, d.Err()
 }
 
-func appendString(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
-}
-
-func appendBool(b []byte, v bool) []byte {
-	if v {
-		return append(b, 1)
-	}
-	return append(b, 0)
-}
-
-// summaryDecoder reads encodeSummary's layout; the first error sticks
-// and later reads return zero values.
-type summaryDecoder struct {
-	buf []byte
-	// whole, when set, is a string of the bytes buf started with: string
-	// returns its substrings rather than copies.
-	whole string
-	err   error
-}
-
-func (d *summaryDecoder) setErr(err error) {
-	if d.err == nil && err != nil {
-		d.err = err
-	}
-}
-
-func (d *summaryDecoder) uvarint() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.buf)
-	if n <= 0 {
-		d.err = errSummary
-		return 0
-	}
-	d.buf = d.buf[n:]
-	return v
-}
-
-// count reads a slice length, bounded by the bytes left (every element
-// takes at least one byte), so a damaged record cannot allocate much.
-func (d *summaryDecoder) count() int {
-	n := d.uvarint()
-	if n > uint64(len(d.buf)) {
-		d.setErr(errSummary)
-		return 0
-	}
-	return int(n)
-}
-
-func (d *summaryDecoder) bytes() []byte {
-	n := d.count()
-	if d.err != nil {
-		return nil
-	}
-	out := d.buf[:n]
-	d.buf = d.buf[n:]
-	return out
-}
-
-func (d *summaryDecoder) string() string {
-	b := d.bytes()
-	if d.whole == "" || len(b) == 0 {
-		return string(b)
-	}
-	end := len(d.whole) - len(d.buf)
-	return d.whole[end-len(b) : end]
-}
-
-func (d *summaryDecoder) int() int {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(d.buf)
-	if n <= 0 {
-		d.err = errSummary
-		return 0
-	}
-	d.buf = d.buf[n:]
-	return int(v)
-}
-
-func (d *summaryDecoder) bool() bool {
-	if d.err != nil || len(d.buf) == 0 {
-		d.setErr(errSummary)
-		return false
-	}
-	v := d.buf[0]
-	d.buf = d.buf[1:]
-	return v == 1
-}
-
-// appendTimes appends each time as time.Time.MarshalBinary's bytes with a
-// uvarint length; it fails (naming memory id) on a time MarshalBinary
-// refuses.
+// appendTimes appends ts (binrec.AppendTimes); it fails, naming memory
+// id, on a time time.Time.MarshalBinary refuses.
 func appendTimes(b []byte, id string, ts ...time.Time) ([]byte, error) {
-	for _, t := range ts {
-		tb, err := t.MarshalBinary()
-		if err != nil {
-			return nil, fmt.Errorf("encode summary of memory %s: %w", id, err)
-		}
-		b = appendString(b, string(tb))
+	b, err := binrec.AppendTimes(b, ts...)
+	if err != nil {
+		return nil, fmt.Errorf("encode summary of memory %s: %w", id, err)
 	}
 	return b, nil
-}
-
-// times reads what appendTimes wrote into ps.
-func (d *summaryDecoder) times(ps ...*time.Time) {
-	for _, p := range ps {
-		if raw := d.bytes(); d.err == nil {
-			d.setErr(p.UnmarshalBinary(raw))
-		}
-	}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/gloss-dev/gloss/index"
+	"github.com/gloss-dev/gloss/memory/confidence"
+	"github.com/gloss-dev/gloss/memory/fields"
 )
 
 // UpdateRequest changes a memory. Nil fields are kept; a non-empty Path
@@ -90,8 +92,8 @@ func applyUpdateFields(m *Memory, req UpdateRequest) error {
 		if title == "" {
 			title = DeriveTitle(m.Body)
 		}
-		if n := len([]rune(title)); n > MaxTitle {
-			return fmt.Errorf("title is %d characters, the limit is %d", n, MaxTitle)
+		if n := len([]rune(title)); n > fields.MaxTitle {
+			return fmt.Errorf("title is %d characters, the limit is %d", n, fields.MaxTitle)
 		}
 		m.Title = title
 	}
@@ -101,7 +103,7 @@ func applyUpdateFields(m *Memory, req UpdateRequest) error {
 		}
 		if m.Type != *req.Type {
 			m.Type = *req.Type
-			m.HalfLifeDays = halfLifeOf(m.Type)
+			m.HalfLifeDays = confidence.HalfLifeOf(m.Type)
 		}
 	}
 	if req.Tags != nil {
@@ -113,7 +115,7 @@ func applyUpdateFields(m *Memory, req UpdateRequest) error {
 		}
 		m.Tags = tags
 	}
-	return validateFields(m.Title, m.Body, m.Tags)
+	return fields.Validate(m.Title, m.Body, m.Tags)
 }
 
 // reanchorUpdate replaces the anchors of m with one anchor to the lines

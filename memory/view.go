@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gloss-dev/gloss/index"
+	"github.com/gloss-dev/gloss/memory/confidence"
 )
 
 // AnchorView is the JSON shape of an anchor in CLI and language-server
@@ -61,7 +62,7 @@ type View struct {
 }
 
 // ViewLifecycle are the lifecycle fields of a View: Confidence (0..1,
-// ConfidenceOf at the time the view was made), the flags and times it
+// confidence.Of at the time the view was made), the flags and times it
 // depends on, and the access statistics (access.go; 0 and absent where
 // a command does not read them).
 type ViewLifecycle struct {
@@ -77,8 +78,8 @@ type ViewLifecycle struct {
 // Lifecycle returns the confidence inputs of a view (a stored summary):
 // its half-life is the memory's when the summary holds it (format 2),
 // else its type's.
-func (v View) Lifecycle() Lifecycle {
-	return Lifecycle{Type: v.Type, Source: v.Source, VerifiedAt: v.VerifiedAt, HalfLifeDays: v.halfLifeDays, Pinned: v.Pinned,
+func (v View) Lifecycle() confidence.Lifecycle {
+	return confidence.Lifecycle{Type: v.Type, Source: v.Source, VerifiedAt: v.VerifiedAt, HalfLifeDays: v.halfLifeDays, Pinned: v.Pinned,
 		NeedsReview: v.NeedsReview, Stale: v.Stale, StaleSince: v.StaleSince}
 }
 

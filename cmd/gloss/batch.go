@@ -88,7 +88,7 @@ func parseBatchLine(raw []byte, locate func(path string, first, last int) (api.L
 	req = api.RememberArgs{Text: bl.Text, Type: bl.Type, Title: bl.Title, Tags: bl.Tags, Symbol: bl.Symbol, Scope: bl.Scope}
 	switch {
 	case bl.At != "":
-		p, s, e, err := memory.ParseLocation(bl.At)
+		p, s, e, err := parseLocation(bl.At)
 		if err != nil {
 			return req, err
 		}

@@ -242,7 +242,7 @@ func (g *globals) atLocation(at string) (api.Location, error) {
 	if at == "" {
 		return api.Location{}, nil
 	}
-	p, s, e, err := memory.ParseLocation(at)
+	p, s, e, err := parseLocation(at)
 	if err != nil {
 		return api.Location{}, err
 	}
@@ -377,7 +377,7 @@ func atCmd(g *globals) *cobra.Command {
 		Short: "List the memories whose anchors overlap a file or lines (1-based)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, s, e, err := memory.ParseLocation(args[0])
+			p, s, e, err := parseLocation(args[0])
 			if err != nil {
 				return err
 			}

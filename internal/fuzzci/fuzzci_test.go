@@ -17,7 +17,7 @@ import (
 var targets = []struct{ pkg, name string }{
 	{"internal/lspconn", "FuzzStream"},
 	{"memory", "FuzzParseMemoryFile"},
-	{"memory", "FuzzParseLocation"},
+	{"cmd/gloss", "FuzzParseLocation"},
 	{"internal/secret", "FuzzFind"},
 	{"cmd/gloss", "FuzzBatchLine"},
 	{"scip", "FuzzParse"},

@@ -9,6 +9,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/gloss-dev/gloss/memory"
+	"github.com/gloss-dev/gloss/memory/fields"
 )
 
 // Skip reasons of Run, counted in Result.Skipped.
@@ -91,7 +92,7 @@ var mergeSubject = regexp.MustCompile(`^Merge pull request #\d+ from \S+$`)
 
 // commitTitle is the memory title of a commit: its subject, or for a
 // GitHub merge commit the pull request's title (the message's next line),
-// cut to memory.MaxTitle.
+// cut to fields.MaxTitle.
 func commitTitle(msg string) string {
 	subj := subjectOf(msg)
 	if mergeSubject.MatchString(subj) {
@@ -149,8 +150,8 @@ func commitBody(c *gitCommit, base string, st commitStats) string {
 	if commitTitle(c.Message) != subj { // cut, or a merge titled by its pull request
 		rest = strings.TrimSpace(subj + "\n\n" + rest)
 	}
-	if len(rest) > memory.MaxBody/2 {
-		rest = strings.ToValidUTF8(rest[:memory.MaxBody/2], "") + "…"
+	if len(rest) > fields.MaxBody/2 {
+		rest = strings.ToValidUTF8(rest[:fields.MaxBody/2], "") + "…"
 	}
 	if rest != "" {
 		b.WriteString(rest + "\n\n")

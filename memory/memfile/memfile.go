@@ -74,7 +74,7 @@ type Relation struct {
 // personal memories (exports): files under Dir are project scope.
 // ExpiresAt is memory.Memory.ExpiresAt; HalfLife is
 // memory.Memory.HalfLifeDays in days, written only when it is not its
-// type's default (memory.HalfLives). Local state (stale_since,
+// type's default (confidence.HalfLives). Local state (stale_since,
 // confidence, accesses) is not written: each clone computes its own.
 // Times are RFC 3339 (yaml.v3's time.Time form).
 type Header struct {

@@ -1,4 +1,4 @@
-package memory
+package main
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// ParseLocation parses a code location written PATH, PATH:LINE or
+// parseLocation parses a code location written PATH, PATH:LINE or
 // PATH:START-END, as the CLI's --at flag takes it. Lines are 1-based and
 // inclusive; PATH:LINE means START = END = LINE. Without a colon s is all
 // path and start and end are 0 (no lines). The path is whatever precedes
@@ -14,7 +14,7 @@ import (
 //
 // It returns an error, naming s, when the path before the colon is empty,
 // when START is not a number ≥ 1, or when END is not a number ≥ START.
-func ParseLocation(s string) (path string, start, end int, err error) {
+func parseLocation(s string) (path string, start, end int, err error) {
 	i := strings.LastIndexByte(s, ':')
 	if i < 0 {
 		return s, 0, 0, nil

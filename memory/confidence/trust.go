@@ -1,4 +1,4 @@
-package memory
+package confidence
 
 // sourceTrust are the ranking weights of memory sources: what a person
 // wrote outranks what an agent wrote, which outranks what was imported
@@ -13,12 +13,13 @@ var sourceTrust = map[string]float64{
 	"inferred":      0.5,
 }
 
-// SourceTrust returns the ranking multiplier of a memory source (Memory.
-// Source), in (0, 1]: 1 for user (and for "" or an unknown source, as
-// records written before sources were recorded are the user's), 0.9
-// agent, 0.8 imported_file, 0.6 imported_git, 0.5 inferred. Search and
-// Context multiply scores by it, so an imported memory ranks below a
-// hand-written one of similar relevance.
+// SourceTrust returns the ranking multiplier of a memory source
+// (memory.Memory.Source), in (0, 1]: 1 for user (and for "" or an unknown
+// source, as records written before sources were recorded are the
+// user's), 0.9 agent, 0.8 imported_file, 0.6 imported_git, 0.5
+// inferred. Search and context multiply scores by it, so an imported
+// memory ranks below a hand-written one of similar relevance; Of takes it
+// as the trust part of confidence.
 func SourceTrust(source string) float64 {
 	if t, ok := sourceTrust[source]; ok {
 		return t

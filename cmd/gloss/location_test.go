@@ -1,11 +1,9 @@
-package memory_test
+package main
 
 import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/gloss-dev/gloss/memory"
 )
 
 func TestParseLocation(t *testing.T) {
@@ -30,20 +28,20 @@ func TestParseLocation(t *testing.T) {
 		{in: "a.go:3-", err: "end line must be a number ≥ start line"},
 		{in: "a.go:3-4-5", err: "end line must be a number ≥ start line"},
 	} {
-		path, start, end, err := memory.ParseLocation(tt.in)
+		path, start, end, err := parseLocation(tt.in)
 		if tt.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.err) || !strings.Contains(err.Error(), fmt.Sprintf("%q", tt.in)) {
-				t.Errorf("ParseLocation(%q) error %v, want one naming the input and containing %q", tt.in, err, tt.err)
+				t.Errorf("parseLocation(%q) error %v, want one naming the input and containing %q", tt.in, err, tt.err)
 			}
 			continue
 		}
 		if err != nil || path != tt.path || start != tt.start || end != tt.end {
-			t.Errorf("ParseLocation(%q) = %q, %d, %d, %v; want %q, %d, %d", tt.in, path, start, end, err, tt.path, tt.start, tt.end)
+			t.Errorf("parseLocation(%q) = %q, %d, %d, %v; want %q, %d, %d", tt.in, path, start, end, err, tt.path, tt.start, tt.end)
 		}
 	}
 }
 
-// FuzzParseLocation: ParseLocation never panics; a success has no lines
+// FuzzParseLocation: parseLocation never panics; a success has no lines
 // (0, 0) or 1 ≤ start ≤ end with a non-empty path, and PATH:START-END
 // formatted from it parses back to the same.
 func FuzzParseLocation(f *testing.F) {
@@ -51,29 +49,29 @@ func FuzzParseLocation(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		path, start, end, err := memory.ParseLocation(s)
+		path, start, end, err := parseLocation(s)
 		if err != nil {
 			if path != "" || start != 0 || end != 0 {
-				t.Fatalf("ParseLocation(%q) failed (%v) but returned %q, %d, %d", s, err, path, start, end)
+				t.Fatalf("parseLocation(%q) failed (%v) but returned %q, %d, %d", s, err, path, start, end)
 			}
 			return
 		}
 		if start == 0 && end == 0 {
 			if path != s {
-				t.Fatalf("ParseLocation(%q) without lines returned path %q", s, path)
+				t.Fatalf("parseLocation(%q) without lines returned path %q", s, path)
 			}
 			return
 		}
 		if start < 1 || end < start {
-			t.Fatalf("ParseLocation(%q) = lines %d-%d", s, start, end)
+			t.Fatalf("parseLocation(%q) = lines %d-%d", s, start, end)
 		}
 		if path == "" {
-			t.Fatalf("ParseLocation(%q) returned lines %d-%d with an empty path", s, start, end)
+			t.Fatalf("parseLocation(%q) returned lines %d-%d with an empty path", s, start, end)
 		}
 		loc := fmt.Sprintf("%s:%d-%d", path, start, end)
-		p2, s2, e2, err := memory.ParseLocation(loc)
+		p2, s2, e2, err := parseLocation(loc)
 		if err != nil || p2 != path || s2 != start || e2 != end {
-			t.Fatalf("ParseLocation(%q) = %q, %d, %d; re-parsing %q gave %q, %d, %d, %v", s, path, start, end, loc, p2, s2, e2, err)
+			t.Fatalf("parseLocation(%q) = %q, %d, %d; re-parsing %q gave %q, %d, %d, %v", s, path, start, end, loc, p2, s2, e2, err)
 		}
 	})
 }

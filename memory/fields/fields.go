@@ -1,4 +1,9 @@
-package memory
+// Package fields holds the limits of a memory's text fields (title, body,
+// tags) and Validate, the check every write path (remember, batch,
+// update, memory files, import) applies to them: valid UTF-8, sizes
+// within the limits, no control characters in tags and no secret in any
+// field (internal/secret).
+package fields
 
 import (
 	"fmt"
@@ -9,43 +14,27 @@ import (
 	"github.com/gloss-dev/gloss/internal/secret"
 )
 
-// MaxSearchLimit caps the number of results Search returns (and asks the
-// full-text index for, twice as many): larger limits, such as
-// `gloss search -n 4611686018427387904`, are lowered to it instead of
-// overflowing.
-const MaxSearchLimit = 10000
-
-// clampSearchLimit returns limit within 1..MaxSearchLimit; 0 or less means
-// the default of 20.
-func clampSearchLimit(limit int) int {
-	switch {
-	case limit <= 0:
-		return 20
-	case limit > MaxSearchLimit:
-		return MaxSearchLimit
-	}
-	return limit
-}
-
-// Limits of memory fields, checked on every write path (remember, batch,
-// update, memory files) by validateFields.
+// Limits of memory fields, checked on every write path by Validate.
 const (
+	// MaxTitle is the maximum title length in characters (runes).
+	MaxTitle = 60
 	// MaxBody is the maximum memory text (body) in bytes after trimming:
 	// 64 KiB. A memory is a note, not a document; hovers and briefings
 	// show it whole.
 	MaxBody = 64 << 10
 	// MaxTags is the maximum number of tags of one memory.
 	MaxTags = 32
-	// MaxTagLen is the maximum length of one tag in characters.
+	// MaxTagLen is the maximum length of one tag in characters (runes).
 	MaxTagLen = 64
 )
 
-// validateFields checks the text fields of a memory: valid UTF-8 (invalid
-// bytes are an error, never silently replaced), the body within MaxBody,
-// the title within MaxTitle characters, at most MaxTags tags of at most
-// MaxTagLen characters without control characters, and no secret in any
-// field (checkMemorySecrets).
-func validateFields(title, body string, tags []string) error {
+// Validate checks the text fields of a memory: valid UTF-8 (invalid
+// bytes are an error, never silently replaced), the body within MaxBody
+// bytes, the title within MaxTitle characters, at most MaxTags tags of at
+// most MaxTagLen characters without control characters, and no secret in
+// any field (checkSecrets). The error says which limit or field failed,
+// in words for people; nil when all hold.
+func Validate(title, body string, tags []string) error {
 	if !utf8.ValidString(body) {
 		return fmt.Errorf("memory text is not valid UTF-8")
 	}
@@ -72,12 +61,14 @@ func validateFields(title, body string, tags []string) error {
 			return fmt.Errorf("tag %q contains a control character", t)
 		}
 	}
-	return checkMemorySecrets(title, body, tags)
+	return checkSecrets(title, body, tags)
 }
 
-// checkMemorySecrets checks every text field of a memory and names the
-// field in the error.
-func checkMemorySecrets(title, body string, tags []string) error {
+// checkSecrets scans every text field of a memory with secret.Find and
+// refuses the first that looks like it holds a credential, naming the
+// field ("title", "text" or "tag") and the kind of secret in the error;
+// nil when none does.
+func checkSecrets(title, body string, tags []string) error {
 	fields := []struct{ name, text string }{{"title", title}, {"text", body}}
 	for _, t := range tags {
 		fields = append(fields, struct{ name, text string }{"tag", t})
