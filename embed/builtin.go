@@ -32,7 +32,7 @@ import (
 // use.
 type Builtin struct {
 	dim    int
-	words  map[string]int32 // word → row
+	words  wordTable        // word → row
 	vocab  []string         // row → word
 	counts []uint32         // row → corpus count
 	total  uint64           // sum of counts of all words seen in training
@@ -173,7 +173,7 @@ func (b *Builtin) wordVector(w string) ([]float32, float64) { return b.wordVecto
 // wordVectorInto is wordVector; a prior's row is decoded into buf (dim
 // values; nil: a new slice), which the result then is.
 func (b *Builtin) wordVectorInto(w string, buf []float32) ([]float32, float64) {
-	if r, ok := b.words[w]; ok {
+	if r, ok := b.words.lookup(w); ok {
 		p := 0.0
 		if b.total > 0 {
 			p = float64(b.counts[r]) / float64(b.total)

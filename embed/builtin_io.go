@@ -201,7 +201,7 @@ func readSizes(r []byte, maxDim int) (*Builtin, []byte, error) {
 	if dim <= 0 || dim > maxDim || n < 0 || n > len(r) {
 		return nil, nil, fmt.Errorf("bad sizes (dim %d, vocabulary %d)", dim, n)
 	}
-	return &Builtin{dim: dim, words: make(map[string]int32, n), vocab: make([]string, n), counts: make([]uint32, n), total: total}, r, nil
+	return &Builtin{dim: dim, vocab: make([]string, n), counts: make([]uint32, n), total: total}, r, nil
 }
 
 // unmarshalBuiltin decodes the saved model data (see marshal), which the
@@ -233,10 +233,10 @@ func unmarshalBuiltin(data []byte, id string) (*Builtin, error) {
 			return nil, errors.New("truncated vocabulary")
 		}
 		b.vocab[i] = bytesString(r[2 : 2+l])
-		b.words[b.vocab[i]] = int32(i)
 		b.counts[i] = le.Uint32(r[2+l:])
 		r = r[2+l+4:]
 	}
+	b.words = newWordTable(b.vocab)
 	if len(r) != (n+1)*dim*4 {
 		return nil, fmt.Errorf("weights of %d bytes, want %d", len(r), (n+1)*dim*4)
 	}

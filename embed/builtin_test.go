@@ -142,7 +142,7 @@ func TestSubwordsFilledAsBuilt(t *testing.T) {
 		lazy, table := model(), model()
 		table.subFills = subwordFills // builds the whole table at its first unknown word
 		for i, w := range words {
-			if _, known := lazy.words[w]; known {
+			if _, known := lazy.words.lookup(w); known {
 				continue
 			}
 			lv, _ := lazy.wordVector(w)
@@ -180,7 +180,7 @@ func TestWarmSubwords(t *testing.T) {
 	}
 	n := 0
 	for _, w := range []string{"retrying", "throttler", "xyzzyq", "htmlish", "poolside"} {
-		if _, known := lazy.words[w]; known {
+		if _, known := lazy.words.lookup(w); known {
 			continue
 		}
 		n++

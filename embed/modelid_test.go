@@ -188,3 +188,35 @@ func TestPriorBinSum(t *testing.T) {
 		t.Fatalf("Prior %s, UnmarshalPrior %s", p.Model(), u.Model())
 	}
 }
+
+// wordTable finds every word of a vocabulary at its row (the last one of
+// a duplicate, as a map assigned in row order) and no other word.
+func TestWordTable(t *testing.T) {
+	p, err := Prior()
+	if err != nil || p == nil {
+		t.Skip("built without a prior")
+	}
+	vocab := append(append([]string(nil), p.vocab...), p.vocab[7], "")
+	tab := newWordTable(vocab)
+	want := map[string]int32{}
+	for i, w := range vocab {
+		want[w] = int32(i)
+	}
+	for w, r := range want {
+		if got, ok := tab.lookup(w); !ok || got != r {
+			t.Fatalf("lookup(%q) = %d, %v; want %d", w, got, ok, r)
+		}
+	}
+	for _, w := range []string{"xyzzyq", "retryingly", p.vocab[0] + "x", " "} {
+		if _, ok := want[w]; ok {
+			continue
+		}
+		if r, ok := tab.lookup(w); ok {
+			t.Fatalf("lookup(%q) = %d, want none", w, r)
+		}
+	}
+	var empty wordTable
+	if _, ok := empty.lookup("a"); ok {
+		t.Fatal("empty table found a word")
+	}
+}

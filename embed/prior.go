@@ -158,10 +158,10 @@ func unmarshalPriorSum(data []byte, sum string) (*Builtin, error) {
 		}
 		l := int(r[0])
 		b.vocab[i] = bytesString(r[1 : 1+l])
-		b.words[b.vocab[i]] = int32(i)
 		b.counts[i] = le.Uint32(r[1+l:])
 		r = r[1+l+4:]
 	}
+	b.words = newWordTable(b.vocab)
 	if len(r) != 2*dim*4+n*dim {
 		return nil, fmt.Errorf("weights of %d bytes, want %d", len(r), 2*dim*4+n*dim)
 	}
