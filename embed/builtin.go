@@ -32,11 +32,11 @@ import (
 // use.
 type Builtin struct {
 	dim    int
-	words  wordTable        // word → row
-	vocab  []string         // row → word
-	counts []uint32         // row → corpus count
-	total  uint64           // sum of counts of all words seen in training
-	vecs   []float32        // len(vocab)*dim, rows L2-normalised; nil for a prior read by UnmarshalPrior (q) or for raw
+	words  wordTable // word → row
+	vocab  []string  // row → word
+	counts []uint32  // row → corpus count
+	total  uint64    // sum of counts of all words seen in training
+	vecs   []float32 // len(vocab)*dim, rows L2-normalised; nil for a prior read by UnmarshalPrior (q) or for raw
 	// raw holds the rows as stored (little-endian float32, len(vocab)*dim*4
 	// bytes) of a model loaded from a file whose weights are not 4-aligned
 	// in memory (a mapped file of a size not a multiple of 4, LoadBuiltin):
