@@ -138,13 +138,16 @@ var ErrCorruptModel = errors.New("corrupt built-in model")
 // file (Model), is read from its sidecar when that was written for this
 // very file (modelIDFile), else computed and the sidecar written.
 func LoadBuiltin(path string) (*Builtin, error) {
-	data, st, err := readModel(path)
+	data, mapped, st, err := readModel(path)
 	if err != nil {
 		return nil, err
 	}
 	side := readModelID(path, st, data)
 	b, err := unmarshalBuiltin(data, side)
 	if err != nil {
+		if mapped {
+			unmapModel(data) // nothing refers to it
+		}
 		return nil, fmt.Errorf("%s: %w: %v", path, ErrCorruptModel, err)
 	}
 	if side == "" {
@@ -154,23 +157,22 @@ func LoadBuiltin(path string) (*Builtin, error) {
 }
 
 // readModel returns the bytes of the model file at path, mapped
-// (mapModel) or read into the heap (readAligned), and the file's
-// attributes as of its opening.
-func readModel(path string) ([]byte, os.FileInfo, error) {
+// (mapModel, mapped set) or read into the heap (readAligned), and the
+// file's attributes as of its opening.
+func readModel(path string) (data []byte, mapped bool, st os.FileInfo, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, false, nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
+	if st, err = f.Stat(); err != nil {
+		return nil, false, nil, err
 	}
 	if data, ok := mapModel(f, st.Size()); ok {
-		return data, st, nil
+		return data, true, st, nil
 	}
-	data, err := readAligned(f, st.Size())
-	return data, st, err
+	data, err = readAligned(f, st.Size())
+	return data, false, st, err
 }
 
 // checkedBody checks the framing shared by the model files: magic, at

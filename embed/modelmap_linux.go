@@ -23,3 +23,7 @@ func mapModel(f *os.File, size int64) ([]byte, bool) {
 	_ = unix.Madvise(data, unix.MADV_POPULATE_READ)
 	return data, true
 }
+
+// unmapModel releases a mapping of mapModel that nothing refers to (a
+// file LoadBuiltin found corrupt).
+func unmapModel(data []byte) { _ = unix.Munmap(data) }
