@@ -2,6 +2,7 @@ package embed
 
 import (
 	"context"
+	"encoding/binary"
 	"math"
 	"sync"
 )
@@ -31,11 +32,16 @@ import (
 // use.
 type Builtin struct {
 	dim    int
-	words  map[string]int32 // word → row
-	vocab  []string         // row → word
-	counts []uint32         // row → corpus count
-	total  uint64           // sum of counts of all words seen in training
-	vecs   []float32        // len(vocab)*dim, rows L2-normalised; nil for a prior read by UnmarshalPrior (q)
+	words  wordTable // word → row
+	vocab  []string  // row → word
+	counts []uint32  // row → corpus count
+	total  uint64    // sum of counts of all words seen in training
+	vecs   []float32 // len(vocab)*dim, rows L2-normalised; nil for a prior read by UnmarshalPrior (q) or for raw
+	// raw holds the rows as stored (little-endian float32, len(vocab)*dim*4
+	// bytes) of a model loaded from a file whose weights are not 4-aligned
+	// in memory (a mapped file of a size not a multiple of 4, LoadBuiltin):
+	// wordRow decodes a row when read, to the same values; nil otherwise.
+	raw []byte
 	// q and scales are the int8 rows (len(vocab)*dim) and per-dimension
 	// scales of a prior read by UnmarshalPrior: its rows are dequantized
 	// and normalised when read (wordRow) rather than all at load, which
@@ -167,7 +173,7 @@ func (b *Builtin) wordVector(w string) ([]float32, float64) { return b.wordVecto
 // wordVectorInto is wordVector; a prior's row is decoded into buf (dim
 // values; nil: a new slice), which the result then is.
 func (b *Builtin) wordVectorInto(w string, buf []float32) ([]float32, float64) {
-	if r, ok := b.words[w]; ok {
+	if r, ok := b.words.lookup(w); ok {
 		p := 0.0
 		if b.total > 0 {
 			p = float64(b.counts[r]) / float64(b.total)
@@ -190,17 +196,25 @@ func (b *Builtin) wordVectorInto(w string, buf []float32) ([]float32, float64) {
 	return v, 0
 }
 
-// wordRow returns the unit vector of vocabulary row r: a view of vecs,
-// or for a prior read by UnmarshalPrior its int8 row times the column
+// wordRow returns the unit vector of vocabulary row r: a view of vecs;
+// for a model loaded with raw rows its stored float32 values decoded into
+// buf; for a prior read by UnmarshalPrior its int8 row times the column
 // scales, normalised, written to buf (dim values; nil: a new slice). The
 // decoding is the one UnmarshalPrior did for every row before, so the
 // values are the same.
 func (b *Builtin) wordRow(r int, buf []float32) []float32 {
-	if b.q == nil {
+	if b.q == nil && b.raw == nil {
 		return b.vecs[r*b.dim : (r+1)*b.dim]
 	}
 	if buf == nil {
 		buf = make([]float32, b.dim)
+	}
+	if b.raw != nil {
+		row := b.raw[r*b.dim*4 : (r+1)*b.dim*4]
+		for j := range buf[:b.dim] {
+			buf[j] = math.Float32frombits(binary.LittleEndian.Uint32(row[4*j:]))
+		}
+		return buf
 	}
 	qrow := b.q[r*b.dim : (r+1)*b.dim]
 	for j, s := range b.scales {

@@ -48,6 +48,7 @@ func (b *Builtin) marshal() []byte {
 	if len(common) != b.dim {
 		common = make([]float32, b.dim)
 	}
+	buf.Write(b.raw) // the rows of a model loaded without them in place
 	for _, v := range append(append([]float32(nil), b.vecs...), common...) {
 		buf.Write(le.AppendUint32(nil, math.Float32bits(v)))
 	}
@@ -91,7 +92,9 @@ func (b *Builtin) setID() error {
 }
 
 // Save writes the model to path atomically (a temporary file in the same
-// directory, then rename), creating the directory.
+// directory, then rename), creating the directory, and records its model
+// id beside it (modelIDFile; best effort, LoadBuiltin computes the id
+// when the record is missing).
 func (b *Builtin) Save(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
@@ -100,12 +103,19 @@ func (b *Builtin) Save(path string) error {
 	if err != nil {
 		return err
 	}
-	_, werr := tmp.Write(b.marshal())
+	data := b.marshal()
+	_, werr := tmp.Write(data)
 	if err := errors.Join(werr, tmp.Close()); err != nil {
 		_ = os.Remove(tmp.Name())
 		return fmt.Errorf("save built-in model: %w", err)
 	}
-	return os.Rename(tmp.Name(), path)
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	if st, err := os.Stat(path); err == nil {
+		_ = writeModelID(path, st, data, b.id)
+	}
+	return nil
 }
 
 // ErrCorruptModel is wrapped by LoadBuiltin's error for a file that is
@@ -115,16 +125,54 @@ var ErrCorruptModel = errors.New("corrupt built-in model")
 // LoadBuiltin reads a model written by Save. It returns an error wrapping
 // os.ErrNotExist when path is missing and ErrCorruptModel when the file is
 // truncated, of another layout or fails its checksum.
+//
+// On Linux the file is mapped read-only (mapModel) rather than read into
+// the heap, and the model's words and weights are used in place: a CLI
+// search embeds one query, for which reading the 2 MB of a model of 4,000
+// words × 128 dimensions into fresh heap (page faults, mostly), and a
+// string per word, were most of the embedder's load (docs/benchmarks.md).
+// The mapping is never unmapped, since a Builtin has no end of use: a
+// process loads a workspace's model once (memory.Workspace keeps it) and
+// again only when the model is retrained or changed. The whole file's
+// CRC-32 is still checked at every load. The model id, a SHA-256 of the
+// file (Model), is read from its sidecar when that was written for this
+// very file (modelIDFile), else computed and the sidecar written.
 func LoadBuiltin(path string) (*Builtin, error) {
-	data, err := readAligned(path)
+	data, mapped, st, err := readModel(path)
 	if err != nil {
 		return nil, err
 	}
-	b, err := unmarshalBuiltin(data)
+	side := readModelID(path, st, data)
+	b, err := unmarshalBuiltin(data, side)
 	if err != nil {
+		if mapped {
+			unmapModel(data) // nothing refers to it
+		}
 		return nil, fmt.Errorf("%s: %w: %v", path, ErrCorruptModel, err)
 	}
+	if side == "" {
+		_ = writeModelID(path, st, data, b.id) // best effort
+	}
 	return b, nil
+}
+
+// readModel returns the bytes of the model file at path, mapped
+// (mapModel, mapped set) or read into the heap (readAligned), and the
+// file's attributes as of its opening.
+func readModel(path string) (data []byte, mapped bool, st os.FileInfo, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	defer f.Close()
+	if st, err = f.Stat(); err != nil {
+		return nil, false, nil, err
+	}
+	if data, ok := mapModel(f, st.Size()); ok {
+		return data, true, st, nil
+	}
+	data, err = readAligned(f, st.Size())
+	return data, false, st, err
 }
 
 // checkedBody checks the framing shared by the model files: magic, at
@@ -155,10 +203,15 @@ func readSizes(r []byte, maxDim int) (*Builtin, []byte, error) {
 	if dim <= 0 || dim > maxDim || n < 0 || n > len(r) {
 		return nil, nil, fmt.Errorf("bad sizes (dim %d, vocabulary %d)", dim, n)
 	}
-	return &Builtin{dim: dim, words: make(map[string]int32, n), vocab: make([]string, n), counts: make([]uint32, n), total: total}, r, nil
+	return &Builtin{dim: dim, vocab: make([]string, n), counts: make([]uint32, n), total: total}, r, nil
 }
 
-func unmarshalBuiltin(data []byte) (*Builtin, error) {
+// unmarshalBuiltin decodes the saved model data (see marshal), which the
+// result keeps: its words are strings of data's bytes and its weights
+// data's bytes (in place as []float32 when data is 4-aligned there, else
+// decoded a row at a time, wordRow), so data must not change afterwards.
+// The model id is id when not "", else computed (builtinID).
+func unmarshalBuiltin(data []byte, id string) (*Builtin, error) {
 	le := binary.LittleEndian
 	r, err := checkedBody(data, builtinMagic, 20)
 	if err != nil {
@@ -181,16 +234,20 @@ func unmarshalBuiltin(data []byte) (*Builtin, error) {
 		if len(r) < 2+l+4 {
 			return nil, errors.New("truncated vocabulary")
 		}
-		b.vocab[i] = string(r[2 : 2+l])
-		b.words[b.vocab[i]] = int32(i)
+		b.vocab[i] = bytesString(r[2 : 2+l])
 		b.counts[i] = le.Uint32(r[2+l:])
 		r = r[2+l+4:]
 	}
+	b.words = newWordTable(b.vocab)
 	if len(r) != (n+1)*dim*4 {
 		return nil, fmt.Errorf("weights of %d bytes, want %d", len(r), (n+1)*dim*4)
 	}
-	vals := f32.View(r, (n+1)*dim)
-	b.vecs, b.common = vals[:n*dim], vals[n*dim:]
+	if f32.NativeLittleEndian && uintptr(unsafe.Pointer(unsafe.SliceData(r)))%4 == 0 {
+		vals := f32.View(r, (n+1)*dim)
+		b.vecs, b.common = vals[:n*dim], vals[n*dim:]
+	} else {
+		b.raw, b.common = r[:n*dim*4:n*dim*4], f32.View(r[n*dim*4:], dim)
+	}
 	if norm(b.common) == 0 {
 		b.common = nil
 	}
@@ -204,7 +261,10 @@ func unmarshalBuiltin(data []byte) (*Builtin, error) {
 		}
 		b.prior, b.priorWeight = p, weight
 	}
-	b.id = builtinID(dim, b.priorDim(), data)
+	b.id = id
+	if b.id == "" {
+		b.id = builtinID(dim, b.priorDim(), data)
+	}
 	return b, nil
 }
 
@@ -223,25 +283,17 @@ func readPriorRef(r []byte) (string, float32, []byte, error) {
 	return pid, w, r[2+l+4:], nil
 }
 
-// readAligned reads the file at path into memory placed so that every
-// offset congruent to the file's size modulo 4 is 4-aligned. A saved model's weights end 4 bytes before
-// the end of the file and are a multiple of 4 bytes long, so they start
-// at such an offset and f32.View uses them in place: a copy of the
-// 1.8 MB of weights into fresh heap (page faults, mostly) was about a
-// tenth of the CPU of a CLI search at 100,000 memories (pprof).
-func readAligned(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	size := int(st.Size())
-	if int64(size) != st.Size() || size < 0 {
-		return nil, fmt.Errorf("%s: too large", path)
+// readAligned reads the size bytes of f into memory placed so that every
+// offset congruent to size modulo 4 is 4-aligned. A saved model's weights
+// end 4 bytes before the end of the file and are a multiple of 4 bytes
+// long, so they start at such an offset and f32.View uses them in place:
+// a copy of the 1.8 MB of weights into fresh heap (page faults, mostly)
+// was about a tenth of the CPU of a CLI search at 100,000 memories
+// (pprof). For platforms without mapModel.
+func readAligned(f *os.File, size64 int64) ([]byte, error) {
+	size := int(size64)
+	if int64(size) != size64 || size < 0 {
+		return nil, fmt.Errorf("%s: too large", f.Name())
 	}
 	shift := (4 - size%4) % 4
 	words := make([]float32, (shift+size+3)/4+1) // backing store, 4-aligned
@@ -254,4 +306,14 @@ func readAligned(path string) ([]byte, error) {
 		return nil, err
 	}
 	return buf, nil
+}
+
+// bytesString returns b as a string sharing b's memory (unsafe.String):
+// the caller must never modify b afterwards. The words of a loaded model
+// are such views of its file's bytes, not a copy each.
+func bytesString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }

@@ -128,12 +128,13 @@ func TrainBuiltin(ctx context.Context, units iter.Seq[Unit], opts TrainOptions) 
 		}
 	}
 	vocab := selectVocab(counts, opts.MinCount, opts.MaxVocab)
-	b := &Builtin{dim: opts.Dim, words: make(map[string]int32, len(vocab)), vocab: vocab, counts: make([]uint32, len(vocab)), total: total}
+	b := &Builtin{dim: opts.Dim, words: newWordTable(vocab), vocab: vocab, counts: make([]uint32, len(vocab)), total: total}
+	rows := make(map[string]int32, len(vocab))
 	for i, w := range vocab {
-		b.words[w] = int32(i)
+		rows[w] = int32(i)
 		b.counts[i] = uint32(min(counts[w], math.MaxUint32))
 	}
-	a := ppmi(cooccurrences(b.words, seqs, heads, opts.Window), len(vocab))
+	a := ppmi(cooccurrences(rows, seqs, heads, opts.Window), len(vocab))
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
