@@ -190,9 +190,18 @@ func (w *Workspace) resolveSymbol(s string) (string, error) {
 	case len(defs) == 0:
 		return "", fmt.Errorf("no definition %q in the index", s)
 	case defs[0].Symbol != defs[len(defs)-1].Symbol:
-		return "", fmt.Errorf("%q names %d definitions; give the SCIP symbol", s, len(defs))
+		return "", ambiguousName(s, defs)
 	}
 	return defs[0].Symbol, nil
+}
+
+// ResolveSymbol returns the SCIP symbol s names: s itself when a stored
+// definition has that symbol, else the one definition named s ("Name",
+// "Type.Method", as remember --symbol takes it). It fails when s names
+// no definition, or several (the error lists up to 8 of them, each with
+// its path and 1-based line).
+func (w *Workspace) ResolveSymbol(s string) (string, error) {
+	return w.resolveSymbol(s)
 }
 
 // Briefing renders items as Markdown within budget tokens (Tokens),
