@@ -256,6 +256,18 @@ func TestContext(t *testing.T) {
 	if _, err := e.Context(ctx, api.ContextArgs{Files: []string{"/etc/passwd"}}); err == nil {
 		t.Error("context of a file outside the workspace: want an error")
 	}
+	// A file that does not exist (a typo, or two paths in one "a,b") is
+	// an error naming it, not a briefing without its memories; a file
+	// with no memories gives an empty briefing.
+	for _, f := range []string{"servce.go", "service.go,other.go"} {
+		if _, err := e.Context(ctx, api.ContextArgs{Task: "x", Files: []string{f}}); err == nil || !strings.Contains(err.Error(), "no file "+f+" in the workspace") {
+			t.Errorf("context of the missing file %q: %v", f, err)
+		}
+	}
+	testutil.WriteFiles(t, root, map[string]string{"other.go": "package service\n"})
+	if res, err := e.Context(ctx, api.ContextArgs{Files: []string{"other.go"}}); err != nil || len(res.Items) != 0 {
+		t.Errorf("context of a file with no memories: %+v, %v", res.Items, err)
+	}
 }
 
 func TestSearchFilters(t *testing.T) {

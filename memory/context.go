@@ -2,7 +2,10 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -15,6 +18,7 @@ type ContextRequest struct {
 	Task string
 	// Files are workspace files (absolute, or relative to the current
 	// directory) about to be read or edited: their memories are included.
+	// A file that neither exists nor has memories is an error.
 	Files []string
 	// Symbols are SCIP symbols or unique definition names about to be
 	// changed: their memories are included.
@@ -143,6 +147,17 @@ func (w *Workspace) contextAnchored(req ContextRequest, fromSummaries bool, add 
 		ms, err := w.at(f, 0, 0, read)
 		if err != nil {
 			return err
+		}
+		if len(ms) == 0 {
+			rel, err := w.RelPath(f)
+			if err != nil {
+				return err
+			}
+			if _, err := os.Lstat(filepath.Join(w.Root, filepath.FromSlash(rel))); errors.Is(err, fs.ErrNotExist) {
+				// A mistyped path (or "a.go,b.go" for two) would give
+				// a briefing without the file's memories and no reason.
+				return fmt.Errorf("no file %s in the workspace", rel)
+			}
 		}
 		for _, m := range ms {
 			add(m, "file", 1)
