@@ -256,6 +256,18 @@ func TestContext(t *testing.T) {
 	if _, err := e.Context(ctx, api.ContextArgs{Files: []string{"/etc/passwd"}}); err == nil {
 		t.Error("context of a file outside the workspace: want an error")
 	}
+	// A file that does not exist (a typo, or two paths in one "a,b") is
+	// an error naming it, not a briefing without its memories; a file
+	// with no memories gives an empty briefing.
+	for _, f := range []string{"servce.go", "service.go,other.go"} {
+		if _, err := e.Context(ctx, api.ContextArgs{Task: "x", Files: []string{f}}); err == nil || !strings.Contains(err.Error(), "no file "+f+" in the workspace") {
+			t.Errorf("context of the missing file %q: %v", f, err)
+		}
+	}
+	testutil.WriteFiles(t, root, map[string]string{"other.go": "package service\n"})
+	if res, err := e.Context(ctx, api.ContextArgs{Files: []string{"other.go"}}); err != nil || len(res.Items) != 0 {
+		t.Errorf("context of a file with no memories: %+v, %v", res.Items, err)
+	}
 }
 
 func TestSearchFilters(t *testing.T) {
@@ -297,5 +309,40 @@ func TestSearchFilters(t *testing.T) {
 	}
 	if _, err := e.Search(ctx, api.SearchArgs{Query: "retry", Filter: memory.Filter{Stale: "maybe"}}); err == nil {
 		t.Error("stale=maybe: want an error")
+	}
+}
+
+// TestNamesOfSeveralDefinitions: a name that several definitions have
+// is refused by impact, why and memoriesForSymbol with the list of their
+// SCIP symbols and places to choose from (impact and why said only how
+// many there were), and memoriesForSymbol takes a unique name as
+// remember --symbol does (it answered no memories).
+func TestNamesOfSeveralDefinitions(t *testing.T) {
+	e, root := newEngine(t)
+	ctx := context.Background()
+	testutil.WriteFiles(t, root, map[string]string{"client.go": "package service\n\n// Client calls servers.\ntype Client struct{}\n\n// Handle retries.\nfunc (c *Client) Handle(url string) string {\n\treturn Fetch(url)\n}\n"})
+	if _, err := e.Index(ctx, api.NoArgs{}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := e.Remember(ctx, api.RememberArgs{Symbol: "Fetch", Text: "Fetch must not block"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.MemoriesForSymbol(ctx, api.SymbolArgs{Symbol: "Fetch"})
+	if err != nil || len(res.Memories) != 1 || res.Memories[0].ID != m.ID {
+		t.Errorf("memoriesForSymbol Fetch = %+v, %v; want the memory on Fetch", res.Memories, err)
+	}
+	for name, run := range map[string]func() error{
+		"impact": func() error { _, err := e.Impact(ctx, api.ImpactArgs{Symbol: "Handle"}); return err },
+		"why":    func() error { _, err := e.Why(ctx, api.WhyArgs{Symbol: "Handle"}); return err },
+		"memoriesForSymbol": func() error {
+			_, err := e.MemoriesForSymbol(ctx, api.SymbolArgs{Symbol: "Handle"})
+			return err
+		},
+	} {
+		err := run()
+		if err == nil || !strings.Contains(err.Error(), "names 2 definitions") || !strings.Contains(err.Error(), "Server#Handle(). (service.go:21)") || !strings.Contains(err.Error(), "Client#Handle(). (client.go:7)") {
+			t.Errorf("%s of Handle (2 definitions): %v; want both listed", name, err)
+		}
 	}
 }

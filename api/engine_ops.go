@@ -42,6 +42,21 @@ func (e *Engine) MemoriesForSymbol(_ context.Context, a SymbolArgs) (MemoriesRes
 		if err != nil {
 			return MemoriesResult{}, err
 		}
+		if len(found) == 0 && !strings.Contains(a.Symbol, " ") {
+			// A name ("Conn.Close"), not a SCIP symbol (those have
+			// spaces): the memories of the one definition it names, as
+			// remember, why and impact take names; several is an error
+			// that lists them, rather than an empty answer.
+			sym, err := w.ResolveSymbol(a.Symbol)
+			if ae := (*memory.AmbiguousNameError)(nil); errors.As(err, &ae) {
+				return MemoriesResult{}, invalid("%s: %v", MemoriesForSymbol.name, err)
+			}
+			if err == nil && sym != a.Symbol {
+				if found, err = w.ForSymbol(sym); err != nil {
+					return MemoriesResult{}, err
+				}
+			}
+		}
 		_ = w.Annotate(found...)
 		recordAccess(w, found)
 		ms = append(ms, found...)

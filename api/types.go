@@ -105,7 +105,7 @@ type MemoriesResult struct {
 // SymbolArgs name a definition by SCIP symbol (or, where a command says
 // so, by unique name).
 type SymbolArgs struct {
-	Symbol string `json:"symbol"`
+	Symbol string `json:"symbol" help:"a SCIP symbol or a definition name (ParseConfig, Server.Close)"`
 }
 
 // SearchArgs are the arguments of gloss.search. Limit 0 means 20; it is
@@ -308,11 +308,14 @@ type ImpactResult struct {
 // symbols or unique names) it touches, and the token budget of the
 // briefing (0 means 2,000; at most 100,000; tokens are estimated as one
 // per 4 bytes, memory.Tokens).
+//
+// The help tags are the flags' descriptions of the CLI verb made from
+// this struct (cmd/gloss genericVerb).
 type ContextArgs struct {
-	Task    string   `json:"task"`
-	Files   []string `json:"files,omitempty"`
-	Symbols []string `json:"symbols,omitempty"`
-	Budget  int      `json:"budget,omitempty"`
+	Task    string   `json:"task" help:"what you are about to do, in a sentence; its words are searched"`
+	Files   []string `json:"files,omitempty" help:"a file you are about to read or edit, relative to the workspace root"`
+	Symbols []string `json:"symbols,omitempty" help:"a definition you are about to change: a name (ParseConfig, Server.Close) or SCIP symbol"`
+	Budget  int      `json:"budget,omitempty" help:"maximum tokens of the briefing (0: 2000; a token is counted as 4 bytes)"`
 }
 
 // ContextItem is one memory of a briefing, with why it is there

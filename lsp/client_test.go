@@ -46,10 +46,11 @@ type client struct {
 type clientOpts struct {
 	utf8       bool // offer utf-8 position encoding
 	noProgress bool
-	folders    []string // workspaceFolders (default: rootUri only)
-	noWatch    bool     // no workspace/didChangeWatchedFiles (Neovim 0.7)
-	noShowDoc  bool     // no window/showDocument (eglot 1.9, Neovim 0.7 without the plugin's capability)
-	noWait     bool     // do not wait for the first check's $/progress end
+	folders    []string       // workspaceFolders (default: rootUri only)
+	noWatch    bool           // no workspace/didChangeWatchedFiles (Neovim 0.7)
+	noShowDoc  bool           // no window/showDocument (eglot 1.9, Neovim 0.7 without the plugin's capability)
+	noWait     bool           // do not wait for the first check's $/progress end
+	initOpts   map[string]any // initializationOptions (default: none)
 }
 
 // start initializes a server on the git repository root and waits for its
@@ -85,6 +86,9 @@ func start(t testing.TB, root string, o clientOpts) *client {
 		} `json:"capabilities"`
 	}
 	params := map[string]any{"processId": nil, "rootUri": pathToURI(root), "capabilities": caps}
+	if o.initOpts != nil {
+		params["initializationOptions"] = o.initOpts
+	}
 	if len(o.folders) > 0 {
 		var wfs []WorkspaceFolder
 		for _, f := range o.folders {

@@ -133,8 +133,12 @@ func (s *Server) initialize(_ context.Context, req *jsonrpc2.Request) (any, erro
 	}
 	s.mu.Lock()
 	s.caps = p.Capabilities
-	if o := initOptions(p.InitializationOptions); o.InitialCheck != nil && !*o.InitialCheck {
+	o := initOptions(p.InitializationOptions)
+	if o.InitialCheck != nil && !*o.InitialCheck {
 		s.noInitialCheck = true
+	}
+	if o.WatchFiles != nil && !*o.WatchFiles {
+		s.noWatcher = true
 	}
 	for _, e := range p.Capabilities.General.PositionEncodings {
 		if e == encUTF8 {
@@ -187,6 +191,7 @@ func (s *Server) initialized() {
 	caps := s.caps
 	folders := append([]*folder(nil), s.folders...)
 	skip := s.noInitialCheck
+	noWatcher := s.noWatcher
 	s.mu.Unlock()
 	if caps.Workspace.DidChangeWatchedFiles.DynamicRegistration {
 		s.goBG(func() {
@@ -198,7 +203,7 @@ func (s *Server) initialized() {
 				s.log.Printf("register file watcher: %v", err)
 			}
 		})
-	} else {
+	} else if !noWatcher {
 		s.goBG(func() { s.startWatcher(folders) })
 	}
 	if skip {

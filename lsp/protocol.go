@@ -48,7 +48,9 @@ type initializeParams struct {
 	Capabilities     clientCapabilities `json:"capabilities"`
 	WorkDoneToken    json.RawMessage    `json:"workDoneToken"`
 	// InitializationOptions are gloss's own: {"initialCheck": false}
-	// skips the check of every folder after initialized (for short-lived
+	// skips the check of every folder after initialized and
+	// {"watchFiles": false} the server's own file watcher of a client
+	// without workspace/didChangeWatchedFiles (both for short-lived
 	// clients such as CLI calls through the daemon).
 	// (Any other JSON value, such as the [] some clients send for an
 	// empty table, means no options.)
@@ -243,6 +245,11 @@ const (
 // glossInitOptions are gloss's initializationOptions.
 type glossInitOptions struct {
 	InitialCheck *bool `json:"initialCheck"`
+	// WatchFiles false: no own file watcher (startWatcher) for a client
+	// that does not register workspace/didChangeWatchedFiles; a one-call
+	// session would walk and watch every directory of its folders only
+	// to close the watcher again.
+	WatchFiles *bool `json:"watchFiles"`
 }
 
 // initOptions decodes raw initializationOptions; anything but an object

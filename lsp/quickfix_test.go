@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gloss-dev/gloss/api"
 	"github.com/gloss-dev/gloss/internal/testutil"
@@ -85,6 +86,35 @@ func TestGitCheckoutSeenByOwnWatcher(t *testing.T) {
 		if ev == "client/registerCapability" {
 			t.Fatal("the server registered a watcher with a client that has none")
 		}
+	}
+}
+
+// TestNoOwnWatcherForOneCallClients: a client without
+// workspace/didChangeWatchedFiles that sends {"watchFiles": false} (the
+// CLI through the daemon, internal/lspconn) gets no watcher of the
+// server's own, which would walk and watch every directory for one
+// request; without the option it gets one (the control).
+func TestNoOwnWatcherForOneCallClients(t *testing.T) {
+	root := repo(t, map[string]string{"main.go": mainGo})
+	watcher := func(c *client) bool {
+		c.srv.mu.Lock()
+		defer c.srv.mu.Unlock()
+		return c.srv.watcher != nil
+	}
+	ctl := start(t, root, clientOpts{noWatch: true})
+	deadline := time.Now().Add(10 * time.Second)
+	for !watcher(ctl) {
+		if time.Now().After(deadline) {
+			t.Fatal("control: no own watcher for a client without didChangeWatchedFiles")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	c := start(t, root, clientOpts{noWatch: true, initOpts: map[string]any{"initialCheck": false, "watchFiles": false}, noWait: true})
+	var st api.StatusResult
+	c.call("workspace/executeCommand", map[string]any{"command": "gloss.status", "arguments": []any{map[string]any{}}}, &st)
+	time.Sleep(200 * time.Millisecond)
+	if watcher(c) {
+		t.Fatal("a client that sent watchFiles false got the server's own watcher")
 	}
 }
 

@@ -66,8 +66,11 @@ type Server struct {
 	caps    clientCapabilities
 	// noInitialCheck: the client asked for no check after initialized.
 	noInitialCheck bool
-	published      map[string]bool // URIs with non-empty gloss diagnostics
-	docRuns        map[string]*syncx.Coalescer
+	// noWatcher: the client asked for no file watcher of the server's own
+	// (initializationOptions watchFiles false).
+	noWatcher bool
+	published map[string]bool // URIs with non-empty gloss diagnostics
+	docRuns   map[string]*syncx.Coalescer
 	// unresolvable are the open documents whose resolution failed (binary,
 	// oversize), logged once until they close.
 	unresolvable map[string]bool

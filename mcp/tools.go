@@ -40,7 +40,7 @@ type LinesInput struct {
 
 // SymbolInput names a definition: memories_for_symbol's input.
 type SymbolInput struct {
-	Symbol string `json:"symbol" jsonschema:"a SCIP symbol, as found in the anchors of memories"`
+	Symbol string `json:"symbol" jsonschema:"a SCIP symbol, as found in the anchors of memories, or a definition name (ParseConfig, Server.Close)"`
 }
 
 // SearchInput is the input of the search tool.
@@ -220,7 +220,7 @@ func (s *Server) addTools() {
 			"Returns each memory's id, type, title, body, anchors (1-based lines) and whether it is stale (the code changed since it was written)."},
 		s.memoriesAt)
 	addTool(s, &sdk.Tool{Name: "memories_for_symbol", Annotations: readOnly("Memories of a symbol"),
-		Description: "List the memories anchored to one definition, named by its SCIP symbol (as found in a memory's anchors or impact's definitions)."},
+		Description: "List the memories anchored to one definition, named by its SCIP symbol (as found in a memory's anchors or impact's definitions) or its name when unique."},
 		s.memoriesForSymbol)
 	addTool(s, &sdk.Tool{Name: "search", Annotations: readOnly("Search memories"),
 		Description: "Search memories and code definitions, best first, each labelled kind memory or symbol (kind limits to one), optionally filtered by type, tag, path, symbol, staleness or confidence; file ranks memories near the file you work on higher. " +

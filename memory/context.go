@@ -2,7 +2,10 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -17,6 +20,7 @@ type ContextRequest struct {
 	Task string
 	// Files are workspace files (absolute, or relative to the current
 	// directory) about to be read or edited: their memories are included.
+	// A file that neither exists nor has memories is an error.
 	Files []string
 	// Symbols are SCIP symbols or unique definition names about to be
 	// changed: their memories are included.
@@ -146,6 +150,17 @@ func (w *Workspace) contextAnchored(req ContextRequest, fromSummaries bool, add 
 		if err != nil {
 			return err
 		}
+		if len(ms) == 0 {
+			rel, err := w.RelPath(f)
+			if err != nil {
+				return err
+			}
+			if _, err := os.Lstat(filepath.Join(w.Root, filepath.FromSlash(rel))); errors.Is(err, fs.ErrNotExist) {
+				// A mistyped path (or "a.go,b.go" for two) would give
+				// a briefing without the file's memories and no reason.
+				return fmt.Errorf("no file %s in the workspace", rel)
+			}
+		}
 		for _, m := range ms {
 			add(m, "file", 1)
 		}
@@ -192,9 +207,18 @@ func (w *Workspace) resolveSymbol(s string) (string, error) {
 	case len(defs) == 0:
 		return "", fmt.Errorf("no definition %q in the index", s)
 	case defs[0].Symbol != defs[len(defs)-1].Symbol:
-		return "", fmt.Errorf("%q names %d definitions; give the SCIP symbol", s, len(defs))
+		return "", ambiguousName(s, defs)
 	}
 	return defs[0].Symbol, nil
+}
+
+// ResolveSymbol returns the SCIP symbol s names: s itself when a stored
+// definition has that symbol, else the one definition named s ("Name",
+// "Type.Method", as remember --symbol takes it). It fails when s names
+// no definition, or several (the error lists up to 8 of them, each with
+// its path and 1-based line).
+func (w *Workspace) ResolveSymbol(s string) (string, error) {
+	return w.resolveSymbol(s)
 }
 
 // Briefing renders items as Markdown within budget tokens (Tokens),

@@ -56,7 +56,7 @@ func (w *Workspace) Impact(sym string, depth int) (ImpactResult, error) {
 	case len(defs) == 0:
 		return ImpactResult{}, fmt.Errorf("no definition %q in the index (run `gloss index` if the code is new)", sym)
 	case len(defs) > 1 && defs[0].Symbol != defs[len(defs)-1].Symbol:
-		return ImpactResult{}, fmt.Errorf("%q names %d definitions; give the SCIP symbol", sym, len(defs))
+		return ImpactResult{}, ambiguousName(sym, defs)
 	}
 	root := defs[0]
 	res := ImpactResult{Symbol: root.Symbol}

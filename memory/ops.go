@@ -174,15 +174,21 @@ func (w *Workspace) stampGit(a *Anchor) {
 
 // Status summarizes the workspace.
 type Status struct {
-	Root      string         `json:"root"`
-	ProjectID string         `json:"project_id"`
-	DataDir   string         `json:"data_dir"`
-	Memories  int            `json:"memories"`
-	Stale     int            `json:"stale"`
-	ByStatus  map[string]int `json:"anchors_by_status"`
-	ByType    map[string]int `json:"memories_by_type"`
-	Files     int            `json:"files"`
-	Symbols   int            `json:"symbols"`
+	Root      string `json:"root"`
+	ProjectID string `json:"project_id"`
+	DataDir   string `json:"data_dir"`
+	Memories  int    `json:"memories"`
+	Stale     int    `json:"stale"`
+	// ImportedGit counts the memories made by import-git (source
+	// SourceImportedGit) and StaleImportedGit the stale ones of them,
+	// included in Memories and Stale: they describe older code, so
+	// check --exit-code does not fail on them (api.CheckResult.StaleImported).
+	ImportedGit      int            `json:"imported_git,omitempty"`
+	StaleImportedGit int            `json:"stale_imported_git,omitempty"`
+	ByStatus         map[string]int `json:"anchors_by_status"`
+	ByType           map[string]int `json:"memories_by_type"`
+	Files            int            `json:"files"`
+	Symbols          int            `json:"symbols"`
 	// Reembedding is the progress of a running re-embedding of the vector
 	// index with a new model (Workspace.Reembedding); nil when none runs.
 	Reembedding *ReembedStatus `json:"reembedding,omitempty"`
@@ -203,8 +209,15 @@ func (w *Workspace) Status() (Status, error) {
 	for _, m := range mems {
 		s.Memories++
 		s.ByType[m.Type]++
+		imported := m.Source == SourceImportedGit
+		if imported {
+			s.ImportedGit++
+		}
 		if m.Stale() {
 			s.Stale++
+			if imported {
+				s.StaleImportedGit++
+			}
 		}
 		for _, a := range m.Anchors {
 			s.ByStatus[a.Status]++

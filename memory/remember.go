@@ -349,15 +349,7 @@ func (w *Workspace) anchorSymbol(sym string, st *batchState) (Anchor, error) {
 		return Anchor{}, fmt.Errorf("no definition %q in the index (run `gloss index` if the code is new)", sym)
 	case 1:
 	default:
-		var names []string
-		for i, d := range defs {
-			if i == 8 {
-				names = append(names, fmt.Sprintf("… and %d more", len(defs)-8))
-				break
-			}
-			names = append(names, fmt.Sprintf("%s (%s:%d)", d.Symbol, d.Path, d.Range.StartLine+1))
-		}
-		return Anchor{}, fmt.Errorf("%q names %d definitions; give the SCIP symbol:\n  %s", sym, len(defs), strings.Join(names, "\n  "))
+		return Anchor{}, ambiguousName(sym, defs)
 	}
 	f := w.storedFile(defs[0].Path, st)
 	if f == nil {
@@ -389,4 +381,33 @@ func (w *Workspace) defsByName(name string) ([]index.Definition, error) {
 		}
 	}
 	return out, nil
+}
+
+// AmbiguousNameError is the error of a name ("Close", "Conn.Close") that
+// names several definitions where one is needed (remember --symbol, why,
+// impact, context's symbols, memories-for-symbol). Its message lists up
+// to 8 of their SCIP symbols, each with its path and 1-based first line.
+type AmbiguousNameError struct {
+	// Name is the name as given.
+	Name string
+	// Defs are the definitions it names.
+	Defs []index.Definition
+}
+
+// Error implements error.
+func (e *AmbiguousNameError) Error() string {
+	var names []string
+	for i, d := range e.Defs {
+		if i == 8 {
+			names = append(names, fmt.Sprintf("… and %d more", len(e.Defs)-8))
+			break
+		}
+		names = append(names, fmt.Sprintf("%s (%s:%d)", d.Symbol, d.Path, d.Range.StartLine+1))
+	}
+	return fmt.Sprintf("%q names %d definitions; give the SCIP symbol:\n  %s", e.Name, len(e.Defs), strings.Join(names, "\n  "))
+}
+
+// ambiguousName returns the AmbiguousNameError of name and defs.
+func ambiguousName(name string, defs []index.Definition) error {
+	return &AmbiguousNameError{Name: name, Defs: defs}
 }

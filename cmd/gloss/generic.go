@@ -13,8 +13,9 @@ import (
 // genericVerbs returns a CLI verb for every command of api.Commands that
 // has a verb no hand-written command of root takes: flags are the fields
 // of its argument struct (named by their JSON names; strings, integers,
-// booleans and string lists), positional arguments fill its first string
-// field, and the result is printed as JSON. A command added to the api
+// booleans and string lists; described by their `help` tags), positional
+// arguments fill its first string field, and the result is printed as
+// JSON. A command added to the api
 // package thus appears in the CLI with no edit here. A result with a
 // Markdown field prints that without --json.
 func genericVerbs(g *globals, root *cobra.Command) []*cobra.Command {
@@ -71,7 +72,10 @@ func genericVerb(g *globals, c api.Command) *cobra.Command {
 			continue
 		}
 		fv := v.Field(i).Addr().Interface()
-		usage := fmt.Sprintf("the %q argument of %s", name, c.Name())
+		usage := f.Tag.Get("help") // the argument's description, where its struct gives one
+		if usage == "" {
+			usage = fmt.Sprintf("the %q argument of %s", name, c.Name())
+		}
 		switch p := fv.(type) {
 		case *string:
 			cmd.Flags().StringVar(p, name, "", usage)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/gloss-dev/gloss/api"
@@ -35,5 +36,28 @@ func upload() int {
 	}
 	if _, _, err := run(t, repo, "", "impact", "a", "--symbol", "b"); err == nil {
 		t.Error("positional argument and flag for the same field: want an error")
+	}
+}
+
+// TestGenericVerbFlagHelp: the flags of a verb made from an api argument
+// struct say what they take (units, form) where the struct's help tags
+// do; they said only `the "budget" argument of gloss.context`.
+func TestGenericVerbFlagHelp(t *testing.T) {
+	for verb, want := range map[string][]string{
+		"context":             {"maximum tokens of the briefing", "relative to the workspace root", "its words are searched"},
+		"memories-for-symbol": {"a SCIP symbol or a definition name"},
+	} {
+		out, _, err := run(t, t.TempDir(), "", verb, "--help")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s --help lacks %q:\n%s", verb, w, out)
+			}
+		}
+		if strings.Contains(out, "argument of gloss.") {
+			t.Errorf("%s --help still describes a flag by its argument name:\n%s", verb, out)
+		}
 	}
 }

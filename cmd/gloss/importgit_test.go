@@ -55,6 +55,15 @@ func testCheckImported(t *testing.T, repo string) {
 	if err != nil || !strings.Contains(out, "1 stale (1 of them imported git history)") {
 		t.Errorf("check --exit-code with a stale imported memory: %v\n%s", err, out)
 	}
+	// status counts them apart as check does.
+	out, _, err = run(t, repo, "", "--no-daemon", "status")
+	if err != nil || !strings.Contains(out, "memories:  1, 1 stale (1 of them imported git history)") || !strings.Contains(out, "imported:  1 from git history") {
+		t.Errorf("status with a stale imported memory: %v\n%s", err, out)
+	}
+	out, _, err = run(t, repo, "", "--no-daemon", "status", "--json")
+	if err != nil || !strings.Contains(out, `"imported_git": 1`) || !strings.Contains(out, `"stale_imported_git": 1`) {
+		t.Errorf("status --json with a stale imported memory: %v\n%s", err, out)
+	}
 	out, _, err = run(t, repo, "", "--no-daemon", "check", "--format", "github", "--exit-code")
 	if err != nil || strings.Contains(out, "::warning") {
 		t.Errorf("check --format github with a stale imported memory: %v\n%s", err, out)

@@ -586,7 +586,15 @@ func statusCmd(g *globals) *cobra.Command {
 			}
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "workspace: %s (project %s)\n", s.Root, s.ProjectID)
-			fmt.Fprintf(out, "memories:  %d, %d stale\n", s.Memories, s.Stale)
+			fmt.Fprintf(out, "memories:  %d, %d stale", s.Memories, s.Stale)
+			if s.StaleImportedGit > 0 {
+				// As check says it: imported history describes older code.
+				fmt.Fprintf(out, " (%d of them imported git history)", s.StaleImportedGit)
+			}
+			fmt.Fprintln(out)
+			if s.ImportedGit > 0 {
+				fmt.Fprintf(out, "imported:  %d from git history (import-git)\n", s.ImportedGit)
+			}
 			if len(s.ByStatus) > 0 {
 				fmt.Fprintf(out, "anchors:   %s\n", counts(s.ByStatus))
 			}

@@ -57,7 +57,9 @@ func NewClient(rwc io.ReadWriteCloser, opts ClientOptions) *Client {
 // Initialize sends initialize for the workspace folder root (an absolute
 // directory) with the capabilities gloss uses, then initialized.
 // initialCheck false asks the server not to check the folder after
-// initialized (see initializeParams.InitializationOptions).
+// initialized and not to watch its files (a one-call client: the CLI
+// through the daemon, a benchmark's session; see
+// initializeParams.InitializationOptions in package lsp).
 func (c *Client) Initialize(ctx context.Context, root string, initialCheck bool) error {
 	uri := api.PathToURI(root)
 	params := map[string]any{
@@ -67,7 +69,7 @@ func (c *Client) Initialize(ctx context.Context, root string, initialCheck bool)
 			"workspace": map[string]any{"codeLens": map[string]any{"refreshSupport": true}},
 			"general":   map[string]any{"positionEncodings": []string{"utf-16"}},
 		},
-		"initializationOptions": map[string]any{"initialCheck": initialCheck},
+		"initializationOptions": map[string]any{"initialCheck": initialCheck, "watchFiles": initialCheck},
 	}
 	if err := c.Call(ctx, "initialize", params, nil); err != nil {
 		return err

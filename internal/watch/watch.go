@@ -117,6 +117,12 @@ func (w *Watcher) addTree(dir string, added bool) {
 			return filepath.SkipDir
 		}
 		w.mu.Lock()
+		if w.closed {
+			// Closed while walking (a session that ended at once):
+			// every Add would fail with fsnotify.ErrClosed.
+			w.mu.Unlock()
+			return filepath.SkipAll
+		}
 		if w.dirs >= MaxDirs {
 			full := w.full
 			w.full = true
@@ -130,6 +136,9 @@ func (w *Watcher) addTree(dir string, added bool) {
 		w.mu.Unlock()
 		if err := w.fw.Add(p); err != nil {
 			w.count(-1)
+			if errors.Is(err, fsnotify.ErrClosed) {
+				return filepath.SkipAll // closed between the check above and Add
+			}
 			w.logf("watch %s: %v", p, err)
 		}
 		return nil

@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -101,5 +102,37 @@ func TestWatcher(t *testing.T) {
 		if _, ok := c.got[filepath.Join(root, p)]; ok {
 			t.Errorf("%s was reported", p)
 		}
+	}
+}
+
+// TestAddTreeAfterClose: a watcher closed while it walks a tree (a
+// daemon session that ended at once) stops walking and logs nothing; it
+// logged "watch DIR: fsnotify: watcher already closed" for every
+// directory left.
+func TestAddTreeAfterClose(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"a/b", "c"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var mu sync.Mutex
+	var logged []string
+	w, err := New(func([]Event) {}, func(format string, args ...any) {
+		mu.Lock()
+		logged = append(logged, fmt.Sprintf(format, args...))
+		mu.Unlock()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w.addTree(root, false)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(logged) != 0 {
+		t.Fatalf("addTree after Close logged %q", logged)
 	}
 }
