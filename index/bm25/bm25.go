@@ -357,7 +357,8 @@ type cursor struct {
 	cur    uint32  // docs[i], math.MaxUint32 past the end
 	weight float64 // clause weight × idf
 	avgLen float64
-	lens   []uint32
+	lens   []uint32  // document number -> field length (field.lens), or nil with plens
+	plens  []uint32  // posting -> field length (a saved index's postings: Saved)
 	norms  []float64 // NormInverse by field length for avgLen (field.normsFor)
 	ub     float64   // score upper bound of any posting
 	slot   int       // position in the query's clause order
@@ -393,7 +394,12 @@ func (c *cursor) seek(d uint32) {
 
 // score returns the term score of c's current posting.
 func (c *cursor) score() float64 {
-	l := c.lens[c.cur]
+	var l uint32
+	if c.plens != nil {
+		l = c.plens[c.i]
+	} else {
+		l = c.lens[c.cur]
+	}
 	if int(l) < len(c.norms) {
 		return TermScoreNorm(c.weight, c.tfs[c.i], c.norms[l])
 	}
@@ -416,16 +422,7 @@ func (x *Index) Search(clauses []Clause, k int, prune bool) []Hit {
 	}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	type key struct{ field, term string }
-	merged := map[key]float64{}
-	var order []key
-	for _, c := range clauses {
-		kk := key{c.Field, c.Term}
-		if _, ok := merged[kk]; !ok {
-			order = append(order, kk)
-		}
-		merged[kk] += c.Weight
-	}
+	order, merged := mergeClauses(clauses)
 	var cs []cursor
 	for _, kk := range order {
 		f := x.fields[kk.field]
@@ -453,6 +450,36 @@ func (x *Index) Search(clauses []Clause, k int, prune bool) []Hit {
 	if len(cs) == 0 {
 		return nil
 	}
+	var ids []string
+	if x.dead > 0 {
+		ids = x.ids
+	}
+	return topK(cs, k, prune, ids, func(d uint32) string { return x.ids[d] })
+}
+
+// mergeClauses returns clauses' distinct (field, term) pairs in their
+// first order and the sum of each one's weights.
+func mergeClauses(clauses []Clause) ([]fieldTerm, map[fieldTerm]float64) {
+	merged := map[fieldTerm]float64{}
+	var order []fieldTerm
+	for _, c := range clauses {
+		kk := fieldTerm{c.Field, c.Term}
+		if _, ok := merged[kk]; !ok {
+			order = append(order, kk)
+		}
+		merged[kk] += c.Weight
+	}
+	return order, merged
+}
+
+// fieldTerm is one (field, term) pair of a query.
+type fieldTerm struct{ field, term string }
+
+// topK is the MaxScore evaluation of Search over the cursors cs (slot
+// numbers 0..len(cs)−1 in clause order): the k best documents, ties by
+// id. tomb, when not nil, maps document numbers to ids with "" for a
+// tombstone, which is skipped; id returns a document's id.
+func topK(cs []cursor, k int, prune bool, tomb []string, id func(uint32) string) []Hit {
 	// Ascending upper bounds; bound[i] = Σ ub of cs[:i+1].
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].ub < cs[j].ub })
 	bound := make([]float64, len(cs))
@@ -485,7 +512,7 @@ func (x *Index) Search(clauses []Clause, k int, prune bool) []Hit {
 				c.at(c.i + 1)
 			}
 		}
-		if x.dead > 0 && x.ids[d] == "" {
+		if tomb != nil && tomb[d] == "" {
 			continue // tombstone
 		}
 		pruned := false
@@ -511,7 +538,7 @@ func (x *Index) Search(clauses []Clause, k int, prune bool) []Hit {
 		if top.Len() == k && s < (*top)[0].Score {
 			continue // not better than the worst held, whatever its id
 		}
-		h := Hit{ID: x.ids[d], Score: s}
+		h := Hit{ID: id(d), Score: s}
 		if top.Len() < k {
 			heap.Push(top, h)
 		} else if better(h, (*top)[0]) {
