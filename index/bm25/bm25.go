@@ -492,7 +492,7 @@ func topK(cs []cursor, k int, prune bool, tomb []string, id func(uint32) string)
 	// A document's score is summed in clause order (part), whatever the
 	// pruning, so that it is the same to the last bit with or without.
 	part := make([]float64, len(cs))
-	top := &hitHeap{}
+	top := &hitHeap{id: id}
 	theta := math.Inf(-1) // the k-th best score once k are held
 	essential := 0        // cs[:essential] alone cannot reach theta
 	for {
@@ -535,20 +535,20 @@ func topK(cs []cursor, k int, prune bool, tomb []string, id func(uint32) string)
 		for _, v := range part {
 			s += v
 		}
-		if top.Len() == k && s < (*top)[0].Score {
+		if top.Len() == k && s < top.c[0].score {
 			continue // not better than the worst held, whatever its id
 		}
-		h := Hit{ID: id(d), Score: s}
+		h := candidate{score: s, doc: d}
 		if top.Len() < k {
 			heap.Push(top, h)
-		} else if better(h, (*top)[0]) {
-			(*top)[0] = h
+		} else if top.better(&h, &top.c[0]) {
+			top.c[0] = h
 			heap.Fix(top, 0)
 		} else {
 			continue
 		}
 		if top.Len() == k {
-			theta = (*top)[0].Score
+			theta = top.c[0].score
 			if prune {
 				for essential < len(cs) && bound[essential]*slack < theta {
 					essential++
@@ -558,30 +558,52 @@ func topK(cs []cursor, k int, prune bool, tomb []string, id func(uint32) string)
 	}
 	out := make([]Hit, top.Len())
 	for i := len(out) - 1; i >= 0; i-- {
-		out[i] = heap.Pop(top).(Hit)
+		c := heap.Pop(top).(candidate)
+		out[i] = Hit{ID: top.idOf(&c), Score: c.score}
 	}
 	return out
 }
 
-// better reports whether a ranks before b: higher score, then lower id.
-func better(a, b Hit) bool {
-	if a.Score != b.Score {
-		return a.Score > b.Score
-	}
-	return a.ID < b.ID
+// candidate is a document held in topK's heap: its number, its score,
+// and its id once a tie with another candidate's score needed it (a
+// saved index reads ids from its file: Saved.id).
+type candidate struct {
+	score float64
+	doc   uint32
+	known bool // id is set
+	id    string
 }
 
-// hitHeap is a min-heap of hits by rank (its root the worst held).
-type hitHeap []Hit
+// hitHeap is a min-heap of candidates by rank (its root the worst held):
+// higher score, then lower id.
+type hitHeap struct {
+	c  []candidate
+	id func(uint32) string
+}
 
-func (h hitHeap) Len() int           { return len(h) }
-func (h hitHeap) Less(i, j int) bool { return better(h[j], h[i]) }
-func (h hitHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *hitHeap) Push(v any)        { *h = append(*h, v.(Hit)) }
+// idOf returns c's id, looking it up once.
+func (h *hitHeap) idOf(c *candidate) string {
+	if !c.known {
+		c.id, c.known = h.id(c.doc), true
+	}
+	return c.id
+}
+
+// better reports whether a ranks before b: higher score, then lower id.
+func (h *hitHeap) better(a, b *candidate) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return h.idOf(a) < h.idOf(b)
+}
+
+func (h *hitHeap) Len() int           { return len(h.c) }
+func (h *hitHeap) Less(i, j int) bool { return h.better(&h.c[j], &h.c[i]) }
+func (h *hitHeap) Swap(i, j int)      { h.c[i], h.c[j] = h.c[j], h.c[i] }
+func (h *hitHeap) Push(v any)         { h.c = append(h.c, v.(candidate)) }
 func (h *hitHeap) Pop() any {
-	old := *h
-	v := old[len(old)-1]
-	*h = old[:len(old)-1]
+	v := h.c[len(h.c)-1]
+	h.c = h.c[:len(h.c)-1]
 	return v
 }
 

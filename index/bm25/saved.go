@@ -2,6 +2,7 @@ package bm25
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -231,12 +232,13 @@ func (x *Index) writeSaved(w *countWriter, tag []byte) error {
 // safe for concurrent use.
 type Saved struct {
 	f      *os.File
+	data   []byte // the file mapped (mapSaved), or nil: blocks are read with pread
 	size   uint64
 	tag    []byte
 	nDocs  uint64
 	ids    []blockRef
 	fields map[string]*savedField
-	idMemo map[uint64][]string // id blocks read, by block number
+	idMemo map[uint64][]byte // id blocks read and checked, by block number
 }
 
 // savedField is one field of a Saved: Index statistics and dictionary
@@ -264,7 +266,7 @@ func OpenSaved(path string) (*Saved, error) {
 	return s, nil
 }
 
-func openSaved(f *os.File) (*Saved, error) {
+func openSaved(f *os.File) (out *Saved, err error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
@@ -280,14 +282,20 @@ func openSaved(f *os.File) (*Saved, error) {
 	if string(foot[16:]) != savedMagic {
 		return nil, fmt.Errorf("%w: bad magic", ErrSavedCorrupt)
 	}
-	s := &Saved{f: f, size: size, fields: map[string]*savedField{}, idMemo: map[uint64][]string{}}
+	s := &Saved{f: f, size: size, fields: map[string]*savedField{}, idMemo: map[uint64][]byte{}}
+	s.data, _ = mapSaved(f, int64(size))
+	defer func() {
+		if err != nil && s.data != nil {
+			unmapSaved(s.data)
+		}
+	}()
 	dirRef := blockRef{off: binary.LittleEndian.Uint64(foot), n: uint64(binary.LittleEndian.Uint32(foot[8:])), crc: binary.LittleEndian.Uint32(foot[12:])}
 	dir, err := s.block(dirRef)
 	if err != nil {
 		return nil, err
 	}
 	d := decoder{b: dir}
-	s.tag = d.bytes()
+	s.tag = bytes.Clone(d.bytes()) // valid after Close
 	s.nDocs = d.uvarint()
 	nID := d.uvarint()
 	if nID > uint64(len(dir)) {
@@ -320,7 +328,13 @@ func openSaved(f *os.File) (*Saved, error) {
 }
 
 // Close closes the file.
-func (s *Saved) Close() error { return s.f.Close() }
+func (s *Saved) Close() error {
+	if s.data != nil {
+		unmapSaved(s.data)
+		s.data = nil
+	}
+	return s.f.Close()
+}
 
 // Tag returns the tag the index was saved with (WriteSaved).
 func (s *Saved) Tag() []byte { return s.tag }
@@ -330,9 +344,14 @@ func (s *Saved) block(r blockRef) ([]byte, error) {
 	if r.off > s.size || r.n > s.size-r.off {
 		return nil, fmt.Errorf("%w: block [%d,+%d) past the end", ErrSavedCorrupt, r.off, r.n)
 	}
-	b := make([]byte, r.n)
-	if _, err := s.f.ReadAt(b, int64(r.off)); err != nil {
-		return nil, err
+	var b []byte
+	if s.data != nil {
+		b = s.data[r.off : r.off+r.n : r.off+r.n]
+	} else {
+		b = make([]byte, r.n)
+		if _, err := s.f.ReadAt(b, int64(r.off)); err != nil {
+			return nil, err
+		}
 	}
 	if crc32.ChecksumIEEE(b) != r.crc {
 		return nil, fmt.Errorf("%w: CRC-32 of block at %d", ErrSavedCorrupt, r.off)
@@ -418,55 +437,59 @@ func (s *Saved) lookup(f *savedField, term string) (savedTerm, bool, error) {
 	return savedTerm{}, false, nil
 }
 
-// postings reads and decodes e's postings into a cursor's slices.
-func (s *Saved) postings(e savedTerm) (docs, tfs, lens []uint32, err error) {
+// postings reads and decodes e's postings into a cursor's slices, cut
+// from arena (which it returns advanced) while it has room.
+func (s *Saved) postings(e savedTerm, arena []uint32) (docs, tfs, lens, rest []uint32, err error) {
 	b, err := s.block(e.post)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, arena, err
 	}
-	docs, tfs, lens = make([]uint32, 0, e.df), make([]uint32, 0, e.df), make([]uint32, 0, e.df)
+	n := int(min(e.df, uint64(len(b)))) // a posting takes 3 bytes or more
+	if len(arena) < 3*n {
+		arena = make([]uint32, 3*n)
+	}
+	docs, tfs, lens, rest = arena[:n:n], arena[n:2*n:2*n], arena[2*n:3*n:3*n], arena[3*n:]
 	d := decoder{b: b}
 	doc := uint64(0)
-	for len(d.b) > 0 && d.err == nil {
+	i := 0
+	for ; len(d.b) > 0 && d.err == nil && i < n; i++ {
 		doc += d.uvarint()
 		tf, l := d.uvarint(), d.uvarint()
 		if doc >= s.nDocs || tf > math.MaxUint32 || l > math.MaxUint32 {
 			d.err = ErrSavedCorrupt
 		}
-		docs, tfs, lens = append(docs, uint32(doc)), append(tfs, uint32(tf)), append(lens, uint32(l))
+		docs[i], tfs[i], lens[i] = uint32(doc), uint32(tf), uint32(l)
 	}
-	if d.err != nil || uint64(len(docs)) != e.df {
-		return nil, nil, nil, fmt.Errorf("%w: postings block at %d", ErrSavedCorrupt, e.post.off)
+	if d.err != nil || len(d.b) != 0 || uint64(i) != e.df {
+		return nil, nil, nil, rest, fmt.Errorf("%w: postings block at %d", ErrSavedCorrupt, e.post.off)
 	}
-	return docs, tfs, lens, nil
+	return docs, tfs, lens, rest, nil
 }
 
-// id returns document number n's id, reading its id block on first use.
+// id returns document number n's id, reading (and checking) its id
+// block on first use and decoding only that entry.
 func (s *Saved) id(n uint32) (string, error) {
 	bi := uint64(n) / savedIDsPerBlock
-	ids, ok := s.idMemo[bi]
+	b, ok := s.idMemo[bi]
 	if !ok {
 		if bi >= uint64(len(s.ids)) {
 			return "", fmt.Errorf("%w: document %d", ErrSavedCorrupt, n)
 		}
-		b, err := s.block(s.ids[bi])
-		if err != nil {
+		var err error
+		if b, err = s.block(s.ids[bi]); err != nil {
 			return "", err
 		}
-		d := decoder{b: b}
-		for len(d.b) > 0 && d.err == nil {
-			ids = append(ids, string(d.bytes()))
-		}
-		if d.err != nil {
-			return "", fmt.Errorf("%w: id block %d", ErrSavedCorrupt, bi)
-		}
-		s.idMemo[bi] = ids
+		s.idMemo[bi] = b
 	}
-	j := int(uint64(n) % savedIDsPerBlock)
-	if j >= len(ids) || ids[j] == "" {
+	d := decoder{b: b}
+	for range uint64(n) % savedIDsPerBlock {
+		d.bytes()
+	}
+	id := d.bytes()
+	if d.err != nil || len(id) == 0 {
 		return "", fmt.Errorf("%w: document %d has no id", ErrSavedCorrupt, n)
 	}
-	return ids[j], nil
+	return string(id), nil
 }
 
 // Search is Index.Search on the saved index: the same hits, scores (to
@@ -480,7 +503,13 @@ func (s *Saved) Search(clauses []Clause, k int, prune bool) ([]Hit, error) {
 		return nil, nil
 	}
 	order, merged := mergeClauses(clauses)
-	var cs []cursor
+	type found struct {
+		kk fieldTerm
+		f  *savedField
+		e  savedTerm
+	}
+	var terms []found
+	total := uint64(0)
 	for _, kk := range order {
 		f := s.fields[kk.field]
 		if f == nil || f.docs == 0 {
@@ -493,10 +522,19 @@ func (s *Saved) Search(clauses []Clause, k int, prune bool) ([]Hit, error) {
 		if !ok || e.df == 0 {
 			continue
 		}
-		docs, tfs, lens, err := s.postings(e)
+		terms = append(terms, found{kk, f, e})
+		total += min(e.df, e.post.n)
+	}
+	// One allocation for every decoded posting list.
+	arena := make([]uint32, 3*total)
+	var cs []cursor
+	for _, t := range terms {
+		kk, f, e := t.kk, t.f, t.e
+		docs, tfs, lens, rest, err := s.postings(e, arena)
 		if err != nil {
 			return nil, err
 		}
+		arena = rest
 		avg := float64(f.sumLen) / float64(f.docs)
 		w := merged[kk] * Idf(e.df, f.docs)
 		c := cursor{docs: docs, tfs: tfs, plens: lens, weight: w, avgLen: avg, slot: len(cs)}
