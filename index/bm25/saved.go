@@ -232,7 +232,7 @@ func (x *Index) writeSaved(w *countWriter, tag []byte) error {
 // safe for concurrent use.
 type Saved struct {
 	f      *os.File
-	data   []byte // the file mapped (mapSaved), or nil: blocks are read with pread
+	buf    []byte // reused for dictionary and postings blocks, decoded at once
 	size   uint64
 	tag    []byte
 	nDocs  uint64
@@ -266,7 +266,7 @@ func OpenSaved(path string) (*Saved, error) {
 	return s, nil
 }
 
-func openSaved(f *os.File) (out *Saved, err error) {
+func openSaved(f *os.File) (*Saved, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
@@ -283,12 +283,6 @@ func openSaved(f *os.File) (out *Saved, err error) {
 		return nil, fmt.Errorf("%w: bad magic", ErrSavedCorrupt)
 	}
 	s := &Saved{f: f, size: size, fields: map[string]*savedField{}, idMemo: map[uint64][]byte{}}
-	s.data, _ = mapSaved(f, int64(size))
-	defer func() {
-		if err != nil && s.data != nil {
-			unmapSaved(s.data)
-		}
-	}()
 	dirRef := blockRef{off: binary.LittleEndian.Uint64(foot), n: uint64(binary.LittleEndian.Uint32(foot[8:])), crc: binary.LittleEndian.Uint32(foot[12:])}
 	dir, err := s.block(dirRef)
 	if err != nil {
@@ -328,30 +322,38 @@ func openSaved(f *os.File) (out *Saved, err error) {
 }
 
 // Close closes the file.
-func (s *Saved) Close() error {
-	if s.data != nil {
-		unmapSaved(s.data)
-		s.data = nil
-	}
-	return s.f.Close()
-}
+func (s *Saved) Close() error { return s.f.Close() }
 
 // Tag returns the tag the index was saved with (WriteSaved).
 func (s *Saved) Tag() []byte { return s.tag }
 
-// block reads the block r and checks its CRC-32.
+// scratchBlock is block read into s.buf, valid until the next call: for
+// a block decoded at once.
+func (s *Saved) scratchBlock(r blockRef) ([]byte, error) {
+	if r.off > s.size || r.n > s.size-r.off {
+		return nil, fmt.Errorf("%w: block [%d,+%d) past the end", ErrSavedCorrupt, r.off, r.n)
+	}
+	if uint64(cap(s.buf)) < r.n {
+		s.buf = make([]byte, r.n)
+	}
+	b := s.buf[:r.n]
+	if _, err := s.f.ReadAt(b, int64(r.off)); err != nil {
+		return nil, err
+	}
+	if crc32.ChecksumIEEE(b) != r.crc {
+		return nil, fmt.Errorf("%w: CRC-32 of block at %d", ErrSavedCorrupt, r.off)
+	}
+	return b, nil
+}
+
+// block reads the block r into fresh memory and checks its CRC-32.
 func (s *Saved) block(r blockRef) ([]byte, error) {
 	if r.off > s.size || r.n > s.size-r.off {
 		return nil, fmt.Errorf("%w: block [%d,+%d) past the end", ErrSavedCorrupt, r.off, r.n)
 	}
-	var b []byte
-	if s.data != nil {
-		b = s.data[r.off : r.off+r.n : r.off+r.n]
-	} else {
-		b = make([]byte, r.n)
-		if _, err := s.f.ReadAt(b, int64(r.off)); err != nil {
-			return nil, err
-		}
+	b := make([]byte, r.n)
+	if _, err := s.f.ReadAt(b, int64(r.off)); err != nil {
+		return nil, err
 	}
 	if crc32.ChecksumIEEE(b) != r.crc {
 		return nil, fmt.Errorf("%w: CRC-32 of block at %d", ErrSavedCorrupt, r.off)
@@ -418,7 +420,7 @@ func (s *Saved) lookup(f *savedField, term string) (savedTerm, bool, error) {
 	if i < 0 {
 		return savedTerm{}, false, nil
 	}
-	b, err := s.block(f.blocks[i])
+	b, err := s.scratchBlock(f.blocks[i])
 	if err != nil {
 		return savedTerm{}, false, err
 	}
@@ -440,7 +442,7 @@ func (s *Saved) lookup(f *savedField, term string) (savedTerm, bool, error) {
 // postings reads and decodes e's postings into a cursor's slices, cut
 // from arena (which it returns advanced) while it has room.
 func (s *Saved) postings(e savedTerm, arena []uint32) (docs, tfs, lens, rest []uint32, err error) {
-	b, err := s.block(e.post)
+	b, err := s.scratchBlock(e.post)
 	if err != nil {
 		return nil, nil, nil, arena, err
 	}
