@@ -191,10 +191,14 @@ func (w *Workspace) Search(ctx context.Context, query string, limit int) ([]Sear
 
 // textRanking returns the BM25 ranking of memories for query (best
 // first, ties by id), at most n: from the daemon's in-memory index once
-// warmed (WarmText), else from Bluge.
+// warmed (WarmText), else from the saved text index when it is current
+// (savedTextRanking), else from Bluge.
 func (w *Workspace) textRanking(ctx context.Context, query string, n int) ([]index.Scored, error) {
 	if out, ok, err := w.warmTextRanking(query, n); ok || err != nil {
 		return out, err
+	}
+	if out, ok := w.savedTextRanking(query, n); ok {
+		return out, nil
 	}
 	ft, err := w.searchIndex()
 	if err != nil {

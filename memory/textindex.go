@@ -70,7 +70,8 @@ func (t *textTable) update(docs []index.Doc, deleted []string, gen uint64) {
 // It holds the write lock while it reads, so that no write falls between
 // the generation it records and the index it reads. It returns an error
 // of opening or reading the full-text index, or when that index is not
-// in step with the store.
+// in step with the store. It then writes the saved text index for
+// processes without a daemon (saveText), ignoring a failure to.
 func (w *Workspace) WarmText(ctx context.Context) error {
 	w.writeMu.Lock()
 	defer w.writeMu.Unlock()
@@ -89,6 +90,10 @@ func (w *Workspace) WarmText(ctx context.Context) error {
 	if g, known := ft.Generation(); !known || g != gen {
 		return fmt.Errorf("full-text index at generation %d, store at %d", g, gen)
 	}
+	var tag string
+	if ft.Persisted() {
+		tag, _ = w.savedTextTag(gen) // "" (no saved index) on an error
+	}
 	x, err := ft.LoadBM25(ctx, slices.Sorted(maps.Keys(searchFields)))
 	if err != nil {
 		return err
@@ -97,6 +102,7 @@ func (w *Workspace) WarmText(ctx context.Context) error {
 	t.mu.Lock()
 	t.ok, t.gen, t.x = true, gen, x
 	t.mu.Unlock()
+	_ = w.saveText(ft, x, gen, tag) // a shortcut for CLI searches: textsaved.go
 	return nil
 }
 

@@ -357,7 +357,8 @@ type cursor struct {
 	cur    uint32  // docs[i], math.MaxUint32 past the end
 	weight float64 // clause weight × idf
 	avgLen float64
-	lens   []uint32
+	lens   []uint32  // document number -> field length (field.lens), or nil with plens
+	plens  []uint32  // posting -> field length (a saved index's postings: Saved)
 	norms  []float64 // NormInverse by field length for avgLen (field.normsFor)
 	ub     float64   // score upper bound of any posting
 	slot   int       // position in the query's clause order
@@ -393,7 +394,12 @@ func (c *cursor) seek(d uint32) {
 
 // score returns the term score of c's current posting.
 func (c *cursor) score() float64 {
-	l := c.lens[c.cur]
+	var l uint32
+	if c.plens != nil {
+		l = c.plens[c.i]
+	} else {
+		l = c.lens[c.cur]
+	}
 	if int(l) < len(c.norms) {
 		return TermScoreNorm(c.weight, c.tfs[c.i], c.norms[l])
 	}
@@ -416,16 +422,7 @@ func (x *Index) Search(clauses []Clause, k int, prune bool) []Hit {
 	}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	type key struct{ field, term string }
-	merged := map[key]float64{}
-	var order []key
-	for _, c := range clauses {
-		kk := key{c.Field, c.Term}
-		if _, ok := merged[kk]; !ok {
-			order = append(order, kk)
-		}
-		merged[kk] += c.Weight
-	}
+	order, merged := mergeClauses(clauses)
 	var cs []cursor
 	for _, kk := range order {
 		f := x.fields[kk.field]
@@ -453,6 +450,36 @@ func (x *Index) Search(clauses []Clause, k int, prune bool) []Hit {
 	if len(cs) == 0 {
 		return nil
 	}
+	var ids []string
+	if x.dead > 0 {
+		ids = x.ids
+	}
+	return topK(cs, k, prune, ids, func(d uint32) string { return x.ids[d] })
+}
+
+// mergeClauses returns clauses' distinct (field, term) pairs in their
+// first order and the sum of each one's weights.
+func mergeClauses(clauses []Clause) ([]fieldTerm, map[fieldTerm]float64) {
+	merged := map[fieldTerm]float64{}
+	var order []fieldTerm
+	for _, c := range clauses {
+		kk := fieldTerm{c.Field, c.Term}
+		if _, ok := merged[kk]; !ok {
+			order = append(order, kk)
+		}
+		merged[kk] += c.Weight
+	}
+	return order, merged
+}
+
+// fieldTerm is one (field, term) pair of a query.
+type fieldTerm struct{ field, term string }
+
+// topK is the MaxScore evaluation of Search over the cursors cs (slot
+// numbers 0..len(cs)−1 in clause order): the k best documents, ties by
+// id. tomb, when not nil, maps document numbers to ids with "" for a
+// tombstone, which is skipped; id returns a document's id.
+func topK(cs []cursor, k int, prune bool, tomb []string, id func(uint32) string) []Hit {
 	// Ascending upper bounds; bound[i] = Σ ub of cs[:i+1].
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].ub < cs[j].ub })
 	bound := make([]float64, len(cs))
@@ -465,7 +492,7 @@ func (x *Index) Search(clauses []Clause, k int, prune bool) []Hit {
 	// A document's score is summed in clause order (part), whatever the
 	// pruning, so that it is the same to the last bit with or without.
 	part := make([]float64, len(cs))
-	top := &hitHeap{}
+	top := &hitHeap{id: id}
 	theta := math.Inf(-1) // the k-th best score once k are held
 	essential := 0        // cs[:essential] alone cannot reach theta
 	for {
@@ -485,7 +512,7 @@ func (x *Index) Search(clauses []Clause, k int, prune bool) []Hit {
 				c.at(c.i + 1)
 			}
 		}
-		if x.dead > 0 && x.ids[d] == "" {
+		if tomb != nil && tomb[d] == "" {
 			continue // tombstone
 		}
 		pruned := false
@@ -508,20 +535,20 @@ func (x *Index) Search(clauses []Clause, k int, prune bool) []Hit {
 		for _, v := range part {
 			s += v
 		}
-		if top.Len() == k && s < (*top)[0].Score {
+		if top.Len() == k && s < top.c[0].score {
 			continue // not better than the worst held, whatever its id
 		}
-		h := Hit{ID: x.ids[d], Score: s}
+		h := candidate{score: s, doc: d}
 		if top.Len() < k {
 			heap.Push(top, h)
-		} else if better(h, (*top)[0]) {
-			(*top)[0] = h
+		} else if top.better(&h, &top.c[0]) {
+			top.c[0] = h
 			heap.Fix(top, 0)
 		} else {
 			continue
 		}
 		if top.Len() == k {
-			theta = (*top)[0].Score
+			theta = top.c[0].score
 			if prune {
 				for essential < len(cs) && bound[essential]*slack < theta {
 					essential++
@@ -531,30 +558,52 @@ func (x *Index) Search(clauses []Clause, k int, prune bool) []Hit {
 	}
 	out := make([]Hit, top.Len())
 	for i := len(out) - 1; i >= 0; i-- {
-		out[i] = heap.Pop(top).(Hit)
+		c := heap.Pop(top).(candidate)
+		out[i] = Hit{ID: top.idOf(&c), Score: c.score}
 	}
 	return out
 }
 
-// better reports whether a ranks before b: higher score, then lower id.
-func better(a, b Hit) bool {
-	if a.Score != b.Score {
-		return a.Score > b.Score
-	}
-	return a.ID < b.ID
+// candidate is a document held in topK's heap: its number, its score,
+// and its id once a tie with another candidate's score needed it (a
+// saved index reads ids from its file: Saved.id).
+type candidate struct {
+	score float64
+	doc   uint32
+	known bool // id is set
+	id    string
 }
 
-// hitHeap is a min-heap of hits by rank (its root the worst held).
-type hitHeap []Hit
+// hitHeap is a min-heap of candidates by rank (its root the worst held):
+// higher score, then lower id.
+type hitHeap struct {
+	c  []candidate
+	id func(uint32) string
+}
 
-func (h hitHeap) Len() int           { return len(h) }
-func (h hitHeap) Less(i, j int) bool { return better(h[j], h[i]) }
-func (h hitHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *hitHeap) Push(v any)        { *h = append(*h, v.(Hit)) }
+// idOf returns c's id, looking it up once.
+func (h *hitHeap) idOf(c *candidate) string {
+	if !c.known {
+		c.id, c.known = h.id(c.doc), true
+	}
+	return c.id
+}
+
+// better reports whether a ranks before b: higher score, then lower id.
+func (h *hitHeap) better(a, b *candidate) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return h.idOf(a) < h.idOf(b)
+}
+
+func (h *hitHeap) Len() int           { return len(h.c) }
+func (h *hitHeap) Less(i, j int) bool { return h.better(&h.c[j], &h.c[i]) }
+func (h *hitHeap) Swap(i, j int)      { h.c[i], h.c[j] = h.c[j], h.c[i] }
+func (h *hitHeap) Push(v any)         { h.c = append(h.c, v.(candidate)) }
 func (h *hitHeap) Pop() any {
-	old := *h
-	v := old[len(old)-1]
-	*h = old[:len(old)-1]
+	v := h.c[len(h.c)-1]
+	h.c = h.c[:len(h.c)-1]
 	return v
 }
 

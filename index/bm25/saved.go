@@ -1,0 +1,565 @@
+package bm25
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// The saved form of an Index: a file that a process answering a single
+// query (a CLI search, issue #15) reads instead of loading an index or
+// opening Bluge, touching only the parts that query needs. Layout
+// (integers little-endian; "uvarint" is encoding/binary's unsigned
+// varint):
+//
+//	magic "GLBM25S1"
+//	data blocks, each followed by nothing (its CRC-32 is in its reference)
+//	directory (see below)
+//	footer: directory offset (uint64), directory length (uint32),
+//	        directory CRC-32 (uint32, IEEE), magic "GLBM25S1"
+//
+// The directory holds: the caller's tag (uvarint length, bytes); the
+// number of document numbers; the id blocks' references; and per field
+// (sorted by name) its name, N and total length (Index statistics, as
+// Search uses them) and its dictionary blocks' references, each with the
+// first term of its block. A reference is offset, length (uvarints) and
+// the block's CRC-32 (uint32). A dictionary block holds up to
+// savedTermsPerBlock terms in byte order, each: term, live document
+// frequency, the posting upper-bound parameters (maxTF, minLen) and its
+// postings' reference. A postings block holds, per posting in document
+// order: the document number's delta to the previous one, the term
+// frequency and the field length (uvarints). An id block holds
+// savedIDsPerBlock consecutive document numbers' ids (uvarint length,
+// bytes; "" for a number with no live document).
+//
+// Every block is checked against its CRC-32 when read; a mismatch, a
+// block out of the file or a malformed one is ErrSavedCorrupt, and the
+// caller answers from the index the file was saved from instead.
+const savedMagic = "GLBM25S1"
+
+const (
+	savedTermsPerBlock = 64
+	savedIDsPerBlock   = 128
+	savedFooterLen     = 8 + 4 + 4 + len(savedMagic)
+)
+
+// ErrSavedCorrupt is returned (wrapped) by OpenSaved and Saved.Search for
+// a saved index whose file is truncated, malformed or fails a block's
+// CRC-32.
+var ErrSavedCorrupt = errors.New("saved BM25 index corrupt")
+
+// WriteSaved writes the saved form of x, tagged with tag (the caller's
+// description of what x reflects, returned by Saved.Tag), to path
+// atomically: a temporary file in path's directory, synced, then renamed
+// over path. Deleted documents' postings are left out; the statistics
+// (N, total length, live document frequencies) are x's, so a Saved
+// search ranks exactly as x.Search did when it was written. It returns
+// the bytes written and the error of writing.
+func (x *Index) WriteSaved(path string, tag []byte) (n int64, err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return 0, err
+	}
+	defer func() {
+		if err != nil {
+			_ = f.Close()
+			_ = os.Remove(f.Name())
+		}
+	}()
+	cw := &countWriter{w: bufio.NewWriterSize(f, 1<<20)}
+	x.mu.RLock()
+	err = x.writeSaved(cw, tag)
+	x.mu.RUnlock()
+	if err != nil {
+		return 0, err
+	}
+	if err := cw.w.(*bufio.Writer).Flush(); err != nil {
+		return 0, err
+	}
+	if err := f.Sync(); err != nil {
+		return 0, err
+	}
+	if err := f.Close(); err != nil {
+		return 0, err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return 0, err
+	}
+	return cw.n, nil
+}
+
+// countWriter counts the bytes written through it.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// blockRef is a block's place in the file and its CRC-32.
+type blockRef struct {
+	off, n uint64
+	crc    uint32
+}
+
+func appendRef(b []byte, r blockRef) []byte {
+	b = binary.AppendUvarint(b, r.off)
+	b = binary.AppendUvarint(b, r.n)
+	return binary.LittleEndian.AppendUint32(b, r.crc)
+}
+
+// writeSaved writes the file's content to w; the caller holds x.mu.
+func (x *Index) writeSaved(w *countWriter, tag []byte) error {
+	put := func(b []byte) (blockRef, error) {
+		r := blockRef{off: uint64(w.n), n: uint64(len(b)), crc: crc32.ChecksumIEEE(b)}
+		_, err := w.Write(b)
+		return r, err
+	}
+	if _, err := w.Write([]byte(savedMagic)); err != nil {
+		return err
+	}
+	var dir []byte
+	dir = binary.AppendUvarint(dir, uint64(len(tag)))
+	dir = append(dir, tag...)
+	dir = binary.AppendUvarint(dir, uint64(len(x.ids)))
+	nID := (len(x.ids) + savedIDsPerBlock - 1) / savedIDsPerBlock
+	dir = binary.AppendUvarint(dir, uint64(nID))
+	var buf []byte
+	for i := 0; i < len(x.ids); i += savedIDsPerBlock {
+		buf = buf[:0]
+		for _, id := range x.ids[i:min(i+savedIDsPerBlock, len(x.ids))] {
+			buf = binary.AppendUvarint(buf, uint64(len(id)))
+			buf = append(buf, id...)
+		}
+		r, err := put(buf)
+		if err != nil {
+			return err
+		}
+		dir = appendRef(dir, r)
+	}
+	names := make([]string, 0, len(x.fields))
+	for name := range x.fields {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	dir = binary.AppendUvarint(dir, uint64(len(names)))
+	var post []byte
+	for _, name := range names {
+		f := x.fields[name]
+		terms := make([]string, 0, len(f.terms))
+		for t := range f.terms {
+			terms = append(terms, t)
+		}
+		sort.Strings(terms)
+		dir = binary.AppendUvarint(dir, uint64(len(name)))
+		dir = append(dir, name...)
+		dir = binary.AppendUvarint(dir, uint64(f.docs))
+		dir = binary.AppendUvarint(dir, f.sumLen)
+		// Postings of every term first, then the dictionary blocks.
+		refs := make([]blockRef, len(terms))
+		dfs := make([]int, len(terms))
+		for i, t := range terms {
+			p := f.terms[t]
+			post = post[:0]
+			prev := uint32(0)
+			for j, d := range p.docs {
+				if x.dead > 0 && x.ids[d] == "" {
+					continue
+				}
+				post = binary.AppendUvarint(post, uint64(d-prev))
+				post = binary.AppendUvarint(post, uint64(p.tfs[j]))
+				post = binary.AppendUvarint(post, uint64(f.lens[d]))
+				prev = d
+				dfs[i]++
+			}
+			r, err := put(post)
+			if err != nil {
+				return err
+			}
+			refs[i] = r
+		}
+		nb := (len(terms) + savedTermsPerBlock - 1) / savedTermsPerBlock
+		dir = binary.AppendUvarint(dir, uint64(nb))
+		for i := 0; i < len(terms); i += savedTermsPerBlock {
+			buf = buf[:0]
+			end := min(i+savedTermsPerBlock, len(terms))
+			buf = binary.AppendUvarint(buf, uint64(end-i))
+			for j := i; j < end; j++ {
+				p := f.terms[terms[j]]
+				buf = binary.AppendUvarint(buf, uint64(len(terms[j])))
+				buf = append(buf, terms[j]...)
+				buf = binary.AppendUvarint(buf, uint64(dfs[j]))
+				buf = binary.AppendUvarint(buf, uint64(p.maxTF))
+				buf = binary.AppendUvarint(buf, uint64(p.minLen))
+				buf = appendRef(buf, refs[j])
+			}
+			r, err := put(buf)
+			if err != nil {
+				return err
+			}
+			dir = binary.AppendUvarint(dir, uint64(len(terms[i])))
+			dir = append(dir, terms[i]...)
+			dir = appendRef(dir, r)
+		}
+	}
+	dirOff := uint64(w.n)
+	if _, err := w.Write(dir); err != nil {
+		return err
+	}
+	var foot []byte
+	foot = binary.LittleEndian.AppendUint64(foot, dirOff)
+	foot = binary.LittleEndian.AppendUint32(foot, uint32(len(dir)))
+	foot = binary.LittleEndian.AppendUint32(foot, crc32.ChecksumIEEE(dir))
+	foot = append(foot, savedMagic...)
+	_, err := w.Write(foot)
+	return err
+}
+
+// Saved is an open saved index (WriteSaved): its directory read and
+// checked, its blocks read (pread) only when a search needs them. Not
+// safe for concurrent use.
+type Saved struct {
+	f      *os.File
+	buf    []byte // reused for dictionary and postings blocks, decoded at once
+	size   uint64
+	tag    []byte
+	nDocs  uint64
+	ids    []blockRef
+	fields map[string]*savedField
+	idMemo map[uint64][]byte // id blocks read and checked, by block number
+}
+
+// savedField is one field of a Saved: Index statistics and dictionary
+// blocks' references.
+type savedField struct {
+	docs   uint64
+	sumLen uint64
+	first  [][]byte // first term of each dictionary block
+	blocks []blockRef
+}
+
+// OpenSaved opens the saved index at path, reading its footer and
+// directory (two reads) and checking the directory's CRC-32. It returns
+// the error of opening or reading the file, or ErrSavedCorrupt.
+func OpenSaved(path string) (*Saved, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	s, err := openSaved(f)
+	if err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func openSaved(f *os.File) (*Saved, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := uint64(st.Size())
+	if size < uint64(len(savedMagic)+savedFooterLen) {
+		return nil, fmt.Errorf("%w: %d bytes", ErrSavedCorrupt, size)
+	}
+	foot := make([]byte, savedFooterLen)
+	if _, err := f.ReadAt(foot, int64(size)-int64(savedFooterLen)); err != nil {
+		return nil, err
+	}
+	if string(foot[16:]) != savedMagic {
+		return nil, fmt.Errorf("%w: bad magic", ErrSavedCorrupt)
+	}
+	s := &Saved{f: f, size: size, fields: map[string]*savedField{}, idMemo: map[uint64][]byte{}}
+	dirRef := blockRef{off: binary.LittleEndian.Uint64(foot), n: uint64(binary.LittleEndian.Uint32(foot[8:])), crc: binary.LittleEndian.Uint32(foot[12:])}
+	dir, err := s.block(dirRef)
+	if err != nil {
+		return nil, err
+	}
+	d := decoder{b: dir}
+	s.tag = bytes.Clone(d.bytes()) // valid after Close
+	s.nDocs = d.uvarint()
+	nID := d.uvarint()
+	if nID > uint64(len(dir)) {
+		return nil, fmt.Errorf("%w: directory", ErrSavedCorrupt)
+	}
+	s.ids = make([]blockRef, nID)
+	for i := range s.ids {
+		s.ids[i] = d.ref()
+	}
+	nf := d.uvarint()
+	for i := uint64(0); i < nf && d.err == nil; i++ {
+		name := string(d.bytes())
+		sf := &savedField{docs: d.uvarint(), sumLen: d.uvarint()}
+		nb := d.uvarint()
+		if nb > uint64(len(dir)) {
+			return nil, fmt.Errorf("%w: directory", ErrSavedCorrupt)
+		}
+		sf.first = make([][]byte, nb)
+		sf.blocks = make([]blockRef, nb)
+		for j := range sf.blocks {
+			sf.first[j] = d.bytes()
+			sf.blocks[j] = d.ref()
+		}
+		s.fields[name] = sf
+	}
+	if d.err != nil || len(d.b) != 0 {
+		return nil, fmt.Errorf("%w: directory", ErrSavedCorrupt)
+	}
+	return s, nil
+}
+
+// Close closes the file.
+func (s *Saved) Close() error { return s.f.Close() }
+
+// Tag returns the tag the index was saved with (WriteSaved).
+func (s *Saved) Tag() []byte { return s.tag }
+
+// scratchBlock is block read into s.buf, valid until the next call: for
+// a block decoded at once.
+func (s *Saved) scratchBlock(r blockRef) ([]byte, error) {
+	if r.off > s.size || r.n > s.size-r.off {
+		return nil, fmt.Errorf("%w: block [%d,+%d) past the end", ErrSavedCorrupt, r.off, r.n)
+	}
+	if uint64(cap(s.buf)) < r.n {
+		s.buf = make([]byte, r.n)
+	}
+	b := s.buf[:r.n]
+	if _, err := s.f.ReadAt(b, int64(r.off)); err != nil {
+		return nil, err
+	}
+	if crc32.ChecksumIEEE(b) != r.crc {
+		return nil, fmt.Errorf("%w: CRC-32 of block at %d", ErrSavedCorrupt, r.off)
+	}
+	return b, nil
+}
+
+// block reads the block r into fresh memory and checks its CRC-32.
+func (s *Saved) block(r blockRef) ([]byte, error) {
+	if r.off > s.size || r.n > s.size-r.off {
+		return nil, fmt.Errorf("%w: block [%d,+%d) past the end", ErrSavedCorrupt, r.off, r.n)
+	}
+	b := make([]byte, r.n)
+	if _, err := s.f.ReadAt(b, int64(r.off)); err != nil {
+		return nil, err
+	}
+	if crc32.ChecksumIEEE(b) != r.crc {
+		return nil, fmt.Errorf("%w: CRC-32 of block at %d", ErrSavedCorrupt, r.off)
+	}
+	return b, nil
+}
+
+// decoder reads uvarints and length-prefixed bytes from b; the first
+// malformed one sets err (and every later read returns zero values).
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func (d *decoder) uvarint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.err = ErrSavedCorrupt
+		d.b = nil
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) bytes() []byte {
+	n := d.uvarint()
+	if d.err != nil || n > uint64(len(d.b)) {
+		d.err = ErrSavedCorrupt
+		d.b = nil
+		return nil
+	}
+	v := d.b[:n:n]
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) ref() blockRef {
+	r := blockRef{off: d.uvarint(), n: d.uvarint()}
+	if d.err != nil || len(d.b) < 4 {
+		d.err = ErrSavedCorrupt
+		d.b = nil
+		return blockRef{}
+	}
+	r.crc = binary.LittleEndian.Uint32(d.b)
+	d.b = d.b[4:]
+	return r
+}
+
+// savedTerm is a dictionary entry.
+type savedTerm struct {
+	df, maxTF, minLen uint64
+	post              blockRef
+}
+
+// lookup returns field f's entry of term, and false when f has no such
+// term.
+func (s *Saved) lookup(f *savedField, term string) (savedTerm, bool, error) {
+	// The last block whose first term is ≤ term.
+	i := sort.Search(len(f.first), func(i int) bool { return string(f.first[i]) > term }) - 1
+	if i < 0 {
+		return savedTerm{}, false, nil
+	}
+	b, err := s.scratchBlock(f.blocks[i])
+	if err != nil {
+		return savedTerm{}, false, err
+	}
+	d := decoder{b: b}
+	n := d.uvarint()
+	for j := uint64(0); j < n && d.err == nil; j++ {
+		t := d.bytes()
+		e := savedTerm{df: d.uvarint(), maxTF: d.uvarint(), minLen: d.uvarint(), post: d.ref()}
+		if d.err == nil && string(t) == term {
+			return e, true, nil
+		}
+	}
+	if d.err != nil {
+		return savedTerm{}, false, fmt.Errorf("%w: dictionary block at %d", ErrSavedCorrupt, f.blocks[i].off)
+	}
+	return savedTerm{}, false, nil
+}
+
+// postings reads and decodes e's postings into a cursor's slices, cut
+// from arena (which it returns advanced) while it has room.
+func (s *Saved) postings(e savedTerm, arena []uint32) (docs, tfs, lens, rest []uint32, err error) {
+	b, err := s.scratchBlock(e.post)
+	if err != nil {
+		return nil, nil, nil, arena, err
+	}
+	n := int(min(e.df, uint64(len(b)))) // a posting takes 3 bytes or more
+	if len(arena) < 3*n {
+		arena = make([]uint32, 3*n)
+	}
+	docs, tfs, lens, rest = arena[:n:n], arena[n:2*n:2*n], arena[2*n:3*n:3*n], arena[3*n:]
+	d := decoder{b: b}
+	doc := uint64(0)
+	i := 0
+	for ; len(d.b) > 0 && d.err == nil && i < n; i++ {
+		doc += d.uvarint()
+		tf, l := d.uvarint(), d.uvarint()
+		if doc >= s.nDocs || tf > math.MaxUint32 || l > math.MaxUint32 {
+			d.err = ErrSavedCorrupt
+		}
+		docs[i], tfs[i], lens[i] = uint32(doc), uint32(tf), uint32(l)
+	}
+	if d.err != nil || len(d.b) != 0 || uint64(i) != e.df {
+		return nil, nil, nil, rest, fmt.Errorf("%w: postings block at %d", ErrSavedCorrupt, e.post.off)
+	}
+	return docs, tfs, lens, rest, nil
+}
+
+// id returns document number n's id, reading (and checking) its id
+// block on first use and decoding only that entry.
+func (s *Saved) id(n uint32) (string, error) {
+	bi := uint64(n) / savedIDsPerBlock
+	b, ok := s.idMemo[bi]
+	if !ok {
+		if bi >= uint64(len(s.ids)) {
+			return "", fmt.Errorf("%w: document %d", ErrSavedCorrupt, n)
+		}
+		var err error
+		if b, err = s.block(s.ids[bi]); err != nil {
+			return "", err
+		}
+		s.idMemo[bi] = b
+	}
+	d := decoder{b: b}
+	for range uint64(n) % savedIDsPerBlock {
+		d.bytes()
+	}
+	id := d.bytes()
+	if d.err != nil || len(id) == 0 {
+		return "", fmt.Errorf("%w: document %d has no id", ErrSavedCorrupt, n)
+	}
+	return string(id), nil
+}
+
+// Search is Index.Search on the saved index: the same hits, scores (to
+// the last bit) and order (ties by id) as the Index it was saved from
+// gave at that time. It reads the dictionary block of each query term
+// in each field, that term's postings, and the id blocks of the
+// documents it ranks; it returns ErrSavedCorrupt (wrapped) when one of
+// them fails its check, or the error of reading the file.
+func (s *Saved) Search(clauses []Clause, k int, prune bool) ([]Hit, error) {
+	if k <= 0 {
+		return nil, nil
+	}
+	order, merged := mergeClauses(clauses)
+	type found struct {
+		kk fieldTerm
+		f  *savedField
+		e  savedTerm
+	}
+	var terms []found
+	total := uint64(0)
+	for _, kk := range order {
+		f := s.fields[kk.field]
+		if f == nil || f.docs == 0 {
+			continue
+		}
+		e, ok, err := s.lookup(f, kk.term)
+		if err != nil {
+			return nil, err
+		}
+		if !ok || e.df == 0 {
+			continue
+		}
+		terms = append(terms, found{kk, f, e})
+		total += min(e.df, e.post.n)
+	}
+	// One allocation for every decoded posting list.
+	arena := make([]uint32, 3*total)
+	var cs []cursor
+	for _, t := range terms {
+		kk, f, e := t.kk, t.f, t.e
+		docs, tfs, lens, rest, err := s.postings(e, arena)
+		if err != nil {
+			return nil, err
+		}
+		arena = rest
+		avg := float64(f.sumLen) / float64(f.docs)
+		w := merged[kk] * Idf(e.df, f.docs)
+		c := cursor{docs: docs, tfs: tfs, plens: lens, weight: w, avgLen: avg, slot: len(cs)}
+		c.at(0)
+		c.ub = TermScore(w, uint32(e.maxTF), uint32(e.minLen), avg)
+		if w < 0 {
+			c.ub = 0
+		}
+		cs = append(cs, c)
+	}
+	if len(cs) == 0 {
+		return nil, nil
+	}
+	var idErr error
+	hits := topK(cs, k, prune, nil, func(d uint32) string {
+		id, err := s.id(d)
+		if err != nil && idErr == nil {
+			idErr = err
+		}
+		return id
+	})
+	if idErr != nil {
+		return nil, idErr
+	}
+	return hits, nil
+}
