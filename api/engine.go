@@ -244,6 +244,21 @@ func (e *Engine) Remember(ctx context.Context, a RememberArgs) (memory.View, err
 // first workspace that defines the symbol.
 func (e *Engine) RememberBatch(ctx context.Context, a RememberBatchArgs) (RememberBatchResult, error) {
 	out := RememberBatchResult{Items: make([]BatchItem, len(a.Items))}
+	err := e.RememberBatchEach(ctx, a, func(i int, it BatchItem) { out.Items[i] = it })
+	return out, err
+}
+
+// RememberBatchEach is RememberBatch reporting each item's result to each
+// as soon as it is known instead of returning them together: i is the
+// 0-based index of the item in a.Items. Items that cannot be placed are
+// reported first, then each workspace's items in their order as its
+// chunks are committed (memory.Workspace.RememberBatchEach), then the
+// items placed by symbol; an item is reported once, and not at all when
+// the returned error (an index run that failed before a workspace's
+// items were stored) stops the batch. each runs with the workspace's
+// write lock held: it must not write through e. Drafts' memory files are
+// shown (Host.ShowDocument) after the lock is released.
+func (e *Engine) RememberBatchEach(ctx context.Context, a RememberBatchArgs, each func(i int, it BatchItem)) error {
 	type job struct {
 		i   int
 		req memory.RememberRequest
@@ -256,7 +271,7 @@ func (e *Engine) RememberBatch(ctx context.Context, a RememberBatchArgs) (Rememb
 		req, pl, err := e.request(it, pc)
 		switch {
 		case err != nil:
-			out.Items[i].Error = err.Error()
+			each(i, BatchItem{Error: err.Error()})
 		case pl == nil:
 			bySymbol = append(bySymbol, job{i, req})
 		default:
@@ -266,44 +281,54 @@ func (e *Engine) RememberBatch(ctx context.Context, a RememberBatchArgs) (Rememb
 			byW[pl.w] = append(byW[pl.w], job{i, req})
 		}
 	}
+	var drafts []string // memory files of drafts, shown when the write lock is released
 	set := func(w *memory.Workspace, i int, m *memory.Memory) {
 		v := memory.ViewOf(m)
-		out.Items[i] = BatchItem{Memory: &v}
+		each(i, BatchItem{Memory: &v})
 		if m.Body == memory.DraftText {
 			if f := w.MemoryFile(m); f != "" {
-				e.Host.ShowDocument(f)
+				drafts = append(drafts, f)
 			}
 		}
+	}
+	showDrafts := func() {
+		for _, f := range drafts {
+			e.Host.ShowDocument(f)
+		}
+		drafts = drafts[:0]
 	}
 	for _, w := range order {
 		jobs := byW[w]
 		if err := e.indexFirst(ctx, w); err != nil {
-			return out, err
+			return err
 		}
 		reqs := make([]memory.RememberRequest, len(jobs))
 		for k, j := range jobs {
 			reqs[k] = j.req
 		}
-		ms, errs := w.RememberBatch(ctx, reqs)
-		for k, j := range jobs {
-			if errs[k] != nil {
-				out.Items[j.i].Error = errs[k].Error()
+		byW[w] = nil // the requests are in reqs now
+		w.RememberBatchEach(ctx, reqs, func(k int, m *memory.Memory, err error) {
+			if err != nil {
+				each(jobs[k].i, BatchItem{Error: err.Error()})
 			} else {
-				set(w, j.i, ms[k])
+				set(w, jobs[k].i, m)
 			}
-		}
+			reqs[k], jobs[k].req = memory.RememberRequest{}, memory.RememberRequest{} // reported: nothing of it is kept
+		})
+		showDrafts()
 		e.Host.Changed(w, nil, true)
 	}
 	for _, j := range bySymbol {
 		w, m, err := e.rememberSymbol(ctx, j.req)
 		if err != nil {
-			out.Items[j.i].Error = err.Error()
+			each(j.i, BatchItem{Error: err.Error()})
 			continue
 		}
 		set(w, j.i, m)
+		showDrafts()
 		e.Host.Changed(w, nil, true)
 	}
-	return out, nil
+	return nil
 }
 
 // rememberSymbol remembers req in the first workspace that defines its

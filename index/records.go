@@ -37,6 +37,22 @@ type MemoryBatch struct {
 // NewMemoryBatch starts a batch of memory record writes.
 func (s *Store) NewMemoryBatch() *MemoryBatch { return &MemoryBatch{s: s, b: s.pdb().NewBatch()} }
 
+// NewMemoryBatchSize starts a batch of memory record writes whose buffer
+// holds size bytes of encoded writes before it grows (pebble
+// DB.NewBatchWithSize; size ≤ 0 is NewMemoryBatch): a writer that knows
+// about how much it writes, such as the chunks of memory.RememberBatch,
+// allocates the buffer once instead of doubling it up to that size.
+func (s *Store) NewMemoryBatchSize(size int) *MemoryBatch {
+	if size <= 0 {
+		return s.NewMemoryBatch()
+	}
+	return &MemoryBatch{s: s, b: s.pdb().NewBatchWithSize(size)}
+}
+
+// Len returns the bytes of encoded writes in the batch so far (pebble
+// Batch.Len: keys, values and record headers).
+func (b *MemoryBatch) Len() int { return b.b.Len() }
+
 // MemoryGeneration returns the memory generation: a counter advanced by
 // one per committed memory batch from a random start (nextGeneration); 0
 // for a store with no batch yet or written before it was counted. Derived indexes record the generation they reflect, so that

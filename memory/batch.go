@@ -48,6 +48,10 @@ type batchState struct {
 	// duplicates asks for a near-duplicate check of each new memory
 	// (batches of at most maxDuplicateChecks requests).
 	duplicates bool
+	// writeBytes is the size of the last chunk's Pebble batch
+	// (index.MemoryBatch.Len), the next chunk's batch is allocated with
+	// room for an eighth more; 0 before the first chunk.
+	writeBytes int
 }
 
 func (w *Workspace) newBatchState() *batchState {
@@ -147,7 +151,7 @@ func (w *Workspace) rememberChunk(ctx context.Context, reqs []RememberRequest, o
 		created = append(created, m)
 	}
 	w.stampBlobs(created, st)
-	b := w.Store.NewMemoryBatch()
+	b := w.Store.NewMemoryBatchSize(st.writeBytes + st.writeBytes/8)
 	created = created[:0]
 	for i, m := range out {
 		if m == nil || kept[i] {
@@ -166,6 +170,7 @@ func (w *Workspace) rememberChunk(ctx context.Context, reqs []RememberRequest, o
 		return
 	}
 	err := w.keepCheckStates(b, created)
+	st.writeBytes = b.Len()
 	if err != nil {
 		b.Close()
 	} else {

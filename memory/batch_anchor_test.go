@@ -350,3 +350,44 @@ func storedWorkspace(t *testing.T, opts Options) (*Workspace, string) {
 	t.Cleanup(func() { w.Close() })
 	return w, repo
 }
+
+// RememberBatchEach reports every request once, in order, each chunk
+// right after its commit and before the next chunk is stored, and gives
+// the same results as RememberBatch (an invalid request is an error in its
+// place).
+func TestRememberBatchEachPerChunk(t *testing.T) {
+	w, repo := storedWorkspace(t, Options{})
+	ctx := context.Background()
+	var reqs []RememberRequest
+	for i := 0; i < 2*RememberChunk+3; i++ { // three chunks
+		req := RememberRequest{Text: fmt.Sprintf("note %d", i), Path: repo + "/a.go", StartLine: 8 + i%2, EndLine: 15}
+		if i == RememberChunk+1 {
+			req.Text = "" // invalid: an error in its place
+		}
+		reqs = append(reqs, req)
+	}
+	next := 0
+	w.RememberBatchEach(ctx, reqs, func(i int, m *Memory, err error) {
+		if i != next {
+			t.Fatalf("request %d reported, want %d", i, next)
+		}
+		next++
+		if (err != nil) != (i == RememberChunk+1) || (m == nil) == (err == nil) {
+			t.Fatalf("request %d: memory %v, error %v", i, m != nil, err)
+		}
+		if i%RememberChunk == 0 {
+			// The chunk of i is committed, the next one not started.
+			n, cerr := w.Store.MemoryCount()
+			want := i + RememberChunk
+			if i >= RememberChunk {
+				want-- // the invalid request of the second chunk
+			}
+			if cerr != nil || n != min(want, len(reqs)-1) {
+				t.Fatalf("at request %d: %d memories stored (%v), want %d", i, n, cerr, min(want, len(reqs)-1))
+			}
+		}
+	})
+	if next != len(reqs) {
+		t.Fatalf("%d of %d requests reported", next, len(reqs))
+	}
+}

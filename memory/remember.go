@@ -83,10 +83,26 @@ func (w *Workspace) Remember(ctx context.Context, req RememberRequest) (*Memory,
 // chunk's memories. Each file is parsed once for the whole batch while its
 // parses fit batchFilesBudget.
 func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) ([]*Memory, []error) {
-	w.writeMu.Lock()
-	defer w.writeMu.Unlock()
 	out := make([]*Memory, len(reqs))
 	errs := make([]error, len(reqs))
+	w.RememberBatchEach(ctx, reqs, func(i int, m *Memory, err error) { out[i], errs[i] = m, err })
+	return out, errs
+}
+
+// RememberBatchEach is RememberBatch reporting each request's result to
+// each as soon as its chunk of RememberChunk requests is done (committed,
+// or failed), instead of returning them all at the end: i is the 0-based
+// index of the request in reqs, and m is its memory or err why it has
+// none.
+// Requests are reported in order, every chunk before the next is started,
+// and the batch keeps no result after reporting it, so a caller that
+// prints and drops each result holds one chunk's memories at a time, not
+// the whole batch's; reqs[i] is not read after i is reported, so the
+// caller may drop it. each runs with w's write lock held: it must not call
+// w's methods that write.
+func (w *Workspace) RememberBatchEach(ctx context.Context, reqs []RememberRequest, each func(i int, m *Memory, err error)) {
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
 	st := w.newBatchState()
 	st.duplicates = len(reqs) <= maxDuplicateChecks
 	if w.keepBatchFiles {
@@ -99,12 +115,19 @@ func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) (
 		defer w.bulkVectors()()
 	}
 	defer w.batchGeneration()()
+	out := make([]*Memory, min(RememberChunk, len(reqs)))
+	errs := make([]error, len(out))
 	for lo := 0; lo < len(reqs); lo += RememberChunk {
 		hi := min(lo+RememberChunk, len(reqs))
-		w.rememberChunk(ctx, reqs[lo:hi], out[lo:hi], errs[lo:hi], st)
+		clear(out)
+		clear(errs)
+		w.rememberChunk(ctx, reqs[lo:hi], out[:hi-lo], errs[:hi-lo], st)
+		for k := range hi - lo {
+			each(lo+k, out[k], errs[k])
+		}
 		st.trim()
 	}
-	return out, errs
+	clear(out) // the last chunk's memories are the caller's now
 }
 
 // newMemory builds the memory of a request from m, its validated fields

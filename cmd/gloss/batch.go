@@ -147,11 +147,9 @@ func runBatch(cmd *cobra.Command, g *globals, b *backend, file string) error {
 	var sendErr error
 	flush := func() {
 		if sendErr == nil {
-			sendErr = sendBatch(cmd.Context(), b, pending)
+			sendErr = sendBatch(cmd.Context(), b, pending, func(lines []batchResult) { printBatch(cmd, g, lines, &sum) })
 		}
-		if sendErr == nil {
-			printBatch(cmd, g, pending, &sum)
-		}
+		clear(pending)
 		pending, valid = pending[:0], 0
 	}
 	err := readBatchLines(r, maxBatchLine, func(n int, line []byte, err error) {
@@ -205,8 +203,14 @@ func indexedOnce(b *backend) {
 }
 
 // sendBatch stores the well-formed lines of one chunk (one RememberBatch
-// call) and records each one's memory or error in lines.
-func sendBatch(ctx context.Context, b *backend, lines []batchResult) error {
+// call), records each one's memory or error in lines, and prints them in
+// order with print, each line once. On the direct backend (api.Engine.
+// RememberBatchEach) lines are printed, then dropped, as the engine's
+// chunks of memory.RememberChunk lines are stored, so the results of a
+// call are not all held until it returns; through a daemon they are
+// printed when the call returns. On an error of the call the lines not
+// printed yet are not printed.
+func sendBatch(ctx context.Context, b *backend, lines []batchResult, print func([]batchResult)) error {
 	var valid []api.RememberArgs
 	var pos []int
 	for i, l := range lines {
@@ -216,6 +220,32 @@ func sendBatch(ctx context.Context, b *backend, lines []batchResult) error {
 		}
 	}
 	if len(valid) == 0 {
+		print(lines)
+		return nil
+	}
+	set := func(i int, it api.BatchItem) {
+		if it.Error != "" {
+			lines[i].err = errors.New(it.Error)
+		} else if it.Memory != nil {
+			lines[i].memory = *it.Memory
+		}
+	}
+	if b.engine != nil {
+		p := batchPrinter{lines: lines, done: make([]bool, len(lines)), print: print}
+		for i, l := range lines {
+			p.done[i] = l.err != nil
+		}
+		p.advance()
+		err := b.engine.RememberBatchEach(ctx, api.RememberBatchArgs{Items: valid}, func(j int, it api.BatchItem) {
+			i := pos[j]
+			set(i, it)
+			p.done[i] = true
+			p.advance()
+		})
+		if err != nil {
+			return err
+		}
+		indexedOnce(b)
 		return nil
 	}
 	res, err := b.RememberBatch(ctx, api.RememberBatchArgs{Items: valid})
@@ -224,13 +254,33 @@ func sendBatch(ctx context.Context, b *backend, lines []batchResult) error {
 	}
 	indexedOnce(b)
 	for j, i := range pos {
-		if it := res.Items[j]; it.Error != "" {
-			lines[i].err = errors.New(it.Error)
-		} else if it.Memory != nil {
-			lines[i].memory = *it.Memory
-		}
+		set(i, res.Items[j])
 	}
+	print(lines)
 	return nil
+}
+
+// batchPrinter prints the lines of a chunk in order as their results
+// arrive in any order: done[i] marks line i answered, next is the first
+// line not printed. A printed line is zeroed so its memory can be freed.
+type batchPrinter struct {
+	lines []batchResult
+	done  []bool
+	next  int
+	print func([]batchResult)
+}
+
+// advance prints the answered lines from next on, up to the first line
+// not answered yet.
+func (p *batchPrinter) advance() {
+	lo := p.next
+	for p.next < len(p.lines) && p.done[p.next] {
+		p.next++
+	}
+	if p.next > lo {
+		p.print(p.lines[lo:p.next])
+		clear(p.lines[lo:p.next])
+	}
 }
 
 // batchResult is one line of a batch: its number, request, and memory or

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -138,5 +139,41 @@ func TestBatchEmptyText(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(repo, ".gloss", "memories")); !os.IsNotExist(err) {
 		t.Errorf(".gloss/memories after the batch: %v, want none", err)
+	}
+}
+
+// batchPrinter prints lines in order whatever order their results come
+// in, each once, as soon as every line before it is answered, and drops
+// what it printed.
+func TestBatchPrinterInOrder(t *testing.T) {
+	lines := make([]batchResult, 5)
+	for i := range lines {
+		lines[i].line = i + 1
+	}
+	var printed []int
+	p := batchPrinter{lines: lines, done: make([]bool, len(lines)), print: func(ls []batchResult) {
+		for _, l := range ls {
+			printed = append(printed, l.line)
+		}
+	}}
+	p.done[1] = true // a line that failed to parse: answered from the start
+	p.advance()
+	if len(printed) != 0 {
+		t.Fatalf("printed %v before line 1 was answered", printed)
+	}
+	for _, i := range []int{2, 0, 4, 3} {
+		p.done[i] = true
+		p.advance()
+		if i == 0 && len(printed) != 3 {
+			t.Fatalf("after line 1: printed %v, want lines 1-3", printed)
+		}
+	}
+	if fmt.Sprint(printed) != "[1 2 3 4 5]" {
+		t.Fatalf("printed %v, want [1 2 3 4 5]", printed)
+	}
+	for i, l := range lines {
+		if l.line != 0 {
+			t.Errorf("line %d kept after printing", i+1)
+		}
 	}
 }
