@@ -28,11 +28,14 @@ type Indexer struct {
 	MaxFileSize int64
 	// Workers is the number of parsing goroutines; 0 means GOMAXPROCS.
 	Workers int
-	// MaxParseBytes bounds the bytes of source the workers of a run parse
-	// at once (a file larger than the bound is parsed alone); 0 means
-	// DefaultMaxParseBytes. Syntax trees take up to ~400 bytes per source
-	// byte, so this bounds the run's parse memory, which Workers alone
-	// does not (two large test files parsed together).
+	// MaxParseBytes bounds the parse weight of the files the workers of a
+	// run parse at once, in bytes: a file weighs its size in bytes plus
+	// parseOverheadBytes (parseWeight), and a file that weighs more than
+	// the bound is parsed alone; 0 means DefaultMaxParseBytes. Syntax
+	// trees take ~200–400 bytes per source byte and each parse a
+	// parser's tables and scratch besides, so this bounds the run's parse
+	// memory whatever the number of cores, which Workers alone does not
+	// (two large test files parsed together, 16 parsers on 16 cores).
 	MaxParseBytes int64
 
 	// stop is the cancellation flag of every parser ParseSource creates
@@ -440,20 +443,35 @@ func (ix *Indexer) count(st *Stats) error {
 	return nil
 }
 
-// DefaultMaxParseBytes is Indexer.MaxParseBytes when it is 0: 512 KiB of
-// source, about 200 MB of syntax trees at gotreesitter's worst ~400 bytes
-// per source byte (measured on prometheus' largest test files).
-const DefaultMaxParseBytes = 512 << 10
+// DefaultMaxParseBytes is Indexer.MaxParseBytes when it is 0: 128 KiB
+// of parse weight, so at most 8 files at once (parseOverheadBytes each
+// and their sizes), and about 50 MB of syntax trees at gotreesitter's
+// worst ~400 bytes per source byte (measured on prometheus' largest test
+// files). It was 512 KiB of source without a per-file overhead: a cold
+// index of prometheus then peaked at ~700 MiB resident with GOMAXPROCS
+// 16, at ~360 MiB with this bound (docs/benchmarks.md, branch rss15).
+// With one or two workers it changes nothing but for files over ~48 KiB.
+const DefaultMaxParseBytes = 128 << 10
+
+// parseOverheadBytes is what each parse weighs besides its source bytes
+// (parseWeight): a tree-sitter parser's tables (gotreesitter's
+// NewParser: 0.5–2.6 MiB by grammar) and the scratch a parse grows, a
+// few MiB whatever the file's size, counted as 16 KiB of source at
+// ~250 tree bytes per source byte, so that many small files do not run
+// 16 parsers at once on 16 cores.
+const parseOverheadBytes = 16 << 10
 
 // parseWeight is the share of the parse budget (of max bytes) a file of
-// size bytes takes: its size, at least 1 and at most the whole budget.
+// size bytes takes: its size plus parseOverheadBytes, at most the whole
+// budget.
 func parseWeight(size, max int64) int64 {
-	return min(max, size+1)
+	return min(max, size+parseOverheadBytes)
 }
 
-// parseAll reads and parses jobs on Workers goroutines, with at most
-// MaxParseBytes of source being parsed at once (a weighted semaphore:
-// golang.org/x/sync/semaphore, each file weighing its size).
+// parseAll reads and parses jobs on Workers goroutines, with files of at
+// most MaxParseBytes of parse weight being parsed at once (a weighted
+// semaphore: golang.org/x/sync/semaphore, each file weighing
+// parseWeight), sharing their tree-sitter parsers (parserPool).
 func (ix *Indexer) parseAll(ctx context.Context, jobs []parseJob) <-chan parseResult {
 	workers := ix.Workers
 	if workers <= 0 {
@@ -474,6 +492,7 @@ func (ix *Indexer) parseAll(ctx context.Context, jobs []parseJob) <-chan parseRe
 	in := make(chan parseJob)
 	out := make(chan parseResult, workers*2)
 	var wg sync.WaitGroup
+	var pool parserPool
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
@@ -486,7 +505,9 @@ func (ix *Indexer) parseAll(ctx context.Context, jobs []parseJob) <-chan parseRe
 					continue // cancelled: Run reports ctx.Err()
 				}
 				beforeParse(j.cand.Path)
+				pool.lend(parsers, j.cand.Lang)
 				res := ix.parseOne(parsers, realRoot, j)
+				pool.takeBack(parsers)
 				sem.Release(w)
 				out <- res
 			}
@@ -501,6 +522,50 @@ func (ix *Indexer) parseAll(ctx context.Context, jobs []parseJob) <-chan parseRe
 		close(out)
 	}()
 	return out
+}
+
+// parserPool holds the tree-sitter parsers of one index run (parseAll)
+// that no worker is using, by language: a worker borrows one for a file
+// and gives it back after the parse, so a run creates at most as many
+// parsers of a language as it parses files of that language at once,
+// not one per worker and language. A parser holds ~0.5–2 MiB of tables
+// (gotreesitter's NewParser) and, once it has parsed, a few MiB of
+// scratch it keeps for the next parse; with one parser per worker and
+// language, a run on 16 cores over Go, TS, TSX and JS files held 64 of
+// them (~70 MiB in a heap profile of a prometheus index,
+// docs/benchmarks.md, branch rss15). The zero value is an empty pool.
+type parserPool struct {
+	mu   sync.Mutex
+	idle map[*Language][]*ts.Parser
+}
+
+// lend puts an idle parser of lang, if the pool has one, into parsers
+// (a worker's map, empty between files); ParseSource creates one there
+// when the pool had none.
+func (pp *parserPool) lend(parsers map[*Language]*ts.Parser, lang *Language) {
+	pp.mu.Lock()
+	defer pp.mu.Unlock()
+	if ps := pp.idle[lang]; len(ps) > 0 {
+		parsers[lang] = ps[len(ps)-1]
+		pp.idle[lang] = ps[:len(ps)-1]
+	}
+}
+
+// takeBack moves every parser of parsers (a worker's map after a file)
+// into the pool, leaving the map empty.
+func (pp *parserPool) takeBack(parsers map[*Language]*ts.Parser) {
+	if len(parsers) == 0 {
+		return
+	}
+	pp.mu.Lock()
+	defer pp.mu.Unlock()
+	if pp.idle == nil {
+		pp.idle = map[*Language][]*ts.Parser{}
+	}
+	for lang, p := range parsers {
+		pp.idle[lang] = append(pp.idle[lang], p)
+		delete(parsers, lang)
+	}
 }
 
 // parseOne reads and parses the file of j; realRoot is ix.Root with its

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	ts "github.com/odvcencio/gotreesitter"
 )
 
 // Run parses RunOptions.First's files first, then a path Prioritize
@@ -110,7 +112,8 @@ func TestForegroundPausesParses(t *testing.T) {
 // a run with the default budget.
 func TestParseBudget(t *testing.T) {
 	for _, c := range []struct{ size, max, want int64 }{
-		{0, 100, 1}, {10, 100, 11}, {99, 100, 100}, {5000, 100, 100},
+		{0, 1 << 20, parseOverheadBytes}, {10, 1 << 20, parseOverheadBytes + 10},
+		{1<<20 - parseOverheadBytes, 1 << 20, 1 << 20}, {5000, 100, 100},
 	} {
 		if got := parseWeight(c.size, c.max); got != c.want {
 			t.Errorf("parseWeight(%d, %d) = %d, want %d", c.size, c.max, got, c.want)
@@ -154,5 +157,112 @@ func TestParseBudget(t *testing.T) {
 	}
 	if len(def["f3.go"]) != 3 {
 		t.Fatalf("f3.go: %d definitions, want 3 (F3, T3, T3.A)", len(def["f3.go"]))
+	}
+}
+
+// The files a run parses at once never weigh more than MaxParseBytes
+// together (parseWeight: size plus parseOverheadBytes), with more
+// workers than the budget admits files; and the budget does admit two
+// at once. The parse hook runs while its file holds its share of the
+// budget: it waits there for a second file to come in (or 2 s), then
+// 5 ms more, so that a run without the bound lets the other workers'
+// files in meanwhile (a mutant weighing every file 1 fails).
+func TestParseBudgetHolds(t *testing.T) {
+	root := t.TempDir()
+	sizes := map[string]int64{}
+	for i := range 24 {
+		p := fmt.Sprintf("f%02d.py", i)
+		src := fmt.Sprintf("def f%d(a):\n    return a + %d\n", i, i)
+		for range i % 5 { // 1 to 5 definitions, under 200 bytes
+			src += fmt.Sprintf("\n\nclass C%d:\n    x = %d\n", len(src), i)
+		}
+		if err := os.WriteFile(filepath.Join(root, p), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sizes[p] = int64(len(src))
+	}
+	budget := int64(2*parseOverheadBytes + 400) // two files, never three
+	var mu sync.Mutex
+	var cur, peak int64
+	maxFiles, files := 0, 0
+	restore := SetParseHook(func(path string) {
+		w := parseWeight(sizes[path], budget)
+		mu.Lock()
+		cur += w
+		files++
+		peak, maxFiles = max(peak, cur), max(maxFiles, files)
+		mu.Unlock()
+		for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			mu.Lock()
+			n := files
+			mu.Unlock()
+			if n >= 2 {
+				break
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+		mu.Lock()
+		cur -= w
+		files--
+		mu.Unlock()
+	})
+	defer restore()
+	st, err := OpenStore(filepath.Join(t.TempDir(), "pebble"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ix := &Indexer{Root: root, Store: st, Project: NewProject(root), Workers: 8, MaxParseBytes: budget}
+	stats, err := ix.Run(context.Background(), RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Parsed != 24 {
+		t.Fatalf("parsed %d files, want 24", stats.Parsed)
+	}
+	if peak > budget || maxFiles > 2 {
+		t.Fatalf("%d files of weight %d parsed at once, over the budget %d", maxFiles, peak, budget)
+	}
+	if maxFiles < 2 {
+		t.Fatalf("at most %d file parsed at once: the budget admits two", maxFiles)
+	}
+}
+
+// A parserPool lends the parser given back for the same language, one
+// borrower at a time, and creates none itself; takeBack empties the
+// worker's map.
+func TestParserPool(t *testing.T) {
+	py, goLang := LanguageFor("a.py"), LanguageFor("a.go")
+	if py == nil || goLang == nil {
+		t.Fatal("no Python or Go language")
+	}
+	var pp parserPool
+	ix := &Indexer{}
+	a, b := map[*Language]*ts.Parser{}, map[*Language]*ts.Parser{}
+	pp.lend(a, py)
+	if len(a) != 0 {
+		t.Fatal("an empty pool lent a parser")
+	}
+	p := ix.parser(a, py) // what ParseSource does when none was lent
+	pp.takeBack(a)
+	if len(a) != 0 {
+		t.Fatalf("takeBack left %d parsers in the worker's map", len(a))
+	}
+	pp.lend(b, goLang)
+	if len(b) != 0 {
+		t.Fatal("the pool lent a Python parser for Go")
+	}
+	pp.lend(b, py)
+	if b[py] != p {
+		t.Fatal("the pool did not lend back the Python parser")
+	}
+	pp.lend(a, py)
+	if len(a) != 0 {
+		t.Fatal("the pool lent one parser to two workers")
+	}
+	pp.takeBack(b)
+	pp.lend(a, py)
+	if a[py] != p {
+		t.Fatal("the parser given back was not lent again")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -47,6 +48,9 @@ func indexCmd(g *globals) *cobra.Command {
 			}
 			if dir != "" {
 				g.dir = dir
+			}
+			if os.Getenv("GOMEMLIMIT") == "" {
+				defer debug.SetMemoryLimit(debug.SetMemoryLimit(indexMemoryLimit))
 			}
 			b, err := g.connect(cmd.Context())
 			if err != nil {
@@ -90,6 +94,20 @@ func indexCmd(g *globals) *cobra.Command {
 		},
 	}
 }
+
+// indexMemoryLimit is the Go heap limit `gloss index` sets
+// (runtime/debug.SetMemoryLimit, a soft limit: the collector runs more
+// often near it, nothing fails past it) unless $GOMEMLIMIT sets one. A
+// cold index holds up to ~64 MiB of records for one ingest
+// (index.Store's bulk load), the trees of the files being parsed
+// (index.DefaultMaxParseBytes) and the parsers: ~150–280 MiB live on
+// prometheus (973 files) at GOMAXPROCS 16, which the default collector
+// pacing (GOGC=100) lets grow to twice that before it collects. With
+// this limit the peak resident set stays under 400 MB there
+// (docs/benchmarks.md, branch rss15); a smaller repository never
+// reaches it. With a daemon the index runs there, and this limit only
+// bounds the CLI process.
+const indexMemoryLimit = 330 << 20
 
 // exitVectorsPending is gloss index's exit code when the files and the
 // full text were indexed but the vectors could not be brought up to date
