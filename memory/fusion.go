@@ -319,7 +319,7 @@ type Explanation struct {
 	RRF float64 `json:"rrf"`
 	// Confidence is the confidence multiplier, ConfidenceFloor + (1 −
 	// ConfidenceFloor) × the decay and review parts of the memory's
-	// confidence (ConfidenceParts.Decay × Review; trust and staleness are
+	// confidence (confidence.Parts.Decay × Review; trust and staleness are
 	// Trust and Freshness here); 1 for symbols.
 	Confidence float64 `json:"confidence"`
 	// Trust is the multiplier of the memory's source (1 for symbols).
