@@ -130,7 +130,7 @@ func TestMemoryFileFormat(t *testing.T) {
 	}
 	a, fa := tr.project.Anchors[0], h.Anchors[0]
 	if body != tr.project.Body || fa.BodyHash != a.BodyHash || fa.SignatureHash != a.SignatureHash || fa.ContentHash != a.ContentHash ||
-		fa.Snapshot != a.Snapshot || fa.Kind != "symbol" || fa.GitCommit != tr.codeCommit || h.Source != "user" || fa.Lines != "4-12" {
+		string(fa.Snapshot) != a.Snapshot || fa.Kind != "symbol" || fa.GitCommit != tr.codeCommit || h.Source != "user" || fa.Lines != "4-12" {
 		t.Fatalf("file does not carry the anchor:\n%s", data)
 	}
 	if _, err := os.Stat(tr.file(tr.personal.ID)); !os.IsNotExist(err) {
