@@ -65,6 +65,8 @@ func statusLabel(status string) string {
 		return "⚠ stale: the signature changed since"
 	case memory.StatusDeleted:
 		return "⚠ stale: the code can no longer be found"
+	case "":
+		return "not checked yet: the workspace is being indexed"
 	}
 	return status
 }

@@ -260,12 +260,22 @@ func (r *resolver) tokens(f *index.File) []index.Token {
 	return t
 }
 
-// resolve returns a with its status and place brought up to date.
+// resolve returns a with its status and place brought up to date. While
+// the workspace's first index run has not completed (generation 0: a
+// fresh clone's first start, or a run stopped before its end), an anchor
+// that cannot be found is returned unchanged, its status undecided, not
+// deleted: its definition may be in a file the run has not stored yet.
+// Its file hash is left as it was, so the first check after the run
+// re-resolves it (needs).
 func (r *resolver) resolve(a Anchor) Anchor {
+	in := a
 	if a.Kind == KindSymbol {
 		a = r.resolveSymbol(a)
 	} else {
 		a = r.resolveSpan(a)
+	}
+	if a.Status == StatusDeleted && r.gen == 0 {
+		return in
 	}
 	a.FileHash = r.fileHash(a.Path)
 	a.ResolvedGen = r.gen

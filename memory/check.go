@@ -197,9 +197,14 @@ func (w *Workspace) resolveChanged(ctx context.Context, res *CheckResult) error 
 			}
 		}
 	}
-	if err := w.putCheckStates(b, r, paths, staleAt); err != nil {
-		b.Close()
-		return err
+	// Before the first complete index run (generation 0) an anchor may be
+	// left undecided (resolve): no check state, so the next check looks
+	// at its path again.
+	if r.gen > 0 {
+		if err := w.putCheckStates(b, r, paths, staleAt); err != nil {
+			b.Close()
+			return err
+		}
 	}
 	res.Memories, res.Updated = updated, len(updated)
 	if len(paths) == 0 {

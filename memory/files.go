@@ -24,7 +24,7 @@ func fileAnchor(a Anchor) memfile.Anchor {
 		DefKind: a.DefKind, DefName: a.DefName,
 		OriginPath: a.OriginPath, OriginRange: memfile.RangeSeq(a.OriginRange),
 		GitCommit: a.GitCommit, GitBlob: a.GitBlob,
-		Snapshot: a.Snapshot, ContextBefore: a.ContextBefore, ContextAfter: a.ContextAfter, Tokens: a.Tokens,
+		Snapshot: memfile.Text(a.Snapshot), ContextBefore: a.ContextBefore, ContextAfter: a.ContextAfter, Tokens: a.Tokens,
 	}
 }
 
@@ -48,7 +48,7 @@ func anchorOfFile(fa memfile.Anchor) (Anchor, error) {
 		Path: fa.Path, Symbol: fa.Symbol, Kind: fa.Kind, Range: r,
 		ContentHash: fa.ContentHash, SignatureHash: fa.SignatureHash, BodyHash: fa.BodyHash, BodyUnique: fa.BodyUnique,
 		DefKind: fa.DefKind, DefName: fa.DefName,
-		Tokens: fa.Tokens, Snapshot: fa.Snapshot, ContextBefore: fa.ContextBefore, ContextAfter: fa.ContextAfter,
+		Tokens: fa.Tokens, Snapshot: string(fa.Snapshot), ContextBefore: fa.ContextBefore, ContextAfter: fa.ContextAfter,
 		GitCommit: fa.GitCommit, GitBlob: fa.GitBlob,
 		OriginPath: fa.OriginPath, OriginRange: r,
 	}

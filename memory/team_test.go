@@ -130,7 +130,7 @@ func TestMemoryFileFormat(t *testing.T) {
 	}
 	a, fa := tr.project.Anchors[0], h.Anchors[0]
 	if body != tr.project.Body || fa.BodyHash != a.BodyHash || fa.SignatureHash != a.SignatureHash || fa.ContentHash != a.ContentHash ||
-		fa.Snapshot != a.Snapshot || fa.Kind != "symbol" || fa.GitCommit != tr.codeCommit || h.Source != "user" || fa.Lines != "4-12" {
+		string(fa.Snapshot) != a.Snapshot || fa.Kind != "symbol" || fa.GitCommit != tr.codeCommit || h.Source != "user" || fa.Lines != "4-12" {
 		t.Fatalf("file does not carry the anchor:\n%s", data)
 	}
 	if _, err := os.Stat(tr.file(tr.personal.ID)); !os.IsNotExist(err) {
@@ -466,5 +466,41 @@ func TestCloneLoadsMemoryFilesBeforeIndexing(t *testing.T) {
 	}
 	if len(res.Files.Loaded) != 1 || !res.AnchorsChanged() {
 		t.Fatalf("the first check reports %+v, want the memory loaded", res.Files)
+	}
+}
+
+// TestCloneFirstIndexNoFalseDeleted: in a fresh clone the committed
+// memory on Retry is not deleted while the first index run has not
+// parsed team.go, and a run interrupted there (a daemon stopped mid-index)
+// leaves no deleted status behind; the next check resolves it fresh.
+func TestCloneFirstIndexNoFalseDeleted(t *testing.T) {
+	tr := newTeamRepo(t)
+	clone := filepath.Join(t.TempDir(), "clone")
+	testutil.Git(t, tr.repo, "clone", "-q", tr.repo, clone)
+	w := openWS(t, clone)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var once sync.Once
+	var during map[string]string
+	restore := index.SetParseHook(func(string) {
+		once.Do(func() {
+			during = ids(t, w)
+			cancel() // the daemon stops before the run parses anything
+		})
+	})
+	_, err := w.CheckWith(ctx, index.RunOptions{})
+	restore()
+	if err == nil {
+		t.Fatal("the interrupted check succeeded")
+	}
+	if len(during) != 1 || during[tr.project.ID] == memory.StatusDeleted {
+		t.Fatalf("while the first index runs: %v, want the memory, not deleted", during)
+	}
+	if got := ids(t, w); got[tr.project.ID] == memory.StatusDeleted {
+		t.Fatalf("after the interrupted first index: %v, want no deleted status stored", got)
+	}
+	check(t, w)
+	if got := ids(t, w); got[tr.project.ID] != memory.StatusFresh {
+		t.Fatalf("after the next check: %v, want fresh", got)
 	}
 }

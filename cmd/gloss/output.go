@@ -49,8 +49,12 @@ func printMemory(w io.Writer, m memory.View, withBody bool) {
 	}
 	for _, a := range m.Anchors {
 		bw.WriteString("    ")
-		bw.WriteString(a.Status)
-		for n := utf8.RuneCountInString(a.Status); n < 17; n++ {
+		status := a.Status
+		if status == "" {
+			status = "not checked yet" // loaded before the first index completed
+		}
+		bw.WriteString(status)
+		for n := utf8.RuneCountInString(status); n < 17; n++ {
 			bw.WriteByte(' ')
 		}
 		bw.WriteByte(' ')

@@ -55,7 +55,7 @@ type Anchor struct {
 	OriginRange   FlowSeq[int]    `yaml:"origin_range,omitempty"`
 	GitCommit     string          `yaml:"git_commit,omitempty"`
 	GitBlob       string          `yaml:"git_blob,omitempty"`
-	Snapshot      string          `yaml:"snapshot,omitempty"`
+	Snapshot      Text            `yaml:"snapshot,omitempty"`
 	ContextBefore []string        `yaml:"context_before,omitempty"`
 	ContextAfter  []string        `yaml:"context_after,omitempty"`
 	Tokens        FlowSeq[string] `yaml:"tokens,omitempty"`
@@ -113,6 +113,22 @@ func (s FlowSeq[T]) MarshalYAML() (any, error) {
 	}
 	n.Style = yaml.FlowStyle
 	return &n, nil
+}
+
+// Text is a multi-line string of code (Anchor.Snapshot). yaml.v3 v3.0.1
+// writes a string whose first line starts with a tab as a literal block
+// scalar (|-) that its own decoder rejects ("found a tab character where
+// an indentation space is expected"); such a string is written
+// double-quoted (tabs escaped as \t) instead. Other strings are written
+// as a plain string is.
+type Text string
+
+// MarshalYAML implements yaml.Marshaler (see Text).
+func (s Text) MarshalYAML() (any, error) {
+	if !strings.HasPrefix(string(s), "\t") {
+		return string(s), nil
+	}
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: string(s), Style: yaml.DoubleQuotedStyle}, nil
 }
 
 // RangeSeq is r as Anchor.Range writes it: [start line, start column, end

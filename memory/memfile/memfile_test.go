@@ -82,3 +82,25 @@ func TestParseLinesAndPaths(t *testing.T) {
 		t.Error("SeqRange of a range ending before it starts: want !ok")
 	}
 }
+
+// TestSnapshotTabsRoundTrip: a span's snapshot of Go code (lines
+// starting with tabs, the first one too) is written so that Parse reads
+// it back; yaml.v3's literal block for a leading tab did not parse.
+func TestSnapshotTabsRoundTrip(t *testing.T) {
+	for _, snap := range []string{
+		"\t\"errors\"\n\t\"fmt\"\n\t\"io\"",
+		"\tif err != nil {\n\t\treturn err\n\t}",
+		"func f() {\n\treturn\n}",
+		"\t x := 1",
+		"plain",
+	} {
+		h := Header{ID: "01ARZ3NDEKTSV4RRFFQ69G5FAV", Type: "note", Anchors: []Anchor{{Path: "a.go", Lines: "1-3", Kind: "span", Snapshot: Text(snap)}}}
+		got, _, err := Parse(Doc(h, "body"))
+		if err != nil {
+			t.Fatalf("snapshot %q: %v\n%s", snap, err, Doc(h, "body"))
+		}
+		if string(got.Anchors[0].Snapshot) != snap {
+			t.Fatalf("snapshot %q read back as %q", snap, got.Anchors[0].Snapshot)
+		}
+	}
+}
