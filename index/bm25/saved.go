@@ -169,6 +169,7 @@ func (x *Index) writeSaved(w *countWriter, tag []byte) error {
 	sort.Strings(names)
 	dir = binary.AppendUvarint(dir, uint64(len(names)))
 	var post []byte
+	var pw postingsWriter
 	for _, name := range names {
 		f := x.fields[name]
 		terms := make([]string, 0, len(f.terms))
@@ -189,7 +190,7 @@ func (x *Index) writeSaved(w *countWriter, tag []byte) error {
 			if x.dead > 0 {
 				tomb = x.ids
 			}
-			post, dfs[i] = appendPostings(post[:0], p, f.lens, tomb)
+			post, dfs[i] = pw.appendPostings(post[:0], p, f.lens, tomb)
 			r, err := put(post)
 			if err != nil {
 				return err
@@ -233,41 +234,43 @@ func (x *Index) writeSaved(w *countWriter, tag []byte) error {
 	return err
 }
 
+// postingsWriter encodes postings regions (appendPostings), its buffers
+// reused from one term to the next.
+type postingsWriter struct {
+	data []byte
+	last []uint32
+	ends []int
+}
+
 // appendPostings appends p's postings region (the package comment's
 // layout) to b, leaving out documents whose id in tomb is "" (tomb nil:
 // none), and returns it and the number of postings written.
-func appendPostings(b []byte, p *postings, lens []uint32, tomb []string) ([]byte, int) {
-	var docs []uint32
-	var idx []int
+func (w *postingsWriter) appendPostings(b []byte, p *postings, lens []uint32, tomb []string) ([]byte, int) {
+	// The blocks first, to know their lengths for the skip table.
+	w.data, w.last, w.ends = w.data[:0], w.last[:0], w.ends[:0]
+	prev, n := uint32(0), 0
 	for j, d := range p.docs {
 		if tomb != nil && tomb[d] == "" {
 			continue
 		}
-		docs = append(docs, d)
-		idx = append(idx, j)
-	}
-	nb := (len(docs) + savedPostingsPerBlock - 1) / savedPostingsPerBlock
-	b = binary.AppendUvarint(b, uint64(nb))
-	// The skip table, then the blocks: encode the blocks first to know
-	// their lengths.
-	var data []byte
-	ends := make([]int, nb)
-	prev := uint32(0)
-	for j, d := range docs {
-		data = binary.AppendUvarint(data, uint64(d-prev))
-		data = binary.AppendUvarint(data, uint64(p.tfs[idx[j]]))
-		data = binary.AppendUvarint(data, uint64(lens[d]))
+		w.data = binary.AppendUvarint(w.data, uint64(d-prev))
+		w.data = binary.AppendUvarint(w.data, uint64(p.tfs[j]))
+		w.data = binary.AppendUvarint(w.data, uint64(lens[d]))
 		prev = d
-		ends[j/savedPostingsPerBlock] = len(data)
+		if n%savedPostingsPerBlock == 0 {
+			w.last, w.ends = append(w.last, 0), append(w.ends, 0)
+		}
+		w.last[len(w.last)-1], w.ends[len(w.ends)-1] = d, len(w.data)
+		n++
 	}
+	b = binary.AppendUvarint(b, uint64(len(w.last)))
 	prevLast, prevEnd := uint32(0), 0
-	for j := range nb {
-		last := docs[min((j+1)*savedPostingsPerBlock, len(docs))-1]
+	for j, last := range w.last {
 		b = binary.AppendUvarint(b, uint64(last-prevLast))
-		b = binary.AppendUvarint(b, uint64(ends[j]-prevEnd))
-		prevLast, prevEnd = last, ends[j]
+		b = binary.AppendUvarint(b, uint64(w.ends[j]-prevEnd))
+		prevLast, prevEnd = last, w.ends[j]
 	}
-	return append(b, data...), len(docs)
+	return append(b, w.data...), n
 }
 
 // Saved is an open saved index (WriteSaved): its directory read and
