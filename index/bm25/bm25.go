@@ -362,6 +362,9 @@ type cursor struct {
 	norms  []float64 // NormInverse by field length for avgLen (field.normsFor)
 	ub     float64   // score upper bound of any posting
 	slot   int       // position in the query's clause order
+	// src, for a saved index's list, decodes its blocks: docs, tfs and
+	// plens are then the current block's (Saved).
+	src *savedList
 }
 
 // at sets c to its posting i.
@@ -369,7 +372,7 @@ func (c *cursor) at(i int) {
 	c.i = i
 	if i < len(c.docs) {
 		c.cur = c.docs[i]
-	} else {
+	} else if c.src == nil || !c.src.load(c, c.src.blk+1) {
 		c.cur = math.MaxUint32
 	}
 }
@@ -380,6 +383,16 @@ func (c *cursor) seek(d uint32) {
 	docs := c.docs
 	if c.cur >= d {
 		return
+	}
+	if c.src != nil && c.docs[len(c.docs)-1] < d {
+		// Not in the current block: skip to the block holding d.
+		if !c.src.skipTo(c, d) {
+			c.cur = math.MaxUint32
+			return
+		}
+		if docs = c.docs; c.cur >= d {
+			return
+		}
 	}
 	lo, step := c.i, 1
 	hi := lo + step

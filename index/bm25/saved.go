@@ -34,21 +34,34 @@ import (
 // the block's CRC-32 (uint32). A dictionary block holds up to
 // savedTermsPerBlock terms in byte order, each: term, live document
 // frequency, the posting upper-bound parameters (maxTF, minLen) and its
-// postings' reference. A postings block holds, per posting in document
-// order: the document number's delta to the previous one, the term
-// frequency and the field length (uvarints). An id block holds
+// postings' reference. A term's postings region holds its live postings
+// in blocks of savedPostingsPerBlock (the last holds the rest): the
+// number of blocks; a skip table, per block the delta of its last
+// document number to the previous block's and its length in bytes; then
+// the blocks, each per posting in document order the document number's
+// delta to the previous one (across blocks; the first's to 0), the term
+// frequency and the field length (uvarints). A search reads a term's
+// whole region (one CRC-32) and decodes a block at a time into a buffer
+// reused for the list, skipping by the table the blocks before a
+// document it seeks (MaxScore's probes of non-essential lists; the
+// block-wise layout of Lucene's postings, without its packed ints). Magic
+// "GLBM25S1" was the unblocked layout, refused as ErrSavedCorrupt. An id
+// block holds
 // savedIDsPerBlock consecutive document numbers' ids (uvarint length,
 // bytes; "" for a number with no live document).
 //
 // Every block is checked against its CRC-32 when read; a mismatch, a
 // block out of the file or a malformed one is ErrSavedCorrupt, and the
 // caller answers from the index the file was saved from instead.
-const savedMagic = "GLBM25S1"
+const savedMagic = "GLBM25S2"
 
 const (
 	savedTermsPerBlock = 64
 	savedIDsPerBlock   = 128
-	savedFooterLen     = 8 + 4 + 4 + len(savedMagic)
+	// savedPostingsPerBlock is the number of postings per postings block
+	// (the last block of a list holds the rest), decoded at once.
+	savedPostingsPerBlock = 128
+	savedFooterLen        = 8 + 4 + 4 + len(savedMagic)
 )
 
 // ErrSavedCorrupt is returned (wrapped) by OpenSaved and Saved.Search for
@@ -156,6 +169,7 @@ func (x *Index) writeSaved(w *countWriter, tag []byte) error {
 	sort.Strings(names)
 	dir = binary.AppendUvarint(dir, uint64(len(names)))
 	var post []byte
+	var pw postingsWriter
 	for _, name := range names {
 		f := x.fields[name]
 		terms := make([]string, 0, len(f.terms))
@@ -172,18 +186,11 @@ func (x *Index) writeSaved(w *countWriter, tag []byte) error {
 		dfs := make([]int, len(terms))
 		for i, t := range terms {
 			p := f.terms[t]
-			post = post[:0]
-			prev := uint32(0)
-			for j, d := range p.docs {
-				if x.dead > 0 && x.ids[d] == "" {
-					continue
-				}
-				post = binary.AppendUvarint(post, uint64(d-prev))
-				post = binary.AppendUvarint(post, uint64(p.tfs[j]))
-				post = binary.AppendUvarint(post, uint64(f.lens[d]))
-				prev = d
-				dfs[i]++
+			var tomb []string
+			if x.dead > 0 {
+				tomb = x.ids
 			}
+			post, dfs[i] = pw.appendPostings(post[:0], p, f.lens, tomb)
 			r, err := put(post)
 			if err != nil {
 				return err
@@ -225,6 +232,45 @@ func (x *Index) writeSaved(w *countWriter, tag []byte) error {
 	foot = append(foot, savedMagic...)
 	_, err := w.Write(foot)
 	return err
+}
+
+// postingsWriter encodes postings regions (appendPostings), its buffers
+// reused from one term to the next.
+type postingsWriter struct {
+	data []byte
+	last []uint32
+	ends []int
+}
+
+// appendPostings appends p's postings region (the package comment's
+// layout) to b, leaving out documents whose id in tomb is "" (tomb nil:
+// none), and returns it and the number of postings written.
+func (w *postingsWriter) appendPostings(b []byte, p *postings, lens []uint32, tomb []string) ([]byte, int) {
+	// The blocks first, to know their lengths for the skip table.
+	w.data, w.last, w.ends = w.data[:0], w.last[:0], w.ends[:0]
+	prev, n := uint32(0), 0
+	for j, d := range p.docs {
+		if tomb != nil && tomb[d] == "" {
+			continue
+		}
+		w.data = binary.AppendUvarint(w.data, uint64(d-prev))
+		w.data = binary.AppendUvarint(w.data, uint64(p.tfs[j]))
+		w.data = binary.AppendUvarint(w.data, uint64(lens[d]))
+		prev = d
+		if n%savedPostingsPerBlock == 0 {
+			w.last, w.ends = append(w.last, 0), append(w.ends, 0)
+		}
+		w.last[len(w.last)-1], w.ends[len(w.ends)-1] = d, len(w.data)
+		n++
+	}
+	b = binary.AppendUvarint(b, uint64(len(w.last)))
+	prevLast, prevEnd := uint32(0), 0
+	for j, last := range w.last {
+		b = binary.AppendUvarint(b, uint64(last-prevLast))
+		b = binary.AppendUvarint(b, uint64(w.ends[j]-prevEnd))
+		prevLast, prevEnd = last, w.ends[j]
+	}
+	return append(b, w.data...), n
 }
 
 // Saved is an open saved index (WriteSaved): its directory read and
@@ -346,6 +392,20 @@ func (s *Saved) scratchBlock(r blockRef) ([]byte, error) {
 	return b, nil
 }
 
+// readInto reads the block r into b (len r.n) and checks its CRC-32.
+func (s *Saved) readInto(r blockRef, b []byte) ([]byte, error) {
+	if r.off > s.size || r.n > s.size-r.off {
+		return nil, fmt.Errorf("%w: block [%d,+%d) past the end", ErrSavedCorrupt, r.off, r.n)
+	}
+	if _, err := s.f.ReadAt(b, int64(r.off)); err != nil {
+		return nil, err
+	}
+	if crc32.ChecksumIEEE(b) != r.crc {
+		return nil, fmt.Errorf("%w: CRC-32 of block at %d", ErrSavedCorrupt, r.off)
+	}
+	return b, nil
+}
+
 // block reads the block r into fresh memory and checks its CRC-32.
 func (s *Saved) block(r blockRef) ([]byte, error) {
 	if r.off > s.size || r.n > s.size-r.off {
@@ -439,33 +499,113 @@ func (s *Saved) lookup(f *savedField, term string) (savedTerm, bool, error) {
 	return savedTerm{}, false, nil
 }
 
-// postings reads and decodes e's postings into a cursor's slices, cut
-// from arena (which it returns advanced) while it has room.
-func (s *Saved) postings(e savedTerm, arena []uint32) (docs, tfs, lens, rest []uint32, err error) {
-	b, err := s.scratchBlock(e.post)
-	if err != nil {
-		return nil, nil, nil, arena, err
-	}
-	n := int(min(e.df, uint64(len(b)))) // a posting takes 3 bytes or more
-	if len(arena) < 3*n {
-		arena = make([]uint32, 3*n)
-	}
-	docs, tfs, lens, rest = arena[:n:n], arena[n:2*n:2*n], arena[2*n:3*n:3*n], arena[3*n:]
+// savedList is one term's postings region during a search (the package
+// comment's layout): its skip table decoded, its blocks decoded one at a
+// time into buf, which the cursor's docs, tfs and plens are cut from.
+type savedList struct {
+	data  []byte   // the blocks
+	last  []uint32 // block -> its last document number
+	end   []uint32 // block -> its end in data
+	df    uint64
+	nDocs uint64
+	blk   int // the block in buf; −1 before the first
+	buf   [3 * savedPostingsPerBlock]uint32
+	err   error // the first malformed block
+}
+
+// openList checks e's region b (read and CRC-checked by the caller) and
+// decodes its skip table.
+func (s *Saved) openList(e savedTerm, b []byte) (*savedList, error) {
+	bad := fmt.Errorf("%w: postings at %d", ErrSavedCorrupt, e.post.off)
 	d := decoder{b: b}
-	doc := uint64(0)
-	i := 0
-	for ; len(d.b) > 0 && d.err == nil && i < n; i++ {
+	nb := d.uvarint()
+	if d.err != nil || nb != (e.df+savedPostingsPerBlock-1)/savedPostingsPerBlock || nb > uint64(len(b)) {
+		return nil, bad
+	}
+	l := &savedList{df: e.df, nDocs: s.nDocs, blk: -1, last: make([]uint32, nb), end: make([]uint32, nb)}
+	last, end := uint64(0), uint64(0)
+	for j := range l.last {
+		last += d.uvarint()
+		end += d.uvarint()
+		if last >= s.nDocs || end > uint64(len(b)) {
+			return nil, bad
+		}
+		l.last[j], l.end[j] = uint32(last), uint32(end)
+	}
+	if d.err != nil || end != uint64(len(d.b)) {
+		return nil, bad
+	}
+	l.data = d.b
+	return l, nil
+}
+
+// load decodes block j into c's docs, tfs and plens and sets c to its
+// first posting; it returns false (c's slices empty) when j is past the
+// last block or malformed (l.err).
+func (l *savedList) load(c *cursor, j int) bool {
+	l.blk = j
+	c.docs, c.tfs, c.plens, c.i = nil, nil, nil, 0
+	if j >= len(l.last) || l.err != nil {
+		return false
+	}
+	n := savedPostingsPerBlock
+	if j == len(l.last)-1 {
+		n = int(l.df) - j*savedPostingsPerBlock
+	}
+	start, doc := uint32(0), uint64(0)
+	if j > 0 {
+		start, doc = l.end[j-1], uint64(l.last[j-1])
+	}
+	if start > l.end[j] {
+		l.err = ErrSavedCorrupt
+		return false
+	}
+	d := decoder{b: l.data[start:l.end[j]]}
+	docs, tfs, lens := l.buf[:n:n], l.buf[n:2*n:2*n], l.buf[2*n:3*n:3*n]
+	for i := range n {
 		doc += d.uvarint()
-		tf, l := d.uvarint(), d.uvarint()
-		if doc >= s.nDocs || tf > math.MaxUint32 || l > math.MaxUint32 {
+		tf, ln := d.uvarint(), d.uvarint()
+		if doc >= l.nDocs || tf > math.MaxUint32 || ln > math.MaxUint32 {
 			d.err = ErrSavedCorrupt
 		}
-		docs[i], tfs[i], lens[i] = uint32(doc), uint32(tf), uint32(l)
+		docs[i], tfs[i], lens[i] = uint32(doc), uint32(tf), uint32(ln)
 	}
-	if d.err != nil || len(d.b) != 0 || uint64(i) != e.df {
-		return nil, nil, nil, rest, fmt.Errorf("%w: postings block at %d", ErrSavedCorrupt, e.post.off)
+	if d.err != nil || len(d.b) != 0 || doc != uint64(l.last[j]) {
+		l.err = ErrSavedCorrupt
+		return false
 	}
-	return docs, tfs, lens, rest, nil
+	c.docs, c.tfs, c.plens = docs, tfs, lens
+	c.cur = docs[0]
+	return true
+}
+
+// skipTo loads the first block after the current one whose last document
+// is ≥ d, without decoding the blocks before it, and returns false when
+// there is none.
+func (l *savedList) skipTo(c *cursor, d uint32) bool {
+	lo := l.blk + 1
+	j := lo + sort.Search(len(l.last)-lo, func(k int) bool { return l.last[lo+k] >= d })
+	return l.load(c, j)
+}
+
+// postings decodes all of e's postings (for tests).
+func (s *Saved) postings(e savedTerm) (docs, tfs, lens []uint32, err error) {
+	b, err := s.scratchBlock(e.post)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	l, err := s.openList(e, b)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	c := cursor{src: l}
+	for c.at(0); c.cur != math.MaxUint32; c.at(c.i + 1) {
+		docs, tfs, lens = append(docs, c.cur), append(tfs, c.tfs[c.i]), append(lens, c.plens[c.i])
+	}
+	if l.err != nil {
+		return nil, nil, nil, fmt.Errorf("%w: postings at %d", l.err, e.post.off)
+	}
+	return docs, tfs, lens, nil
 }
 
 // id returns document number n's id, reading (and checking) its id
@@ -525,21 +665,28 @@ func (s *Saved) Search(clauses []Clause, k int, prune bool) ([]Hit, error) {
 			continue
 		}
 		terms = append(terms, found{kk, f, e})
-		total += min(e.df, e.post.n)
+		total += e.post.n
 	}
-	// One allocation for every decoded posting list.
-	arena := make([]uint32, 3*total)
+	// One buffer for every term's postings region, read whole (its
+	// CRC-32 checked) and decoded a block at a time by the cursors.
+	raw := make([]byte, total)
 	var cs []cursor
+	var lists []*savedList
 	for _, t := range terms {
 		kk, f, e := t.kk, t.f, t.e
-		docs, tfs, lens, rest, err := s.postings(e, arena)
+		b, err := s.readInto(e.post, raw[:e.post.n:e.post.n])
 		if err != nil {
 			return nil, err
 		}
-		arena = rest
+		raw = raw[e.post.n:]
+		l, err := s.openList(e, b)
+		if err != nil {
+			return nil, err
+		}
+		lists = append(lists, l)
 		avg := float64(f.sumLen) / float64(f.docs)
 		w := merged[kk] * Idf(e.df, f.docs)
-		c := cursor{docs: docs, tfs: tfs, plens: lens, weight: w, avgLen: avg, slot: len(cs)}
+		c := cursor{src: l, weight: w, avgLen: avg, slot: len(cs)}
 		c.at(0)
 		c.ub = TermScore(w, uint32(e.maxTF), uint32(e.minLen), avg)
 		if w < 0 {
@@ -558,6 +705,11 @@ func (s *Saved) Search(clauses []Clause, k int, prune bool) ([]Hit, error) {
 		}
 		return id
 	})
+	for _, l := range lists {
+		if l.err != nil {
+			return nil, fmt.Errorf("%w: a postings block", l.err)
+		}
+	}
 	if idErr != nil {
 		return nil, idErr
 	}

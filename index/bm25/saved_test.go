@@ -3,10 +3,12 @@ package bm25
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand"
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"testing"
 )
 
@@ -87,7 +89,7 @@ func TestSavedRoundTrip(t *testing.T) {
 			if err != nil || !ok {
 				t.Fatalf("%s %s: %v %v", name, term, ok, err)
 			}
-			docs, tfs, lens, _, err := s.postings(e, nil)
+			docs, tfs, lens, err := s.postings(e)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -181,5 +183,72 @@ func TestSavedCorrupt(t *testing.T) {
 			}
 			t.Fatalf("%s: open gave %v", what, err)
 		}
+	}
+}
+
+// TestSavedSeek checks that a saved list's cursor, sought to increasing
+// random targets (skipping blocks by their last document numbers), stops
+// at the same postings as the in-memory list does: the first live
+// document ≥ the target, with its frequency and field length.
+func TestSavedSeek(t *testing.T) {
+	x, _ := savedFixture(t)
+	path := filepath.Join(t.TempDir(), "saved")
+	if _, err := x.WriteSaved(path, nil); err != nil {
+		t.Fatal(err)
+	}
+	s, err := OpenSaved(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rng := rand.New(rand.NewSource(7))
+	long := 0
+	for name, f := range x.fields {
+		for term, p := range f.terms {
+			var wd, wt []uint32
+			for i, d := range p.docs {
+				if x.ids[d] != "" {
+					wd, wt = append(wd, d), append(wt, p.tfs[i])
+				}
+			}
+			if len(wd) > 2*savedPostingsPerBlock {
+				long++
+			}
+			e, _, err := s.lookup(s.fields[name], term)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := s.block(e.post)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, err := s.openList(e, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := cursor{src: l}
+			c.at(0)
+			target := uint32(0)
+			for c.cur != math.MaxUint32 {
+				target += uint32(rng.Intn(400))
+				c.seek(target)
+				i := sort.Search(len(wd), func(i int) bool { return wd[i] >= target })
+				if i == len(wd) {
+					if c.cur != math.MaxUint32 {
+						t.Fatalf("%s %s: seek %d → %d, want the end", name, term, target, c.cur)
+					}
+					break
+				}
+				if c.cur != wd[i] || c.tfs[c.i] != wt[i] || c.plens[c.i] != f.lens[wd[i]] {
+					t.Fatalf("%s %s: seek %d → %d tf %d, want %d tf %d", name, term, target, c.cur, c.tfs[c.i], wd[i], wt[i])
+				}
+			}
+			if l.err != nil {
+				t.Fatal(l.err)
+			}
+		}
+	}
+	if long == 0 {
+		t.Fatal("no list spans more than two blocks")
 	}
 }
