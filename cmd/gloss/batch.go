@@ -117,6 +117,20 @@ const batchChunk = 10 * memory.RememberChunk
 // default collector pacing lets the heap grow to twice that.
 const batchMemoryLimit = 200 << 20
 
+// setMemoryLimit sets the Go heap limit to limit bytes
+// (runtime/debug.SetMemoryLimit) unless $GOMEMLIMIT sets one, and returns
+// the function that restores the limit it replaced (a no-op when
+// $GOMEMLIMIT is set). Used by the commands whose peak resident set has a
+// target: `remember --batch` (batchMemoryLimit) and `index`
+// (indexMemoryLimit).
+func setMemoryLimit(limit int64) (restore func()) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	prev := debug.SetMemoryLimit(limit)
+	return func() { debug.SetMemoryLimit(prev) }
+}
+
 // batchStoreCacheBytes is the Pebble block cache of `gloss remember
 // --batch` without a daemon (8 MiB, Pebble's own default; the store's
 // default is index.StoreCacheBytes, 64 MiB): the batch reads the file
@@ -127,9 +141,7 @@ const batchMemoryLimit = 200 << 20
 const batchStoreCacheBytes = 8 << 20
 
 func runBatch(cmd *cobra.Command, g *globals, b *backend, file string) error {
-	if os.Getenv("GOMEMLIMIT") == "" {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(batchMemoryLimit))
-	}
+	defer setMemoryLimit(batchMemoryLimit)()
 	var r io.Reader
 	if file == "-" {
 		r = cmd.InOrStdin()

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -49,9 +48,7 @@ func indexCmd(g *globals) *cobra.Command {
 			if dir != "" {
 				g.dir = dir
 			}
-			if os.Getenv("GOMEMLIMIT") == "" {
-				defer debug.SetMemoryLimit(debug.SetMemoryLimit(indexMemoryLimit))
-			}
+			defer setMemoryLimit(indexMemoryLimit)()
 			b, err := g.connect(cmd.Context())
 			if err != nil {
 				return err
