@@ -99,18 +99,9 @@ func (b *Builtin) Save(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".builtin-*.tmp")
-	if err != nil {
-		return err
-	}
 	data := b.marshal()
-	_, werr := tmp.Write(data)
-	if err := errors.Join(werr, tmp.Close()); err != nil {
-		_ = os.Remove(tmp.Name())
+	if err := writeFileAtomic(path, ".builtin-*.tmp", data); err != nil {
 		return fmt.Errorf("save built-in model: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
 	}
 	if st, err := os.Stat(path); err == nil {
 		_ = writeModelID(path, st, data, b.id)

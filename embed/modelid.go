@@ -72,16 +72,24 @@ func writeModelID(path string, st os.FileInfo, data []byte, id string) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".builtin-id-*.tmp")
+	return writeFileAtomic(path+modelIDSuffix, ".builtin-id-*.tmp", append(raw, '\n'))
+}
+
+// writeFileAtomic writes data to path through a temporary file named by
+// pattern (os.CreateTemp) in path's directory, then renames it over path,
+// so a reader sees the old file or the whole new one. The temporary file
+// is removed on any error, which is returned unwrapped.
+func writeFileAtomic(path, pattern string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), pattern)
 	if err != nil {
 		return err
 	}
-	_, werr := tmp.Write(append(raw, '\n'))
+	_, werr := tmp.Write(data)
 	if err := errors.Join(werr, tmp.Close()); err != nil {
 		_ = os.Remove(tmp.Name())
 		return err
 	}
-	if err := os.Rename(tmp.Name(), path+modelIDSuffix); err != nil {
+	if err := os.Rename(tmp.Name(), path); err != nil {
 		_ = os.Remove(tmp.Name())
 		return err
 	}
