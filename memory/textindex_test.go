@@ -10,6 +10,15 @@ import (
 	"github.com/gloss-dev/gloss/index/bm25"
 )
 
+// wordNote is the i-th memory of the text index tests on vecRepo: the
+// symbol it anchors to (retryCap or openPool, alternating) and a text of
+// three of eight words, so BM25 scores vary and repeat across memories.
+func wordNote(i int) (sym, text string) {
+	words := []string{"retries", "capped", "pool", "opened", "lazily", "timeout", "flush", "caches"}
+	sym = []string{"retryCap", "openPool"}[i%2]
+	return sym, fmt.Sprintf("%s %s and %s note %d", words[i%8], words[(i*3)%8], words[(i*5+1)%8], i)
+}
+
 // TestTextTable checks the daemon's in-memory BM25 index: not used until
 // warmed; once warmed, the text ranking is Bluge's (scores to rounding,
 // ties in id order); remember and forget reach it, and once compacted it
@@ -23,10 +32,9 @@ func TestTextTable(t *testing.T) {
 	if _, err := w.Index(ctx); err != nil {
 		t.Fatal(err)
 	}
-	words := []string{"retries", "capped", "pool", "opened", "lazily", "timeout", "flush", "caches"}
 	for i := range 24 {
-		sym := []string{"retryCap", "openPool"}[i%2]
-		remember(t, w, sym, fmt.Sprintf("%s %s and %s note %d", words[i%8], words[(i*3)%8], words[(i*5+1)%8], i))
+		sym, text := wordNote(i)
+		remember(t, w, sym, text)
 	}
 	// Reopened, the full-text index is read without a writer: no Bluge
 	// merge (which changes Bluge's statistics) runs between the load and

@@ -31,10 +31,8 @@ func TestSavedTextIndex(t *testing.T) {
 	if _, err := w.Index(ctx); err != nil {
 		t.Fatal(err)
 	}
-	words := []string{"retries", "capped", "pool", "opened", "lazily", "timeout", "flush", "caches"}
 	for i := range 30 {
-		sym := []string{"retryCap", "openPool"}[i%2]
-		text := fmt.Sprintf("%s %s and %s note %d", words[i%8], words[(i*3)%8], words[(i*5+1)%8], i)
+		sym, text := wordNote(i)
 		if i >= 20 {
 			text = "flush timeout twin" // ten memories of equal score
 		}
