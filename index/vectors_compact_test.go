@@ -1,6 +1,7 @@
 package index
 
 import (
+	"container/heap"
 	"context"
 	"hash/crc32"
 	"math"
@@ -357,5 +358,106 @@ func TestVectorsReadsV2(t *testing.T) {
 	// An unchanged text is not embedded again: the hashes were kept.
 	if vecs, _, err := v.embedMissing(context.Background(), []Doc{vdoc("m3", "3")}, false); err != nil || !reflect.DeepEqual(vecs[0], e.vecs[3]) {
 		t.Fatalf("row of m3: %v, %v", vecs, err)
+	}
+}
+
+// compactCandidatesRef is compactCandidates as written before its bounds
+// were inlined: compactQuery.boundsDot per row and a container/heap of
+// lower bounds. The reference of TestCompactCandidatesSameAsRef.
+func compactCandidatesRef(comp []byte, dim int, q []float32, limit int) []int {
+	cq := newCompactQuery(q)
+	stride := compactStride(dim)
+	n := len(comp) / stride
+	lows := make(refLowHeap, 0, limit)
+	floor := math.Inf(-1)
+	type cand struct {
+		row  int
+		high float64
+	}
+	var kept []cand
+	for i := range n {
+		s, c := compactRow(comp, i, stride)
+		lo, hi := cq.boundsDot(s, dotI8Go(cq.q, c))
+		if lo > 0 {
+			if len(lows) < limit {
+				heap.Push(&lows, lo)
+			} else if lo > lows[0] {
+				lows[0] = lo
+				heap.Fix(&lows, 0)
+			}
+			if len(lows) == limit {
+				floor = lows[0]
+			}
+		}
+		if hi > 0 && hi >= floor {
+			kept = append(kept, cand{i, hi})
+		}
+	}
+	out := []int{}
+	for _, k := range kept {
+		if k.high >= floor {
+			out = append(out, k.row)
+		}
+	}
+	return out
+}
+
+type refLowHeap []float64
+
+func (h refLowHeap) Len() int           { return len(h) }
+func (h refLowHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h refLowHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *refLowHeap) Push(x any)        { *h = append(*h, x.(float64)) }
+func (h *refLowHeap) Pop() any {
+	x := (*h)[len(*h)-1]
+	*h = (*h)[:len(*h)-1]
+	return x
+}
+
+// TestCompactCandidatesSameAsRef checks that compactCandidates keeps
+// exactly the rows of the reference formulation (boundsDot per row,
+// container/heap), in the same order, over clustered and random rows,
+// ties (duplicated rows), zero rows and rows whose scale is not finite
+// (NaN, ±Inf: always kept), for limits below, at and above the row count.
+func TestCompactCandidatesSameAsRef(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	for _, dim := range []int{7, 16, 192} {
+		for _, n := range []int{1, 5, 300, 2000} {
+			rows := clustered(r, n, dim)
+			for i := 0; i < n; i += 17 {
+				copy(rows[i], rows[(i+1)%n]) // ties
+			}
+			stride := compactStride(dim)
+			comp := make([]byte, n*stride)
+			for i, v := range rows {
+				quantizeRow(comp[i*stride:], v)
+			}
+			if n > 10 {
+				for k, bad := range []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))} {
+					le.PutUint32(comp[(3+k)*stride:], math.Float32bits(bad))
+				}
+				clear(comp[9*stride : 10*stride]) // a zero row
+			}
+			st := &vecState{dim: dim, comp: comp}
+			for qi := range 8 {
+				q := append([]float32(nil), rows[r.Intn(n)]...)
+				if qi%2 == 1 {
+					for j := range q {
+						q[j] += float32(0.3 * r.NormFloat64())
+					}
+				}
+				embed.Normalize(q)
+				for _, limit := range []int{1, 3, 20, n, n + 5} {
+					got, ok := st.compactCandidates(q, limit, nil)
+					if !ok {
+						t.Fatalf("dim %d n %d: not ok", dim, n)
+					}
+					want := compactCandidatesRef(comp, dim, q, limit)
+					if !reflect.DeepEqual(append([]int{}, got...), want) {
+						t.Fatalf("dim %d n %d query %d limit %d: got %v, want %v", dim, n, qi, limit, got, want)
+					}
+				}
+			}
+		}
 	}
 }

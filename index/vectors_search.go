@@ -209,7 +209,9 @@ func (s *vecState) compactCandidates(q []float32, limit int, c *rowsCheck) (cand
 	stride := compactStride(s.dim)
 	n := len(s.comp) / stride
 	sum := c != nil && c.rowCRC != nil && !c.summed
-	lows := make(lowHeap, 0, limit)
+	// lows is a min-heap of the limit largest positive lower bounds
+	// (pushLow, replaceLow); floor is its root once it holds limit.
+	lows := make([]float64, 0, limit)
 	floor := math.Inf(-1)
 	type cand struct {
 		row  int
@@ -217,29 +219,41 @@ func (s *vecState) compactCandidates(q []float32, limit int, c *rowsCheck) (cand
 	}
 	var kept []cand
 	var dots [scanChunk]int32 // dotI8 of the query and each row of the chunk
-	for i := range n {
-		k := i % scanChunk
-		if k == 0 {
-			if sum {
-				c.sum(scanChunk * stride)
-			}
-			m := min(scanChunk, n-i)
-			dotI8Block(cq.q, s.comp[i*stride:(i+m)*stride], stride, dots[:m])
+	qs, qk := cq.scale, cq.k
+	for i := 0; i < n; i += scanChunk {
+		if sum {
+			c.sum(scanChunk * stride)
 		}
-		lo, hi := cq.boundsDot(math.Float32frombits(le.Uint32(s.comp[i*stride:])), dots[k])
-		if lo > 0 {
-			if len(lows) < limit {
-				heap.Push(&lows, lo)
-			} else if lo > lows[0] {
-				lows[0] = lo
-				heap.Fix(&lows, 0)
+		m := min(scanChunk, n-i)
+		block := s.comp[i*stride : (i+m)*stride]
+		dotI8Block(cq.q, block, stride, dots[:m])
+		for k, d := range dots[:m] {
+			// The bounds of compactQuery.boundsDot, inlined: the same
+			// float64 operations in the same order, so the same bits.
+			sf := float64(math.Float32frombits(le.Uint32(block[k*stride:])))
+			if sf-sf != 0 { // NaN or ±Inf: no compact form, scored exactly
+				kept = append(kept, cand{i + k, math.Inf(1)})
+				continue
 			}
-			if len(lows) == limit {
-				floor = lows[0]
+			a := qs * sf * float64(d)
+			e := qk*sf + 1e-9
+			hi := a + e
+			if !(hi > 0 && hi >= floor) {
+				continue // its lower bound is below floor too: no heap change
 			}
-		}
-		if hi > 0 && hi >= floor {
-			kept = append(kept, cand{i, hi})
+			if lo := a - e; lo > 0 {
+				if len(lows) < limit {
+					lows = pushLow(lows, lo)
+				} else if lo > lows[0] {
+					replaceLow(lows, lo)
+				}
+				if len(lows) == limit {
+					floor = lows[0]
+				}
+			}
+			if hi >= floor {
+				kept = append(kept, cand{i + k, hi})
+			}
 		}
 	}
 	cands = make([]int, 0, len(kept))
@@ -251,17 +265,39 @@ func (s *vecState) compactCandidates(q []float32, limit int, c *rowsCheck) (cand
 	return cands, true
 }
 
-// lowHeap is a min-heap of lower bounds (container/heap).
-type lowHeap []float64
+// pushLow adds x to the min-heap h and returns it (h has room: its
+// capacity is the limit).
+func pushLow(h []float64, x float64) []float64 {
+	h = append(h, x)
+	for j := len(h) - 1; j > 0; {
+		p := (j - 1) / 2
+		if h[p] <= h[j] {
+			break
+		}
+		h[p], h[j] = h[j], h[p]
+		j = p
+	}
+	return h
+}
 
-func (h lowHeap) Len() int           { return len(h) }
-func (h lowHeap) Less(i, j int) bool { return h[i] < h[j] }
-func (h lowHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *lowHeap) Push(x any)        { *h = append(*h, x.(float64)) }
-func (h *lowHeap) Pop() any {
-	x := (*h)[len(*h)-1]
-	*h = (*h)[:len(*h)-1]
-	return x
+// replaceLow replaces the root (the smallest) of the non-empty min-heap h
+// with x and restores the heap order.
+func replaceLow(h []float64, x float64) {
+	h[0] = x
+	for j := 0; ; {
+		l := 2*j + 1
+		if l >= len(h) {
+			return
+		}
+		if r := l + 1; r < len(h) && h[r] < h[l] {
+			l = r
+		}
+		if h[j] <= h[l] {
+			return
+		}
+		h[j], h[l] = h[l], h[j]
+		j = l
+	}
 }
 
 type hit struct {

@@ -74,13 +74,16 @@ func daemonLatency(ctx context.Context, c retrievalConfig, qs []benchQuery) erro
 		defer f.Close()
 		results = json.NewEncoder(f)
 	}
-	// record writes one result to --results (after the request; the
-	// encoding, tens of µs, counts in its wall time, not in the daemon CPU).
+	// record writes one result to --results with the request's wall
+	// time in ms (after the request; the encoding, tens of µs, counts in
+	// the next request's wall time, not in the daemon CPU).
+	var started time.Time
 	record := func(work string, q benchQuery, res any) error {
 		if results == nil {
 			return nil
 		}
-		return results.Encode(map[string]any{"work": work, "query": q.Text, "result": res})
+		ms := round(float64(time.Since(started).Microseconds())/1000, 3)
+		return results.Encode(map[string]any{"work": work, "query": q.Text, "ms": ms, "result": res})
 	}
 	run := func(work string, one func(q benchQuery) error) error {
 		load := loadAvg()
@@ -88,6 +91,7 @@ func daemonLatency(ctx context.Context, c retrievalConfig, qs []benchQuery) erro
 		var wall []float64
 		for _, q := range qs {
 			t := time.Now()
+			started = t
 			if err := one(q); err != nil {
 				return fmt.Errorf("%s %q: %w", work, q.Text, err)
 			}
