@@ -63,7 +63,7 @@ func fixedIndex(b *testing.B, n, dim int) *Vectors {
 // dim float32 (brute force, vek SIMD dot products).
 func BenchmarkVectorSearch(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
-		for _, dim := range []int{128, 256} {
+		for _, dim := range []int{128, 192, 256} {
 			b.Run(fmt.Sprintf("%dx%d", n, dim), func(b *testing.B) {
 				v := fixedIndex(b, n, dim)
 				q := randomUnitRows(1, dim)[0]
