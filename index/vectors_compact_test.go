@@ -418,11 +418,13 @@ func (h *refLowHeap) Pop() any {
 // exactly the rows of the reference formulation (boundsDot per row,
 // container/heap), in the same order, over clustered and random rows,
 // ties (duplicated rows), zero rows and rows whose scale is not finite
-// (NaN, ±Inf: always kept), for limits below, at and above the row count.
+// (NaN, ±Inf: always kept) or negative, for limits below, at and above
+// the row count, and enough rows (20,000) for groups to be skipped
+// (groupBelow).
 func TestCompactCandidatesSameAsRef(t *testing.T) {
 	r := rand.New(rand.NewSource(11))
 	for _, dim := range []int{7, 16, 192} {
-		for _, n := range []int{1, 5, 300, 2000} {
+		for _, n := range []int{1, 5, 300, 2000, 20000} {
 			rows := clustered(r, n, dim)
 			for i := 0; i < n; i += 17 {
 				copy(rows[i], rows[(i+1)%n]) // ties
@@ -433,8 +435,11 @@ func TestCompactCandidatesSameAsRef(t *testing.T) {
 				quantizeRow(comp[i*stride:], v)
 			}
 			if n > 10 {
-				for k, bad := range []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))} {
+				for k, bad := range []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), -0.01} {
 					le.PutUint32(comp[(3+k)*stride:], math.Float32bits(bad))
+					if n > 1000 { // also in a group past the first chunk, once lows is full
+						le.PutUint32(comp[(n-40+k)*stride:], math.Float32bits(bad))
+					}
 				}
 				clear(comp[9*stride : 10*stride]) // a zero row
 			}
@@ -454,7 +459,7 @@ func TestCompactCandidatesSameAsRef(t *testing.T) {
 					}
 					want := compactCandidatesRef(comp, dim, q, limit)
 					if !reflect.DeepEqual(append([]int{}, got...), want) {
-						t.Fatalf("dim %d n %d query %d limit %d: got %v, want %v", dim, n, qi, limit, got, want)
+						t.Fatalf("dim %d n %d query %d limit %d: got %d %v, want %d %v", dim, n, qi, limit, len(got), got[:min(8, len(got))], len(want), want[:min(8, len(want))])
 					}
 				}
 			}

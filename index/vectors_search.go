@@ -227,32 +227,42 @@ func (s *vecState) compactCandidates(q []float32, limit int, c *rowsCheck) (cand
 		m := min(scanChunk, n-i)
 		block := s.comp[i*stride : (i+m)*stride]
 		dotI8Block(cq.q, block, stride, dots[:m])
-		for k, d := range dots[:m] {
-			// The bounds of compactQuery.boundsDot, inlined: the same
-			// float64 operations in the same order, so the same bits.
-			sf := float64(math.Float32frombits(le.Uint32(block[k*stride:])))
-			if sf-sf != 0 { // NaN or ±Inf: no compact form, scored exactly
-				kept = append(kept, cand{i + k, math.Inf(1)})
+		for g := 0; g < m; g += skipGroup {
+			ge := min(g+skipGroup, m)
+			if len(lows) == limit && groupBelow(block, stride, dots[g:ge], g, qs, qk, floor) {
 				continue
 			}
-			a := qs * sf * float64(d)
-			e := qk*sf + 1e-9
-			hi := a + e
-			if !(hi > 0 && hi >= floor) {
-				continue // its lower bound is below floor too: no heap change
-			}
-			if lo := a - e; lo > 0 {
-				if len(lows) < limit {
-					lows = pushLow(lows, lo)
-				} else if lo > lows[0] {
-					replaceLow(lows, lo)
+			for k := g; k < ge; k++ {
+				d := dots[k]
+				// The bounds of compactQuery.boundsDot, inlined: the same
+				// float64 operations in the same order, so the same bits.
+				sf := float64(math.Float32frombits(le.Uint32(block[k*stride:])))
+				if sf-sf != 0 { // NaN or ±Inf: no compact form, scored exactly
+					kept = append(kept, cand{i + k, math.Inf(1)})
+					continue
 				}
-				if len(lows) == limit {
-					floor = lows[0]
+				a := qs * sf * float64(d)
+				e := qk*sf + 1e-9
+				hi := a + e
+				if sf >= 0 && !(hi > 0 && hi >= floor) {
+					// e > 0, so its lower bound is below floor too: no
+					// heap change (a negative scale, of a damaged row,
+					// takes the whole path, as boundsDot's caller did)
+					continue
 				}
-			}
-			if hi >= floor {
-				kept = append(kept, cand{i + k, hi})
+				if lo := a - e; lo > 0 {
+					if len(lows) < limit {
+						lows = pushLow(lows, lo)
+					} else if lo > lows[0] {
+						replaceLow(lows, lo)
+					}
+					if len(lows) == limit {
+						floor = lows[0]
+					}
+				}
+				if hi > 0 && hi >= floor {
+					kept = append(kept, cand{i + k, hi})
+				}
 			}
 		}
 	}
@@ -263,6 +273,37 @@ func (s *vecState) compactCandidates(q []float32, limit int, c *rowsCheck) (cand
 		}
 	}
 	return cands, true
+}
+
+// skipGroup is the number of consecutive rows compactCandidates bounds
+// together (groupBelow) before it bounds them one by one.
+const skipGroup = 16
+
+// groupBelow reports whether no row of a group of compact rows can reach
+// floor: dots are the group's dotI8 values and its first row is row
+// first of block (stride bytes per row). With smax the largest row scale
+// and dmax the largest dot, every row's upper bound as compactCandidates
+// computes it, fl(fl(fl(qs·s)·d) + fl(fl(qk·s) + 1e-9)), is at most
+// fl(fl(fl(qs·smax)·max(dmax, 0)) + fl(fl(qk·smax) + 1e-9)), since
+// rounded multiplication and addition of non-negative factors are
+// monotonic (IEEE 754 §4.3: rounding preserves order) and qs, qk ≥ 0; so
+// when that is below floor every row of the group is below it too (a
+// relative slack of 1e-9 covers operations fused differently). A
+// group holding a scale that is negative or not finite is never skipped
+// (those rows are bounded one by one).
+func groupBelow(block []byte, stride int, dots []int32, first int, qs, qk, floor float64) bool {
+	var smax float64
+	dmax := int32(0)
+	for k, d := range dots {
+		sf := float64(math.Float32frombits(le.Uint32(block[(first+k)*stride:])))
+		if !(sf >= 0 && sf <= math.MaxFloat32) {
+			return false
+		}
+		smax = max(smax, sf)
+		dmax = max(dmax, d)
+	}
+	bound := qs*smax*float64(dmax) + (qk*smax + 1e-9)
+	return bound*(1+1e-9) < floor // slack: a few ulps, should a compiler fuse operations otherwise
 }
 
 // pushLow adds x to the min-heap h and returns it (h has room: its
