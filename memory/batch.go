@@ -430,11 +430,7 @@ func (w *Workspace) commitChunk(b *index.MemoryBatch, created []*Memory, p *inde
 		return w.commit(b, created, nil)
 	}
 	<-p.opened
-	if err := markNewStoreSummaries(w.Store, b); err != nil {
-		b.Close()
-		return err
-	}
-	gen, err := w.commitBatch(b)
+	gen, err := w.commitMarked(b)
 	if err != nil {
 		return err
 	}
