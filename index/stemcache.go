@@ -8,7 +8,6 @@ import (
 	"github.com/blugelabs/bluge/analysis"
 	"github.com/blugelabs/bluge/analysis/lang/en"
 	"github.com/blugelabs/bluge/analysis/token"
-	"github.com/blugelabs/bluge/analysis/tokenizer"
 )
 
 // maxStemCache bounds the terms a stemCache holds; past it the cache is
@@ -54,10 +53,11 @@ func (c *stemCache) Filter(input analysis.TokenStream) analysis.TokenStream {
 
 // newEnglish returns bluge's English analyzer (en.NewAnalyzer: Unicode
 // word tokenizer, possessives, lower case, stop words, snowball stemming)
-// with the stemming filter memoized (stemCache).
+// with the stemming filter memoized (stemCache) and the tokenizer's fast
+// path for ASCII input (asciiTokenizer), both of the same output.
 func newEnglish() *analysis.Analyzer {
 	return &analysis.Analyzer{
-		Tokenizer: tokenizer.NewUnicodeTokenizer(),
+		Tokenizer: newASCIITokenizer(),
 		TokenFilters: []analysis.TokenFilter{
 			en.NewPossessiveFilter(),
 			token.NewLowerCaseFilter(),
