@@ -227,9 +227,12 @@ func basicIsSecret(m []string) bool {
 // token for a regular expression.
 var zeroWidth = strings.NewReplacer("\u200b", "", "\u200c", "", "\u200d", "", "\u2060", "", "\ufeff", "", "\u00ad", "", "\u180e", "")
 
-// lineBreakInToken matches a line break (with indentation) between two
-// characters that occur in tokens.
-var lineBreakInToken = regexp.MustCompile(`([A-Za-z0-9_+/=.-])[ \t]*\r?\n[ \t]*([A-Za-z0-9_+/=.-])`)
+// isTokenByte reports whether c is one of the characters a line break
+// between two of which joinTokenLines removes: [A-Za-z0-9_+/=.-].
+func isTokenByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		c == '_' || c == '+' || c == '/' || c == '=' || c == '.' || c == '-'
+}
 
 // normalize removes zero-width characters and NFKC-folds text
 // (fullwidth letters, ligatures and other compatibility forms become their
@@ -239,17 +242,66 @@ func normalize(text string) string {
 }
 
 // joinTokenLines removes line breaks between token characters, joining a
-// token that was split over lines.
+// token that was split over lines: two passes of joinTokenLinesOnce.
 func joinTokenLines(text string) string {
 	if !strings.Contains(text, "\n") {
 		return text
 	}
 	// Twice: a match consumes the characters on both sides of a break, so
 	// breaks one character apart need a second pass.
-	for i := 0; i < 2; i++ {
-		text = lineBreakInToken.ReplaceAllString(text, "$1$2")
+	return joinTokenLinesOnce(joinTokenLinesOnce(text))
+}
+
+// joinTokenLinesOnce is the regexp replacement
+//
+//	regexp.MustCompile(`([A-Za-z0-9_+/=.-])[ \t]*\r?\n[ \t]*([A-Za-z0-9_+/=.-])`).ReplaceAllString(text, "$1$2")
+//
+// written out, without the regexp machine (TestJoinTokenLinesSameAsRegexp,
+// FuzzJoinTokenLines). Each match holds one "\n" and has one possible
+// start, the token character before the spaces and tabs (and "\r") that
+// precede it, since none of those is a token character; the regexp's
+// leftmost matches, each search resuming after the previous match, are
+// so the matches around each "\n" in turn whose start is not inside the
+// previous match. Every character the pattern names is ASCII, so bytes
+// are scanned, in UTF-8 valid or not. text itself is returned when
+// nothing matches.
+func joinTokenLinesOnce(text string) string {
+	var out []byte // nil until the first match
+	done := 0      // text[:done] is in out, or matched
+	for k := 0; ; {
+		nl := strings.IndexByte(text[k:], '\n')
+		if nl < 0 {
+			break
+		}
+		k += nl // text[k] is the line break
+		i := k
+		if i > 0 && text[i-1] == '\r' {
+			i--
+		}
+		for i > 0 && (text[i-1] == ' ' || text[i-1] == '\t') {
+			i--
+		}
+		i-- // the token character before the break
+		j := k + 1
+		for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
+			j++
+		}
+		if i < done || j >= len(text) || !isTokenByte(text[i]) || !isTokenByte(text[j]) {
+			k++
+			continue
+		}
+		if out == nil {
+			out = make([]byte, 0, len(text))
+		}
+		out = append(out, text[done:i+1]...)
+		out = append(out, text[j])
+		done = j + 1
+		k = j + 1
 	}
-	return text
+	if out == nil {
+		return text
+	}
+	return string(append(out, text[done:]...))
 }
 
 // Find returns the kind of credential found in text ("" when none), such
