@@ -18,18 +18,21 @@ const maxStemCache = 200_000
 // bluge's analysis/lang/en (EnglishStemmerFilter) with a memo of each
 // term's stem: memory texts and code repeat the same words, and the
 // stemmer's cost (a string, a snowball Env and a copy per token) is paid
-// once per distinct term. The output is the same term for term
-// (TestStemCacheSameAsStemmer). Safe for concurrent use (bluge runs
-// analysis on several goroutines).
+// once per distinct term. A token whose stem is itself keeps its Term; any
+// other token's Term becomes the memo's copy of the stem, shared by every
+// token of that term and never written (bluge and gloss only read
+// terms). The output is the same term for term
+// (TestEnglishSameAsBluge). Safe for concurrent use (bluge runs analysis
+// on several goroutines).
 type stemCache struct {
 	mu    sync.RWMutex
-	stems map[string]string
+	stems map[string][]byte // nil: the term is its own stem
 }
 
-func newStemCache() *stemCache { return &stemCache{stems: map[string]string{}} }
+func newStemCache() *stemCache { return &stemCache{stems: map[string][]byte{}} }
 
 // Filter implements analysis.TokenFilter: each token's Term becomes its
-// stem (a new slice; the input bytes are not written).
+// stem (the input bytes are not written).
 func (c *stemCache) Filter(input analysis.TokenStream) analysis.TokenStream {
 	for _, tok := range input {
 		c.mu.RLock()
@@ -38,15 +41,20 @@ func (c *stemCache) Filter(input analysis.TokenStream) analysis.TokenStream {
 		if !ok {
 			env := snowballstem.NewEnv(string(tok.Term))
 			snowball.Stem(env)
-			st = env.Current()
+			if s := env.Current(); s != string(tok.Term) {
+				st = []byte(s)
+				st = st[:len(st):len(st)] // an append copies
+			}
 			c.mu.Lock()
 			if len(c.stems) >= maxStemCache {
-				c.stems = map[string]string{}
+				c.stems = map[string][]byte{}
 			}
 			c.stems[string(tok.Term)] = st
 			c.mu.Unlock()
 		}
-		tok.Term = []byte(st)
+		if st != nil {
+			tok.Term = st
+		}
 	}
 	return input
 }
