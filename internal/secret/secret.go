@@ -151,14 +151,86 @@ func (r *secretRule) admits(lower string) bool {
 	return false
 }
 
+// keywordSet is a set of the keywords of every rule (token and context),
+// by their number in ruleKeywords.
+type keywordSet [2]uint64
+
+// ruleKeywordTable numbers the keywords of every rule: the keywords
+// (deduplicated, at most 128, each of at least two bytes), the numbers
+// of those starting with each byte, and each rule's keywords as a set
+// (token rules first, then context rules, in their order).
+type ruleKeywordTable struct {
+	words   []string
+	byFirst [256][]uint8
+	token   []keywordSet
+	context []keywordSet
+}
+
+var ruleKeywords = sync.OnceValue(func() *ruleKeywordTable {
+	t := &ruleKeywordTable{}
+	num := map[string]int{}
+	set := func(rules []secretRule) []keywordSet {
+		out := make([]keywordSet, len(rules))
+		for i, r := range rules {
+			for _, k := range r.keywords {
+				n, ok := num[k]
+				if !ok {
+					if len(k) < 2 || len(t.words) == 128 {
+						panic("secret: keyword " + k + " too short or too many keywords")
+					}
+					n = len(t.words)
+					num[k] = n
+					t.words = append(t.words, k)
+					t.byFirst[k[0]] = append(t.byFirst[k[0]], uint8(n))
+				}
+				out[i][n/64] |= 1 << (n % 64)
+			}
+		}
+		return out
+	}
+	t.token = set(tokenRules())
+	t.context = set(contextRules())
+	return t
+})
+
+// keywordsIn returns the set of the rules' keywords that occur in the
+// folded text lower: the same as strings.Contains(lower, k) for each
+// keyword k (TestKeywordsInSameAsContains), in one pass over lower.
+func keywordsIn(lower string) keywordSet {
+	t := ruleKeywords()
+	var found keywordSet
+	for i := 0; i+1 < len(lower); i++ {
+		for _, n := range t.byFirst[lower[i]] {
+			k := t.words[n]
+			if k[1] == lower[i+1] && strings.HasPrefix(lower[i:], k) {
+				found[n/64] |= 1 << (n % 64)
+			}
+		}
+	}
+	return found
+}
+
+// admitted reports whether a rule of keywords kw (ruleKeywordTable) runs
+// over a text of keywords found: it has no keyword, or one of them is
+// found. It is admits over the set keywordsIn returns.
+func admitted(kw, found keywordSet) bool {
+	return kw == keywordSet{} || kw[0]&found[0] != 0 || kw[1]&found[1] != 0
+}
+
 // firstToken returns the name of the first token rule matching text, ""
 // when none does. lower is fold(text). Only the rules whose keywords occur
 // in lower run; the result is the same as trying every rule in order.
 func firstToken(text, lower string) string {
+	return firstTokenOf(text, keywordsIn(lower))
+}
+
+// firstTokenOf is firstToken given the keywords found in the folded text.
+func firstTokenOf(text string, found keywordSet) string {
 	rules := tokenRules()
+	kws := ruleKeywords().token
 	cand := make([]int, 0, 64)
 	for i := range rules {
-		if rules[i].admits(lower) {
+		if admitted(kws[i], found) {
 			cand = append(cand, i)
 		}
 	}
@@ -308,12 +380,13 @@ func joinTokenLinesOnce(text string) string {
 // as "GitHub token" or "password assignment".
 func Find(text string) string {
 	n := normalize(text)
-	lower := fold(n)
-	if name := firstToken(n, lower); name != "" {
+	found := keywordsIn(fold(n))
+	if name := firstTokenOf(n, found); name != "" {
 		return name
 	}
-	for _, r := range contextRules() {
-		if !r.admits(lower) {
+	ctx := ruleKeywords().context
+	for i, r := range contextRules() {
+		if !admitted(ctx[i], found) {
 			continue
 		}
 		for _, m := range r.re.FindAllStringSubmatch(n, -1) {
