@@ -6,6 +6,7 @@ require (
 	github.com/aymanbagabas/go-udiff v0.2.0
 	github.com/blevesearch/snowballstem v0.9.0
 	github.com/blugelabs/bluge v0.2.2
+	github.com/blugelabs/bluge_segment_api v0.2.0
 	github.com/cockroachdb/datadriven v1.0.3-0.20250407164829-2945557346d5
 	github.com/cockroachdb/pebble/v2 v2.1.7
 	github.com/fsnotify/fsnotify v1.9.0
@@ -47,7 +48,6 @@ require (
 	github.com/blevesearch/mmap-go v1.0.4 // indirect
 	github.com/blevesearch/segment v0.9.0 // indirect
 	github.com/blevesearch/vellum v1.0.7 // indirect
-	github.com/blugelabs/bluge_segment_api v0.2.0 // indirect
 	github.com/blugelabs/ice v1.0.0 // indirect
 	github.com/blugelabs/ice/v2 v2.0.1 // indirect
 	github.com/bufbuild/buf v1.25.0 // indirect

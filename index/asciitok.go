@@ -118,6 +118,13 @@ func (t *asciiTokenizer) Tokenize(input []byte) analysis.TokenStream {
 	if !isASCII(input) {
 		return t.unicode.Tokenize(input)
 	}
+	return tokenizeASCII(input, nil)
+}
+
+// tokenizeASCII returns the tokens of input, all ASCII: in buf's slices
+// when buf is not nil (grown as needed; the stream is then valid until
+// buf is used again), else in new ones.
+func tokenizeASCII(input []byte, buf *tokenBuf) analysis.TokenStream {
 	n := 0
 	for i := 0; i < len(input); {
 		if asciiClass[input[i]]&wbWord == 0 {
@@ -127,12 +134,24 @@ func (t *asciiTokenizer) Tokenize(input []byte) analysis.TokenStream {
 		i, _ = asciiWordEnd(input, i)
 		n++
 	}
-	// UnicodeTokenizer returns an empty, non-nil stream for no tokens.
-	out := make(analysis.TokenStream, n)
-	if n == 0 {
-		return out
+	var out analysis.TokenStream
+	var toks []analysis.Token
+	switch {
+	case buf == nil:
+		// UnicodeTokenizer returns an empty, non-nil stream for no tokens.
+		out = make(analysis.TokenStream, n)
+		if n == 0 {
+			return out
+		}
+		toks = make([]analysis.Token, n)
+	case len(buf.toks) >= n:
+		out, toks = buf.ptrs[:n], buf.toks[:n]
+		buf.used = n
+	default:
+		buf.ptrs, buf.toks = make(analysis.TokenStream, n), make([]analysis.Token, n)
+		out, toks = buf.ptrs, buf.toks
+		buf.used = n
 	}
-	toks := make([]analysis.Token, n)
 	k := 0
 	for i := 0; i < len(input); {
 		if asciiClass[input[i]]&wbWord == 0 {
