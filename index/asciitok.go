@@ -3,23 +3,29 @@ package index
 import (
 	"encoding/binary"
 
+	wordseg "github.com/blevesearch/segment"
+
 	"github.com/blugelabs/bluge/analysis"
-	"github.com/blugelabs/bluge/analysis/tokenizer"
 )
 
 // asciiTokenizer is bluge's Unicode word tokenizer (analysis/tokenizer
 // UnicodeTokenizer: the word segments of github.com/blevesearch/segment,
 // an implementation of the word boundaries of Unicode UAX #29, revision
 // for Unicode 8.0, of which it keeps the Number and Letter segments) with
-// a fast path for input that is all ASCII; input with any byte ≥ 0x80
-// goes to UnicodeTokenizer. For ASCII input it returns the same token
-// stream: the same Term (a slice of the input, as UnicodeTokenizer's
-// are), Start, End (byte offsets), PositionIncr (1) and Type
-// (analysis.Numeric for a segment of digits, '_' and number separators
-// only, else analysis.AlphaNumeric) (TestASCIITokenizerSameAsUnicode,
-// FuzzASCIITokenizer). It allocates two slices per call (the tokens and
-// the stream of their pointers), where UnicodeTokenizer runs the segment
-// package's table-driven state machine over every byte.
+// a fast path for ASCII: input that is all ASCII is tokenized by the
+// rules below, and input with a byte ≥ 0x80 is cut where a segment
+// always starts (tokenizeMixed), its all-ASCII pieces tokenized by the
+// same rules and the others by segment's word segmenter. It returns the
+// same token stream as UnicodeTokenizer: the same Term (a slice of the
+// input, as UnicodeTokenizer's are), Start, End (byte offsets),
+// PositionIncr (1) and Type (analysis.Numeric for a segment of digits,
+// '_' and number separators only, else analysis.AlphaNumeric, and
+// analysis.Ideographic for ideographs and kana)
+// (TestASCIITokenizerSameAsUnicode, TestASCIITokenizerRepository,
+// TestASCIITokenizerFallback, FuzzASCIITokenizer). For all-ASCII input it
+// allocates two slices per call (the tokens and the stream of their
+// pointers), where UnicodeTokenizer runs segment's table-driven state
+// machine over every byte.
 //
 // The ASCII rules, as segment's Ragel grammar (segment_words.rl) has
 // them, each segment taken as the longest match from where the previous
@@ -34,13 +40,9 @@ import (
 //   - a word is Numeric when it has a digit and no letter (the grammar's
 //     WordNumeric rule wins the tie over Word), else AlphaNumeric (a word
 //     of '_' only included).
-type asciiTokenizer struct {
-	unicode *tokenizer.UnicodeTokenizer
-}
+type asciiTokenizer struct{}
 
-func newASCIITokenizer() *asciiTokenizer {
-	return &asciiTokenizer{unicode: tokenizer.NewUnicodeTokenizer()}
-}
+func newASCIITokenizer() *asciiTokenizer { return &asciiTokenizer{} }
 
 // Byte classes of the ASCII word-boundary rules (asciiClass).
 const (
@@ -116,9 +118,114 @@ func asciiWordEnd(s []byte, i int) (end int, seen uint8) {
 // Tokenize implements analysis.Tokenizer.
 func (t *asciiTokenizer) Tokenize(input []byte) analysis.TokenStream {
 	if !isASCII(input) {
-		return t.unicode.Tokenize(input)
+		return tokenizeMixed(input)
 	}
 	return tokenizeASCII(input, nil)
+}
+
+// tokenizeMixed returns the tokens of input, which has a byte ≥ 0x80:
+// the input is cut where a word segment always starts (isCut), the
+// pieces that are all ASCII tokenized by the ASCII rules and the others
+// by segment's word segmenter, as UnicodeTokenizer does (unicodeTokens).
+// Segment boundaries in a piece are those of the whole input: segments
+// are found one at a time, each the longest match from where the last
+// one ended, no segment runs across a cut, and the segment before a cut
+// (the space) ends there whatever follows. When the segmenter stops
+// before the end of a piece (segment stops at a segment followed by a
+// byte that is not UTF-8), UnicodeTokenizer stops there for the whole
+// input, and so does tokenizeMixed.
+func tokenizeMixed(input []byte) analysis.TokenStream {
+	out := make(analysis.TokenStream, 0, len(input)/6+1)
+	for a := 0; a < len(input); {
+		h := a // the first byte ≥ 0x80 from a
+		for h < len(input) && input[h] < 0x80 {
+			h++
+		}
+		if h == len(input) {
+			return appendASCIITokens(out, input, a, h)
+		}
+		q := h // the last cut in (a, h), or a
+		for q > a && !isCut(input, q) {
+			q--
+		}
+		out = appendASCIITokens(out, input, a, q)
+		r := h + 1 // the first cut after h, or the end
+		for r < len(input) && !isCut(input, r) {
+			r++
+		}
+		var complete bool
+		out, complete = appendUnicodeTokens(out, input, q, r)
+		if !complete {
+			return out
+		}
+		a = r
+	}
+	return out
+}
+
+// isCut reports whether a word segment starts at i of input whatever
+// came before: input[i-1] is a space, input[i] an ASCII byte, and so are
+// the three bytes before the space. In segment's grammar a space is a
+// segment of its own plus the Extend and Format characters after it
+// (Other), no ASCII byte starts an Extend or Format character, and no
+// other rule matches a space; but segment's byte ranges for characters
+// of two to four bytes let some continuation bytes be ASCII ("\xcd "
+// is an Extend character there, "\xc4 " a letter), so a space within
+// three bytes of a byte ≥ 0x80 may belong to the character before it.
+func isCut(input []byte, i int) bool {
+	if i <= 0 || i >= len(input) || input[i-1] != ' ' || input[i] >= 0x80 {
+		return false
+	}
+	for j := max(0, i-4); j < i-1; j++ {
+		if input[j] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// appendASCIITokens appends the tokens of input[a:b], all ASCII, as
+// tokenizeASCII makes them, at their offsets in input.
+func appendASCIITokens(out analysis.TokenStream, input []byte, a, b int) analysis.TokenStream {
+	if a == b {
+		return out
+	}
+	toks := tokenizeASCII(input[a:b], nil)
+	for _, tok := range toks {
+		tok.Start += a
+		tok.End += a
+	}
+	return append(out, toks...)
+}
+
+// appendUnicodeTokens appends the tokens UnicodeTokenizer makes of
+// input[a:b], at their offsets in input (their terms slices of input
+// reaching to its end, as when UnicodeTokenizer tokenizes all of input),
+// and reports whether the segmenter reached b.
+func appendUnicodeTokens(out analysis.TokenStream, input []byte, a, b int) (analysis.TokenStream, bool) {
+	seg := wordseg.NewWordSegmenterDirect(input[a:b])
+	start := 0
+	for seg.Segment() {
+		term := seg.Bytes()
+		end := start + len(term)
+		if seg.Type() != wordseg.None {
+			out = append(out, &analysis.Token{Term: term, Start: a + start, End: a + end, PositionIncr: 1, Type: unicodeTokenType(seg.Type())})
+		}
+		start = end
+	}
+	return out, a+start == b
+}
+
+// unicodeTokenType is the token type UnicodeTokenizer gives a segment of
+// type t (bluge analysis/tokenizer convertType).
+func unicodeTokenType(t int) analysis.TokenType {
+	switch t {
+	case wordseg.Ideo, wordseg.Kana:
+		return analysis.Ideographic
+	case wordseg.Number:
+		return analysis.Numeric
+	}
+	return analysis.AlphaNumeric
 }
 
 // tokenizeASCII returns the tokens of input, all ASCII: in buf's slices

@@ -168,13 +168,45 @@ func TestASCIITokenizerRepository(t *testing.T) {
 	}
 }
 
+// mixedCases have a byte ≥ 0x80: accented and combining letters, a
+// combining mark or a soft hyphen (Format) after a space, dashes,
+// ideographs, kana, Hangul, invalid UTF-8 (UnicodeTokenizer stops after
+// a segment followed by an invalid byte, the rest of the input
+// untokenized), a byte of the segment package's over-wide Extend ranges.
+var mixedCases = []string{
+	"café au lait", "e\u0301t\u00e9", "naïve's", "日本語 text", "a\x80b", "x\xffy", "—dash—", "a\u00adb",
+	"a \xff b c", "x y\xffz w", "日本 \xff abc def", "é \xcd a b", "a b \u0301c d", "a \u00adb c", "a  \u0301 b",
+	"one — two — three", "x → y ≥ z", "カタカナ abc 한국어 def", "1.5 × 2", "\xc3", "a \xc3", "\xc3 a", "é", " é ", "é ",
+	"rock’n’roll it’s", "“quoted” words", "a\u200db c", "naïve café résumé 3.14 don't",
+	"1\xcd 1", "a\xc4 b c", "\xcd a", "x\xe0\xa4 y", "x\xe0 a b", "\xf3\xa0\x85 z q", "\xf3\xa0 z q", "\xf3 z q", "é\xcd 1 2",
+}
+
+// mixedAlphabet are ASCII and non-ASCII pieces of every kind of
+// mixedCases, for the mixed-path tests.
+var mixedAlphabet = []string{"a", "1", " ", ".", "'", "\n", "é", "\u0301", "\u00ad", "—", "日", "カ", "한", "\xff", "\xcd", "’", "\xc4", "\xe0", "\xf3", "\xa0"}
+
 // TestASCIITokenizerFallback checks that input with a byte ≥ 0x80 is
-// UnicodeTokenizer's (accented letters, a combining mark after an ASCII
-// letter, an invalid byte).
+// tokenized as UnicodeTokenizer does (tokenizeMixed).
 func TestASCIITokenizerFallback(t *testing.T) {
-	for _, c := range []string{"café au lait", "e\u0301t\u00e9", "naïve's", "日本語 text", "a\x80b", "x\xffy", "—dash—", "a\u00adb"} {
+	for _, c := range mixedCases {
 		checkASCIITokenizer(t, "non-ASCII", []byte(c))
+		checkASCIITokenizer(t, "non-ASCII in text", []byte("some words 3.5 "+c+" more words, don't"))
+		checkASCIITokenizer(t, "non-ASCII after text", []byte("some words "+c))
 	}
+	// Every string of up to three pieces of an alphabet of ASCII and
+	// non-ASCII pieces, between words.
+	var gen func(prefix string, n int)
+	gen = func(prefix string, n int) {
+		checkASCIITokenizer(t, "mixed", []byte("ab "+prefix+" cd"))
+		checkASCIITokenizer(t, "mixed alone", []byte(prefix))
+		if n == 0 {
+			return
+		}
+		for _, p := range mixedAlphabet {
+			gen(prefix+p, n-1)
+		}
+	}
+	gen("", 3)
 	if isASCII([]byte("0123456\x80")) || isASCII([]byte("01234567\xc3\xa9")) || !isASCII([]byte("012345678")) {
 		t.Fatal("isASCII")
 	}
@@ -201,11 +233,12 @@ func TestAnalyzerASCIISameAsUnicode(t *testing.T) {
 }
 
 // FuzzASCIITokenizer compares the tokenizers on the input as given, on it
-// with the high bit of each byte cleared, and on it mapped onto an
-// alphabet of one byte of each word-boundary class (so that joins and
-// their failures are frequent). Its seeds are asciiTokenizerCases.
+// with the high bit of each byte cleared, on it mapped onto an alphabet
+// of one byte of each word-boundary class (so that joins and their
+// failures are frequent), and on it mapped onto mixedAlphabet (the mixed
+// path). Its seeds are asciiTokenizerCases and mixedCases.
 func FuzzASCIITokenizer(f *testing.F) {
-	for _, c := range asciiTokenizerCases {
+	for _, c := range append(asciiTokenizerCases, mixedCases...) {
 		if len(c) < 1000 {
 			f.Add([]byte(c))
 		}
@@ -221,6 +254,11 @@ func FuzzASCIITokenizer(f *testing.F) {
 		}
 		checkASCIITokenizer(t, "low", low)
 		checkASCIITokenizer(t, "mapped", mapped)
+		var mixed []byte
+		for _, c := range in {
+			mixed = append(mixed, mixedAlphabet[int(c)%len(mixedAlphabet)]...)
+		}
+		checkASCIITokenizer(t, "mixed", mixed)
 	})
 }
 
@@ -248,9 +286,9 @@ func benchParagraphs(b *testing.B) [][]byte {
 
 // BenchmarkTokenizer measures the word tokenizers, and the English
 // analyzer with either, on the paragraphs of docs/*.md: those all ASCII
-// (text=ascii, the fast path) and all of them (text=all, 5 in 6 of their
-// bytes in paragraphs with a non-ASCII character, which go to
-// UnicodeTokenizer either way). MB/s is per core.
+// (text=ascii, the ASCII path) and all of them (text=all, 5 in 6 of their
+// bytes in paragraphs with a non-ASCII character: the mixed path,
+// tokenizeMixed). MB/s is per core.
 func BenchmarkTokenizer(b *testing.B) {
 	all := benchParagraphs(b)
 	var ascii [][]byte
