@@ -32,9 +32,10 @@ import (
 // one ended:
 //   - a word is a run of letters (A-Z, a-z), digits and '_' (WB5, WB8,
 //     WB9, WB10, WB13a, WB13b);
-//   - ':' (MidLetter), '.' (MidNumLet) and '\” (Single_Quote) join
-//     when between two letters (WB6, WB7); ',' and ';' (MidNum), '.'
-//     and '\” when between two digits (WB11, WB12);
+//   - ':' (MidLetter), '.' (MidNumLet) and the apostrophe
+//     (Single_Quote) join when between two letters (WB6, WB7); ',' and
+//     ';' (MidNum), '.' and the apostrophe when between two digits (WB11,
+//     WB12);
 //   - every other byte (space, punctuation, control, CR LF) is a segment
 //     of its own, which the tokenizer drops;
 //   - a word is Numeric when it has a digit and no letter (the grammar's
