@@ -112,7 +112,7 @@ func (f *FullText) update(docs []Doc, deleted []string) (err error) {
 		}
 		sort.Strings(names)
 		for _, name := range names {
-			doc.AddField(bluge.NewTextField(name, d.Fields[name]).WithAnalyzer(analyzer()))
+			doc.AddField(newTextField(name, d.Fields[name]))
 		}
 		b.Update(doc.ID(), doc)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -97,11 +98,45 @@ func (g *globals) location(path string, first, last int) (api.Location, error) {
 	if err != nil {
 		return api.Location{}, err
 	}
+	return lineLocation(abs, first, last), nil
+}
+
+// lineLocation is the Location of lines first to last (first 0: the
+// whole file) of the absolute path abs.
+func lineLocation(abs string, first, last int) api.Location {
 	loc := api.Location{URI: api.PathToURI(abs)}
 	if first > 0 {
 		loc.Range = api.LinesRange(first, last)
 	}
-	return loc, nil
+	return loc
+}
+
+// batchLocation returns location for the lines of one `remember --batch`:
+// the working directory is read once, where filepath.Abs in location
+// reads it per path (os.Getwd stats "." and $PWD: 20,000 lines spent
+// 0.35 CPU-s in those calls). The result for each path is location's
+// (filepath.Abs of unix: a relative path joined to the working
+// directory, an absolute one cleaned) as long as the process's working
+// directory does not change, which gloss never does. When the working
+// directory cannot be read it is location itself, whose error each line
+// then reports.
+func (g *globals) batchLocation() func(path string, first, last int) (api.Location, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return g.location
+	}
+	return func(path string, first, last int) (api.Location, error) {
+		if path == "" {
+			return api.Location{}, errors.New("empty path")
+		}
+		p := g.resolvePath(path)
+		if filepath.IsAbs(p) {
+			p = filepath.Clean(p)
+		} else {
+			p = filepath.Join(wd, p)
+		}
+		return lineLocation(p, first, last), nil
+	}
 }
 
 // only returns the single workspace entry of a result for one folder.

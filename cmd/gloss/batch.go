@@ -164,13 +164,14 @@ func runBatch(cmd *cobra.Command, g *globals, b *backend, file string) error {
 		clear(pending)
 		pending, valid = pending[:0], 0
 	}
+	locate := g.batchLocation()
 	err := readBatchLines(r, maxBatchLine, func(n int, line []byte, err error) {
 		var req api.RememberArgs
 		if err == nil {
 			if line = bytes.TrimSpace(line); len(line) == 0 {
 				return
 			}
-			req, err = parseBatchLine(line, g.location)
+			req, err = parseBatchLine(line, locate)
 		}
 		pending = append(pending, batchResult{line: n, req: req, err: err})
 		if err == nil {

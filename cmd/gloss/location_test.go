@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -74,4 +76,24 @@ func FuzzParseLocation(f *testing.F) {
 			t.Fatalf("parseLocation(%q) = %q, %d, %d; re-parsing %q gave %q, %d, %d, %v", s, path, start, end, loc, p2, s2, e2, err)
 		}
 	})
+}
+
+// TestBatchLocationSameAsLocation checks that the locations of a batch
+// (the working directory read once) are location's, with and without -C,
+// for relative, absolute, dotted and empty paths.
+func TestBatchLocationSameAsLocation(t *testing.T) {
+	abs := filepath.Join(t.TempDir(), "x", "..", "y.go")
+	for _, dir := range []string{"", ".", "sub", "../up", abs} {
+		g := &globals{dir: dir}
+		batch := g.batchLocation()
+		for _, p := range []string{"a.go", "./a.go", "d/../b.go", "../c.go", "d//e.go", abs, "/tmp/../tmp/f.go", ""} {
+			for _, lines := range [][2]int{{0, 0}, {3, 3}, {2, 9}} {
+				want, werr := g.location(p, lines[0], lines[1])
+				got, gerr := batch(p, lines[0], lines[1])
+				if !reflect.DeepEqual(got, want) || (gerr == nil) != (werr == nil) {
+					t.Fatalf("-C %q, %q %v: batch %v, %v; location %v, %v", dir, p, lines, got, gerr, want, werr)
+				}
+			}
+		}
+	}
 }

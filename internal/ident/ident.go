@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Split splits camelCase, PascalCase, snake_case, kebab-case and
@@ -14,6 +15,9 @@ import (
 // "create file uploads", "HTTPServer_v2" → "http server v 2"... digits
 // and letters are separated.
 func Split(s string) string {
+	if isASCII(s) {
+		return splitASCII(s)
+	}
 	var b strings.Builder
 	b.Grow(len(s) + len(s)/4)
 	inWord := false // a word is open: the last rune written was a letter or digit
@@ -60,6 +64,78 @@ func Split(s string) string {
 		prev = r
 	}
 	return b.String()
+}
+
+// isASCII reports whether every byte of s is < 0x80.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// ASCII character classes of splitASCII.
+const (
+	asciiOther = iota
+	asciiLower
+	asciiUpper
+	asciiDigit
+)
+
+var asciiClass = func() (t [utf8.RuneSelf]uint8) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = asciiLower
+		t[c-'a'+'A'] = asciiUpper
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = asciiDigit
+	}
+	return t
+}()
+
+// splitASCII is Split for s all ASCII, a byte at a time with the same
+// rules (TestSplitSameAsReference, FuzzSplitSameAsReference).
+func splitASCII(s string) string {
+	out := make([]byte, 0, len(s)+len(s)/4)
+	inWord := false
+	prev := uint8(asciiOther) // the class of the byte before c
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		cl := asciiClass[c]
+		switch cl {
+		case asciiOther:
+			inWord = false
+			prev = cl
+			continue
+		case asciiUpper:
+			if i > 0 && (prev == asciiLower || prev == asciiDigit || prev == asciiUpper && i+1 < len(s) && asciiClass[s[i+1]] == asciiLower) {
+				inWord = false
+			}
+			c += 'a' - 'A'
+		case asciiDigit:
+			if i > 0 && prev != asciiDigit {
+				inWord = false
+			}
+		default: // lower
+			if prev == asciiDigit {
+				inWord = false
+			}
+		}
+		if !inWord && len(out) > 0 {
+			out = append(out, ' ')
+		}
+		inWord = true
+		out = append(out, c)
+		prev = cl
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	// out is not written again: the string shares its bytes, as
+	// strings.Builder.String does.
+	return unsafe.String(&out[0], len(out))
 }
 
 // nextIsLower reports whether the rune after r, which starts at byte i

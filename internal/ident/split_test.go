@@ -51,6 +51,7 @@ var splitCases = []string{
 	"web/ui/react-app/src/pages/targets/EndpointLink.tsx", "ÄpfelÜber_straße", "İstanbulΣΑΣ", "日本語Text", "ǅungla", "Ⅻnumerals٣٤",
 	"bad\xffutf8\xc3", "\xc3\xa9A\xff", "ÉCOLEÉcole", "a\u0301B", "snake_case_ID42x", "kebab-case--X", "$http.Get(url)",
 	"func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) ([]*Memory, []error) {",
+	"a1B", "1A", "AB1", "Ab", "aBC", "ABCd", "A1b", "9z", "Z", "_A_", "x-Y", "AAbb", "aaBB", "a b", "ab ", " A",
 }
 
 func TestSplitSameAsReference(t *testing.T) {
@@ -92,6 +93,25 @@ func FuzzSplitSameAsReference(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		if got, want := Split(s), splitReference(s); got != want {
 			t.Errorf("Split(%q) = %q, want %q", s, got, want)
+		}
+	})
+}
+
+// FuzzSplitASCII compares Split with splitReference on the input
+// mapped onto an ASCII alphabet of lower- and upper-case letters, digits
+// and separators, the inputs of Split's ASCII path.
+func FuzzSplitASCII(f *testing.F) {
+	for _, s := range splitCases {
+		f.Add(s)
+	}
+	const alpha = "abZYX09_ -./"
+	f.Fuzz(func(t *testing.T, s string) {
+		b := []byte(s)
+		for i, c := range b {
+			b[i] = alpha[int(c)%len(alpha)]
+		}
+		if got, want := Split(string(b)), splitReference(string(b)); got != want {
+			t.Errorf("Split(%q) = %q, want %q", b, got, want)
 		}
 	})
 }

@@ -154,3 +154,57 @@ func BenchmarkFind(b *testing.B) {
 		})
 	}
 }
+
+// TestKeywordsInSameAsContains checks keywordsIn against
+// strings.Contains of every keyword, and admitted against admits, on
+// every corpus text and example (normalized, line-joined and folded),
+// the keywords themselves, overlapping and at both ends of a text.
+func TestKeywordsInSameAsContains(t *testing.T) {
+	tab := ruleKeywords()
+	texts := keywordTexts(t)
+	for _, k := range tab.words {
+		texts = append(texts, k, "x"+k, k+"y", k+k, k[:len(k)-1], "a "+k[1:])
+	}
+	texts = append(texts, strings.Join(tab.words, ""), strings.Join(tab.words, " "))
+	for _, x := range texts {
+		checkKeywordsIn(t, fold(x))
+	}
+}
+
+func checkKeywordsIn(t *testing.T, lower string) {
+	t.Helper()
+	tab := ruleKeywords()
+	found := keywordsIn(lower)
+	for n, k := range tab.words {
+		if got, want := found[n/64]&(1<<(n%64)) != 0, strings.Contains(lower, k); got != want {
+			t.Fatalf("keywordsIn(%q) has %q: %v, want %v", lower, k, got, want)
+		}
+	}
+	for i, r := range tokenRules() {
+		if got, want := admitted(tab.token[i], found), r.admits(lower); got != want {
+			t.Fatalf("token rule %s admitted %q: %v, want %v", r.name, lower, got, want)
+		}
+	}
+	for i, r := range contextRules() {
+		if got, want := admitted(tab.context[i], found), r.admits(lower); got != want {
+			t.Fatalf("context rule %s admitted %q: %v, want %v", r.name, lower, got, want)
+		}
+	}
+}
+
+// FuzzKeywordsIn compares keywordsIn with strings.Contains on folded
+// fuzzed text, and on text built from pieces of the keywords.
+func FuzzKeywordsIn(f *testing.F) {
+	f.Add("ghp_ token sk-ant- akia", uint8(3))
+	f.Add("private key -----BEGIN", uint8(0))
+	f.Fuzz(func(t *testing.T, s string, pick uint8) {
+		checkKeywordsIn(t, fold(s))
+		words := ruleKeywords().words
+		var b strings.Builder
+		for i := 0; i < len(s); i++ {
+			k := words[(int(s[i])+int(pick))%len(words)]
+			b.WriteString(k[:1+int(s[i])%len(k)])
+		}
+		checkKeywordsIn(t, b.String())
+	})
+}

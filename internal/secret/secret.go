@@ -151,14 +151,86 @@ func (r *secretRule) admits(lower string) bool {
 	return false
 }
 
+// keywordSet is a set of the keywords of every rule (token and context),
+// by their number in ruleKeywords.
+type keywordSet [2]uint64
+
+// ruleKeywordTable numbers the keywords of every rule: the keywords
+// (deduplicated, at most 128, each of at least two bytes), the numbers
+// of those starting with each byte, and each rule's keywords as a set
+// (token rules first, then context rules, in their order).
+type ruleKeywordTable struct {
+	words   []string
+	byFirst [256][]uint8
+	token   []keywordSet
+	context []keywordSet
+}
+
+var ruleKeywords = sync.OnceValue(func() *ruleKeywordTable {
+	t := &ruleKeywordTable{}
+	num := map[string]int{}
+	set := func(rules []secretRule) []keywordSet {
+		out := make([]keywordSet, len(rules))
+		for i, r := range rules {
+			for _, k := range r.keywords {
+				n, ok := num[k]
+				if !ok {
+					if len(k) < 2 || len(t.words) == 128 {
+						panic("secret: keyword " + k + " too short or too many keywords")
+					}
+					n = len(t.words)
+					num[k] = n
+					t.words = append(t.words, k)
+					t.byFirst[k[0]] = append(t.byFirst[k[0]], uint8(n))
+				}
+				out[i][n/64] |= 1 << (n % 64)
+			}
+		}
+		return out
+	}
+	t.token = set(tokenRules())
+	t.context = set(contextRules())
+	return t
+})
+
+// keywordsIn returns the set of the rules' keywords that occur in the
+// folded text lower: the same as strings.Contains(lower, k) for each
+// keyword k (TestKeywordsInSameAsContains), in one pass over lower.
+func keywordsIn(lower string) keywordSet {
+	t := ruleKeywords()
+	var found keywordSet
+	for i := 0; i+1 < len(lower); i++ {
+		for _, n := range t.byFirst[lower[i]] {
+			k := t.words[n]
+			if k[1] == lower[i+1] && strings.HasPrefix(lower[i:], k) {
+				found[n/64] |= 1 << (n % 64)
+			}
+		}
+	}
+	return found
+}
+
+// admitted reports whether a rule of keywords kw (ruleKeywordTable) runs
+// over a text of keywords found: it has no keyword, or one of them is
+// found. It is admits over the set keywordsIn returns.
+func admitted(kw, found keywordSet) bool {
+	return kw == keywordSet{} || kw[0]&found[0] != 0 || kw[1]&found[1] != 0
+}
+
 // firstToken returns the name of the first token rule matching text, ""
 // when none does. lower is fold(text). Only the rules whose keywords occur
 // in lower run; the result is the same as trying every rule in order.
 func firstToken(text, lower string) string {
+	return firstTokenOf(text, keywordsIn(lower))
+}
+
+// firstTokenOf is firstToken given the keywords found in the folded text.
+func firstTokenOf(text string, found keywordSet) string {
 	rules := tokenRules()
+	kws := ruleKeywords().token
 	cand := make([]int, 0, 64)
 	for i := range rules {
-		if rules[i].admits(lower) {
+		if admitted(kws[i], found) {
 			cand = append(cand, i)
 		}
 	}
@@ -227,9 +299,12 @@ func basicIsSecret(m []string) bool {
 // token for a regular expression.
 var zeroWidth = strings.NewReplacer("\u200b", "", "\u200c", "", "\u200d", "", "\u2060", "", "\ufeff", "", "\u00ad", "", "\u180e", "")
 
-// lineBreakInToken matches a line break (with indentation) between two
-// characters that occur in tokens.
-var lineBreakInToken = regexp.MustCompile(`([A-Za-z0-9_+/=.-])[ \t]*\r?\n[ \t]*([A-Za-z0-9_+/=.-])`)
+// isTokenByte reports whether c is one of the characters a line break
+// between two of which joinTokenLines removes: [A-Za-z0-9_+/=.-].
+func isTokenByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		c == '_' || c == '+' || c == '/' || c == '=' || c == '.' || c == '-'
+}
 
 // normalize removes zero-width characters and NFKC-folds text
 // (fullwidth letters, ligatures and other compatibility forms become their
@@ -239,29 +314,79 @@ func normalize(text string) string {
 }
 
 // joinTokenLines removes line breaks between token characters, joining a
-// token that was split over lines.
+// token that was split over lines: two passes of joinTokenLinesOnce.
 func joinTokenLines(text string) string {
 	if !strings.Contains(text, "\n") {
 		return text
 	}
 	// Twice: a match consumes the characters on both sides of a break, so
 	// breaks one character apart need a second pass.
-	for i := 0; i < 2; i++ {
-		text = lineBreakInToken.ReplaceAllString(text, "$1$2")
+	return joinTokenLinesOnce(joinTokenLinesOnce(text))
+}
+
+// joinTokenLinesOnce is the regexp replacement
+//
+//	regexp.MustCompile(`([A-Za-z0-9_+/=.-])[ \t]*\r?\n[ \t]*([A-Za-z0-9_+/=.-])`).ReplaceAllString(text, "$1$2")
+//
+// written out, without the regexp machine (TestJoinTokenLinesSameAsRegexp,
+// FuzzJoinTokenLines). Each match holds one "\n" and has one possible
+// start, the token character before the spaces and tabs (and "\r") that
+// precede it, since none of those is a token character; the regexp's
+// leftmost matches, each search resuming after the previous match, are
+// so the matches around each "\n" in turn whose start is not inside the
+// previous match. Every character the pattern names is ASCII, so bytes
+// are scanned, in UTF-8 valid or not. text itself is returned when
+// nothing matches.
+func joinTokenLinesOnce(text string) string {
+	var out []byte // nil until the first match
+	done := 0      // text[:done] is in out, or matched
+	for k := 0; ; {
+		nl := strings.IndexByte(text[k:], '\n')
+		if nl < 0 {
+			break
+		}
+		k += nl // text[k] is the line break
+		i := k
+		if i > 0 && text[i-1] == '\r' {
+			i--
+		}
+		for i > 0 && (text[i-1] == ' ' || text[i-1] == '\t') {
+			i--
+		}
+		i-- // the token character before the break
+		j := k + 1
+		for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
+			j++
+		}
+		if i < done || j >= len(text) || !isTokenByte(text[i]) || !isTokenByte(text[j]) {
+			k++
+			continue
+		}
+		if out == nil {
+			out = make([]byte, 0, len(text))
+		}
+		out = append(out, text[done:i+1]...)
+		out = append(out, text[j])
+		done = j + 1
+		k = j + 1
 	}
-	return text
+	if out == nil {
+		return text
+	}
+	return string(append(out, text[done:]...))
 }
 
 // Find returns the kind of credential found in text ("" when none), such
 // as "GitHub token" or "password assignment".
 func Find(text string) string {
 	n := normalize(text)
-	lower := fold(n)
-	if name := firstToken(n, lower); name != "" {
+	found := keywordsIn(fold(n))
+	if name := firstTokenOf(n, found); name != "" {
 		return name
 	}
-	for _, r := range contextRules() {
-		if !r.admits(lower) {
+	ctx := ruleKeywords().context
+	for i, r := range contextRules() {
+		if !admitted(ctx[i], found) {
 			continue
 		}
 		for _, m := range r.re.FindAllStringSubmatch(n, -1) {

@@ -1,0 +1,126 @@
+package index
+
+import (
+	"slices"
+	"sync"
+
+	"github.com/blugelabs/bluge"
+	"github.com/blugelabs/bluge/analysis"
+	blugeseg "github.com/blugelabs/bluge_segment_api"
+)
+
+// textField is the Bluge field of a document's text field: what
+// bluge.NewTextField(name, value).WithAnalyzer(english) is (indexed, not
+// stored, no term positions) and indexes the same terms, frequencies and
+// length (TestTextFieldSameAsBluge), with fewer allocations: its tokens
+// are analysed in a reused buffer (tokenBuf) instead of new ones, and its
+// terms are a slice of (term, frequency) instead of bluge's map of
+// analysis.TokenFreq, one allocation each. Bluge's segment builder reads
+// a field through Length and EachTerm only (github.com/blugelabs/ice
+// v1.0.0, new.go); the order EachTerm visits terms in is the order of
+// their first occurrence (bluge's, of a map, is random).
+type textField struct {
+	*bluge.TermField // name, value, options, position gap, size
+	length           int
+	terms            []fieldTerm
+}
+
+var _ bluge.Field = (*textField)(nil)
+
+// newTextField returns the text field name of value.
+func newTextField(name, value string) *textField {
+	return &textField{TermField: bluge.NewTextField(name, value).WithAnalyzer(analyzer())}
+}
+
+// fieldTerm is a term of a textField and its frequency: a
+// segment.FieldTerm without locations.
+type fieldTerm struct {
+	term []byte
+	freq int
+}
+
+// Term implements segment.FieldTerm.
+func (t *fieldTerm) Term() []byte { return t.term }
+
+// Frequency implements segment.FieldTerm.
+func (t *fieldTerm) Frequency() int { return t.freq }
+
+// EachLocation implements segment.FieldTerm: no locations are kept.
+func (t *fieldTerm) EachLocation(blugeseg.VisitLocation) {}
+
+// tokenBuf is the reused memory of analysing a textField: the tokens of
+// tokenizeASCII, the map from term to its place in terms, and terms.
+type tokenBuf struct {
+	used  int // the tokens last written in toks and ptrs
+	toks  []analysis.Token
+	ptrs  analysis.TokenStream
+	index map[string]int
+	terms []fieldTerm
+}
+
+// maxPooledTokens bounds the tokens a pooled tokenBuf keeps room for.
+const maxPooledTokens = 1 << 16
+
+var tokenBufs = sync.Pool{New: func() any { return &tokenBuf{index: map[string]int{}} }}
+
+// Analyze implements bluge.Field as (*bluge.TermField).Analyze does for
+// a field without term positions: the English analyzer's tokens counted
+// per term; the position returned is 0, as analysis.TokenFrequency
+// returns it without term vectors.
+func (f *textField) Analyze(startOffset int) int {
+	buf := tokenBufs.Get().(*tokenBuf)
+	var tokens analysis.TokenStream
+	if input := f.Value(); isASCII(input) {
+		tokens = tokenizeASCII(input, buf)
+	} else {
+		tokens = english.Tokenizer.Tokenize(input)
+	}
+	for _, tf := range english.TokenFilters {
+		tokens = tf.Filter(tokens)
+	}
+	f.length = len(tokens)
+	for _, tok := range tokens {
+		if i, ok := buf.index[string(tok.Term)]; ok {
+			buf.terms[i].freq++
+			continue
+		}
+		buf.index[string(tok.Term)] = len(buf.terms)
+		buf.terms = append(buf.terms, fieldTerm{term: tok.Term, freq: 1})
+	}
+	f.terms = slices.Clone(buf.terms)
+	clear(buf.index)
+	clear(buf.terms)
+	buf.terms = buf.terms[:0]
+	clear(buf.toks[:buf.used]) // no input is kept alive by the pool
+	clear(buf.ptrs[:buf.used])
+	buf.used = 0
+	if len(buf.toks) <= maxPooledTokens {
+		tokenBufs.Put(buf)
+	}
+	return 0
+}
+
+// Length implements segment.Field: the number of tokens, repeats
+// included.
+func (f *textField) Length() int { return f.length }
+
+// EachTerm implements segment.Field.
+func (f *textField) EachTerm(vt blugeseg.VisitTerm) {
+	for i := range f.terms {
+		vt(&f.terms[i])
+	}
+}
+
+// AnalyzedTokenFrequencies implements bluge.Field (read by Bluge's
+// composite fields only, which gloss does not use): the map
+// analysis.TokenFrequency makes of the same tokens, positions aside.
+func (f *textField) AnalyzedTokenFrequencies() analysis.TokenFrequencies {
+	var tokens analysis.TokenStream
+	for _, t := range f.terms {
+		for range t.freq {
+			tokens = append(tokens, &analysis.Token{Term: t.term, PositionIncr: 1})
+		}
+	}
+	out, _ := analysis.TokenFrequency(tokens, false, 0)
+	return out
+}

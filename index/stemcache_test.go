@@ -1,0 +1,98 @@
+package index
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/blugelabs/bluge/analysis"
+	"github.com/blugelabs/bluge/analysis/lang/en"
+)
+
+// sameAnalysis returns "" when got and want hold the same tokens (Term
+// bytes, Start, End, PositionIncr, Type, KeyWord), else the first
+// difference.
+func sameAnalysis(got, want analysis.TokenStream) string {
+	if len(got) != len(want) {
+		return "token count"
+	}
+	for i := range got {
+		g, w := got[i], want[i]
+		if !bytes.Equal(g.Term, w.Term) || g.Start != w.Start || g.End != w.End || g.PositionIncr != w.PositionIncr || g.Type != w.Type || g.KeyWord != w.KeyWord {
+			return "token " + g.String() + ", want " + w.String()
+		}
+	}
+	return ""
+}
+
+// cloneTokens copies the tokens and their terms of ts.
+func cloneTokens(ts analysis.TokenStream) analysis.TokenStream {
+	out := make(analysis.TokenStream, len(ts))
+	for i, t := range ts {
+		c := *t
+		c.Term = bytes.Clone(t.Term)
+		out[i] = &c
+	}
+	return out
+}
+
+// TestEnglishSameAsBluge compares the English analyzer (ASCII tokenizer,
+// memoized stemmer) with bluge's (en.NewAnalyzer) on every .go and .md
+// file of this repository, each line and each file with its non-ASCII
+// bytes replaced, every text twice (the second time from the memo), and
+// checks that no later analysis changes the terms an earlier one
+// returned (stems are shared between tokens).
+func TestEnglishSameAsBluge(t *testing.T) {
+	ours, theirs := newEnglish(), en.NewAnalyzer()
+	var texts [][]byte
+	for _, c := range asciiTokenizerCases {
+		texts = append(texts, []byte("The cats' running, "+c+" RETRIES capped; organizational generously"))
+	}
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != ".." && strings.HasPrefix(d.Name(), ".") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || (!strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, ".md")) {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		texts = append(texts, data, asciiOnly(data, ' '))
+		for line := range bytes.Lines(data) {
+			texts = append(texts, line)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type kept struct {
+		got, copy analysis.TokenStream
+	}
+	var earlier []kept
+	for round := 0; round < 2; round++ {
+		for _, text := range texts {
+			got := ours.Analyze(bytes.Clone(text))
+			want := theirs.Analyze(bytes.Clone(text))
+			if d := sameAnalysis(got, want); d != "" {
+				t.Fatalf("round %d: %q: %s", round, truncate(text, 200), d)
+			}
+			if len(earlier) < 5000 {
+				earlier = append(earlier, kept{got, cloneTokens(got)})
+			}
+		}
+	}
+	for _, k := range earlier {
+		if d := sameAnalysis(k.got, k.copy); d != "" {
+			t.Fatalf("a later analysis changed an earlier one's terms: %s", d)
+		}
+	}
+}
