@@ -58,8 +58,14 @@ type tokenBuf struct {
 	terms []fieldTerm
 }
 
-// maxPooledTokens bounds the tokens a pooled tokenBuf keeps room for.
-const maxPooledTokens = 1 << 16
+// maxPooledTokens bounds the tokens, and maxPooledTerms the distinct
+// terms, a pooled tokenBuf keeps room for: a buffer grown past them by a
+// long field is dropped (its map replaced), so that the pool does not
+// hold the memory of the longest fields seen.
+const (
+	maxPooledTokens = 1 << 12
+	maxPooledTerms  = 1 << 10
+)
 
 var tokenBufs = sync.Pool{New: func() any { return &tokenBuf{index: map[string]int{}} }}
 
@@ -88,15 +94,16 @@ func (f *textField) Analyze(startOffset int) int {
 		buf.terms = append(buf.terms, fieldTerm{term: tok.Term, freq: 1})
 	}
 	f.terms = slices.Clone(buf.terms)
+	if len(buf.toks) > maxPooledTokens || len(buf.terms) > maxPooledTerms {
+		return 0 // dropped: a cleared map keeps its size
+	}
 	clear(buf.index)
 	clear(buf.terms)
 	buf.terms = buf.terms[:0]
 	clear(buf.toks[:buf.used]) // no input is kept alive by the pool
 	clear(buf.ptrs[:buf.used])
 	buf.used = 0
-	if len(buf.toks) <= maxPooledTokens {
-		tokenBufs.Put(buf)
-	}
+	tokenBufs.Put(buf)
 	return 0
 }
 
