@@ -217,3 +217,51 @@ func loggedIndex(b *testing.B, v *Vectors, n, logged int) *Vectors {
 	}
 	return v
 }
+
+// modelOnly is an embedder that only names a model, to open an existing
+// vector index without embedding anything (BenchmarkVectorSearchDir).
+type modelOnly struct{ model string }
+
+func (m modelOnly) Model() string { return m.model }
+func (m modelOnly) Dim() int      { return 0 }
+func (m modelOnly) Embed(context.Context, []string) ([][]float32, error) {
+	return nil, fmt.Errorf("modelOnly embeds nothing")
+}
+
+// BenchmarkVectorSearchDir measures one exact top-40 search (the fused
+// search's depth) over a real vector index: $GLOSS_BENCH_VECTORS names a
+// copy of a gloss home's projects/ID/vectors directory and
+// $GLOSS_BENCH_MODEL its model id (vectors/embedder.json's "model").
+// The queries are 64 of its rows, each moved by Gaussian noise of σ 0.05
+// per dimension and normalized, so their neighbours are near as a real
+// query's are. Skipped when the variables are unset.
+func BenchmarkVectorSearchDir(b *testing.B) {
+	dir, model := os.Getenv("GLOSS_BENCH_VECTORS"), os.Getenv("GLOSS_BENCH_MODEL")
+	if dir == "" || model == "" {
+		b.Skip("GLOSS_BENCH_VECTORS and GLOSS_BENCH_MODEL unset")
+	}
+	v, ok, err := OpenVectors(dir, modelOnly{model})
+	if err != nil || !ok {
+		b.Fatalf("open %s as %s: ok %v, %v", dir, model, ok, err)
+	}
+	defer v.Close()
+	rng := rand.New(rand.NewPCG(3, 4))
+	var qs [][]float32
+	for range 64 {
+		q := append([]float32(nil), v.st.row(rng.IntN(v.st.rows()))...)
+		for j := range q {
+			q[j] += float32(0.05 * rng.NormFloat64())
+		}
+		embed.Normalize(q)
+		qs = append(qs, q)
+	}
+	if _, err := v.SearchVector(qs[0], 40); err != nil { // the first scan verifies the rows
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := v.SearchVector(qs[i%len(qs)], 40); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
