@@ -122,17 +122,14 @@ func TestASCIITokenizerSameAsUnicode(t *testing.T) {
 	}
 }
 
-// TestASCIITokenizerRepository compares the tokenizers on every .go and
-// .md file of this repository: whole, each line, and with the bytes ≥
-// 0x80 replaced (by a space, and by a letter) so the ASCII path runs on
-// the whole of them.
-func TestASCIITokenizerRepository(t *testing.T) {
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := 0
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+// eachRepoFile calls fn with the path and bytes of every .go and .md
+// file under root (this repository from the index package: ".."),
+// hidden folders skipped: the corpus of the analyzer's differential
+// tests (asciiTokenizer, textField, stemCache). A walk or read error
+// fails the test.
+func eachRepoFile(t *testing.T, root string, fn func(path string, data []byte)) {
+	t.Helper()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -146,6 +143,25 @@ func TestASCIITokenizerRepository(t *testing.T) {
 		if err != nil {
 			return err
 		}
+		fn(path, data)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestASCIITokenizerRepository compares the tokenizers on every .go and
+// .md file of this repository: whole, each line, and with the bytes ≥
+// 0x80 replaced (by a space, and by a letter) so the ASCII path runs on
+// the whole of them.
+func TestASCIITokenizerRepository(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := 0
+	eachRepoFile(t, root, func(path string, data []byte) {
 		files++
 		checkASCIITokenizer(t, path, data)
 		for _, repl := range []byte{' ', 'x'} {
@@ -158,11 +174,7 @@ func TestASCIITokenizerRepository(t *testing.T) {
 		for line := range bytes.Lines(data) {
 			checkASCIITokenizer(t, path+" line", line)
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if files < 100 {
 		t.Fatalf("only %d .go and .md files under %s", files, root)
 	}

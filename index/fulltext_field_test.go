@@ -3,9 +3,6 @@ package index
 import (
 	"bytes"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -52,29 +49,12 @@ func TestTextFieldSameAsBluge(t *testing.T) {
 	for _, c := range asciiTokenizerCases {
 		texts = append(texts, c, "The cats' running, "+c+" RETRIES retries capped; the café")
 	}
-	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && path != ".." && strings.HasPrefix(d.Name(), ".") {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || (!strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, ".md")) {
-			return nil
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
+	eachRepoFile(t, "..", func(_ string, data []byte) {
 		texts = append(texts, string(data), string(asciiOnly(data, 'x')))
 		for line := range bytes.Lines(data) {
 			texts = append(texts, string(line))
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	type kept struct {
 		f    *textField
 		want string

@@ -2,10 +2,6 @@ package index
 
 import (
 	"bytes"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/blugelabs/bluge/analysis"
@@ -51,29 +47,12 @@ func TestEnglishSameAsBluge(t *testing.T) {
 	for _, c := range asciiTokenizerCases {
 		texts = append(texts, []byte("The cats' running, "+c+" RETRIES capped; organizational generously"))
 	}
-	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && path != ".." && strings.HasPrefix(d.Name(), ".") {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || (!strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, ".md")) {
-			return nil
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
+	eachRepoFile(t, "..", func(_ string, data []byte) {
 		texts = append(texts, data, asciiOnly(data, ' '))
 		for line := range bytes.Lines(data) {
 			texts = append(texts, line)
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	type kept struct {
 		got, copy analysis.TokenStream
 	}
