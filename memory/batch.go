@@ -52,9 +52,6 @@ type batchState struct {
 	// (index.MemoryBatch.Len), the next chunk's batch is allocated with
 	// room for an eighth more; 0 before the first chunk.
 	writeBytes int
-	// pipe, when not nil, applies each committed chunk to the derived
-	// indexes on a goroutine of its own (indexPipe).
-	pipe *indexPipe
 }
 
 func (w *Workspace) newBatchState() *batchState {
@@ -177,7 +174,7 @@ func (w *Workspace) rememberChunk(ctx context.Context, reqs []RememberRequest, o
 	if err != nil {
 		b.Close()
 	} else {
-		err = w.commitChunk(b, created, st.pipe)
+		err = w.commit(b, created, nil)
 	}
 	if err != nil {
 		for i := range out {
@@ -363,88 +360,4 @@ func (w *Workspace) keepFiles(st *batchState) {
 		}
 	}
 	w.keptFiles = &keptBatchFiles{gen: st.gen, files: files}
-}
-
-// indexPipe applies the chunks of one RememberBatch call to the derived
-// search indexes (indexSearch: the place and text tables, the Bluge
-// full-text index, the vector index) on one goroutine, in commit order,
-// while the writing goroutine validates, anchors and commits the next
-// chunk: Bluge's analysis and segment building and the embedding are
-// about half of a chunk's CPU, and kept one of two cores idle. At most one
-// chunk waits beside the one being applied (jobs has room for one), so
-// memory stays bounded by chunks. The derived indexes are opened
-// (openDerived, which on a store without an embedder trains the built-in
-// one) on that goroutine first, so that the training overlaps the
-// anchoring of the first chunk; the first commit waits for the opening,
-// as commit's own openDerived did (indexes opened after a write would take
-// its generation for one they missed).
-//
-// Acknowledgement is unchanged: a chunk's memories are reported once its
-// Pebble batch is committed (WAL synced), as before. A process stopped
-// before the goroutine applied a committed chunk leaves the derived
-// indexes behind the store's generation, and the next open rebuilds them
-// from Pebble (openSearch, vectorIndex). RememberBatchEach returns only
-// after wait, so its caller sees every memory searchable, as before.
-// Searches of other clients during the batch (the daemon) may miss the
-// last chunk or two until they are applied. Not used when the batch
-// checks near-duplicates (checkDuplicates searches the derived indexes).
-// The approach was first tried on branch in9 (docs/benchmarks.md).
-type indexPipe struct {
-	opened chan struct{}
-	jobs   chan indexJob
-	done   chan struct{}
-}
-
-// indexJob is one committed chunk for indexPipe: its memories and the
-// memory generation its commit made.
-type indexJob struct {
-	mems []*Memory
-	gen  uint64
-}
-
-// startIndexPipe starts the goroutine of an indexPipe for w.
-func (w *Workspace) startIndexPipe() *indexPipe {
-	p := &indexPipe{opened: make(chan struct{}), jobs: make(chan indexJob, 1), done: make(chan struct{})}
-	go func() {
-		defer close(p.done)
-		w.openDerived()
-		close(p.opened)
-		for j := range p.jobs {
-			w.indexSearch(j.mems, nil, j.gen)
-		}
-	}()
-	return p
-}
-
-// wait returns once every chunk handed to p is applied; p takes no more.
-func (p *indexPipe) wait() {
-	close(p.jobs)
-	<-p.done
-}
-
-// commitChunk is commit for a chunk of RememberBatch: with a pipe, the
-// write waits for the derived indexes to be opened, and their update is
-// handed to the pipe instead of done here. It returns commit's errors.
-func (w *Workspace) commitChunk(b *index.MemoryBatch, created []*Memory, p *indexPipe) error {
-	if p == nil {
-		return w.commit(b, created, nil)
-	}
-	<-p.opened
-	gen, err := w.commitMarked(b)
-	if err != nil {
-		return err
-	}
-	p.jobs <- indexJob{mems: created, gen: gen}
-	return nil
-}
-
-// anyOnDuplicate reports whether a request of reqs sets a duplicate
-// policy (RememberRequest.OnDuplicate), which searches the derived indexes.
-func anyOnDuplicate(reqs []RememberRequest) bool {
-	for _, r := range reqs {
-		if r.OnDuplicate != "" {
-			return true
-		}
-	}
-	return false
 }

@@ -113,10 +113,6 @@ func (w *Workspace) RememberBatchEach(ctx context.Context, reqs []RememberReques
 	defer w.loadBatchSites(len(reqs))()
 	if len(reqs) > RememberChunk {
 		defer w.bulkVectors()()
-		if !st.duplicates && !anyOnDuplicate(reqs) {
-			st.pipe = w.startIndexPipe()
-			defer st.pipe.wait() // before bulkVectors' compaction
-		}
 	}
 	defer w.batchGeneration()()
 	out := make([]*Memory, min(RememberChunk, len(reqs)))

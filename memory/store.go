@@ -151,23 +151,16 @@ func deleteMemory(b *index.MemoryBatch, m *Memory) error {
 // `gloss check` that re-resolved something).
 func (w *Workspace) commit(b *index.MemoryBatch, changed []*Memory, deleted []string) error {
 	w.openDerived()
-	gen, err := w.commitMarked(b)
+	if err := markNewStoreSummaries(w.Store, b); err != nil {
+		b.Close()
+		return err
+	}
+	gen, err := w.commitBatch(b)
 	if err != nil {
 		return err
 	}
 	w.indexSearch(changed, deleted, gen)
 	return nil
-}
-
-// commitMarked commits b (commitBatch) after marking the summaries of a
-// new store current (markNewStoreSummaries), and returns the memory
-// generation the commit made; b is closed on every path.
-func (w *Workspace) commitMarked(b *index.MemoryBatch) (uint64, error) {
-	if err := markNewStoreSummaries(w.Store, b); err != nil {
-		b.Close()
-		return 0, err
-	}
-	return w.commitBatch(b)
 }
 
 // openDerived opens the full-text and vector indexes if this process has

@@ -7,15 +7,15 @@ import (
 	"github.com/gloss-dev/gloss/index"
 )
 
-// TestBatchPipeSearchable checks RememberBatch with the derived indexes
-// applied on their own goroutine (indexPipe, batches of more than one
-// chunk): when the call returns, a memory of the first, a middle and the
-// last chunk is found by full-text search and by its vector, the
-// full-text index is at the store's memory generation, and a second
-// batch on the same workspace (derived indexes already open) does the
-// same. It runs on a new store, whose first batch trains the built-in
-// embedder on the pipe's goroutine.
-func TestBatchPipeSearchable(t *testing.T) {
+// TestBatchSearchable checks a RememberBatch of several chunks: when the
+// call returns, a memory of the first, a middle and the last chunk is
+// found by full-text search and by its vector, the full-text index is at
+// the store's memory generation, and a second batch on the same
+// workspace (derived indexes already open) does the same. It runs on a
+// new store, whose first batch trains the built-in embedder. (Written for
+// branch pipe16, which applied the derived indexes on a goroutine of
+// their own and was not kept: docs/benchmarks.md.)
+func TestBatchSearchable(t *testing.T) {
 	w, repo := storedWorkspace(t, Options{})
 	ctx := context.Background()
 	if _, err := w.Index(ctx); err != nil {
