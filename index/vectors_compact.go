@@ -117,17 +117,21 @@ func newCompactQuery(q []float32) compactQuery {
 	return cq
 }
 
+// negInf and posInf are −∞ and +∞.
+var negInf, posInf = math.Inf(-1), math.Inf(1)
+
 // boundsDot returns the lower and upper bound of the exact cosine of the
 // query and a row of compact scale s whose int8 values c give d =
 // dotI8(cq.q, c) (computed a block of rows at a time, dotI8Block); a row
 // whose scale is not finite has no compact form and is always scored
 // exactly, whatever d.
 func (cq *compactQuery) boundsDot(s float32, d int32) (lo, hi float64) {
-	if math.IsNaN(float64(s)) || math.IsInf(float64(s), 0) {
-		return math.Inf(-1), math.Inf(1)
+	sf := float64(s)
+	if sf-sf != 0 { // NaN or ±Inf (tests and infinities kept cheap, so that this inlines)
+		return negInf, posInf
 	}
-	a := cq.scale * float64(s) * float64(d)
-	e := cq.k*float64(s) + 1e-9
+	a := cq.scale * sf * float64(d)
+	e := cq.k*sf + 1e-9
 	return a - e, a + e
 }
 

@@ -219,7 +219,6 @@ func (s *vecState) compactCandidates(q []float32, limit int, c *rowsCheck) (cand
 	}
 	var kept []cand
 	var dots [scanChunk]int32 // dotI8 of the query and each row of the chunk
-	qs, qk := cq.scale, cq.k
 	for i := 0; i < n; i += scanChunk {
 		if sum {
 			c.sum(scanChunk * stride)
@@ -229,28 +228,19 @@ func (s *vecState) compactCandidates(q []float32, limit int, c *rowsCheck) (cand
 		dotI8Block(cq.q, block, stride, dots[:m])
 		for g := 0; g < m; g += skipGroup {
 			ge := min(g+skipGroup, m)
-			if len(lows) == limit && groupBelow(block, stride, dots[g:ge], g, qs, qk, floor) {
+			if len(lows) == limit && groupBelow(&cq, block, stride, dots[g:ge], g, floor) {
 				continue
 			}
 			for k := g; k < ge; k++ {
-				d := dots[k]
-				// The bounds of compactQuery.boundsDot, inlined: the same
-				// float64 operations in the same order, so the same bits.
-				sf := float64(math.Float32frombits(le.Uint32(block[k*stride:])))
-				if sf-sf != 0 { // NaN or ±Inf: no compact form, scored exactly
-					kept = append(kept, cand{i + k, math.Inf(1)})
+				s := math.Float32frombits(le.Uint32(block[k*stride:]))
+				lo, hi := cq.boundsDot(s, dots[k])
+				if s >= 0 && !(hi > 0 && hi >= floor) {
+					// lo < hi for a scale ≥ 0, so lo is below floor too:
+					// no heap change (a negative scale, of a damaged row,
+					// and NaN take the whole path; ±Inf is kept below)
 					continue
 				}
-				a := qs * sf * float64(d)
-				e := qk*sf + 1e-9
-				hi := a + e
-				if sf >= 0 && !(hi > 0 && hi >= floor) {
-					// e > 0, so its lower bound is below floor too: no
-					// heap change (a negative scale, of a damaged row,
-					// takes the whole path, as boundsDot's caller did)
-					continue
-				}
-				if lo := a - e; lo > 0 {
+				if lo > 0 {
 					if len(lows) < limit {
 						lows = pushLow(lows, lo)
 					} else if lo > lows[0] {
@@ -282,28 +272,28 @@ const skipGroup = 16
 // groupBelow reports whether no row of a group of compact rows can reach
 // floor: dots are the group's dotI8 values and its first row is row
 // first of block (stride bytes per row). With smax the largest row scale
-// and dmax the largest dot, every row's upper bound as compactCandidates
-// computes it, fl(fl(fl(qs·s)·d) + fl(fl(qk·s) + 1e-9)), is at most
-// fl(fl(fl(qs·smax)·max(dmax, 0)) + fl(fl(qk·smax) + 1e-9)), since
-// rounded multiplication and addition of non-negative factors are
-// monotonic (IEEE 754 §4.3: rounding preserves order) and qs, qk ≥ 0; so
-// when that is below floor every row of the group is below it too (a
-// relative slack of 1e-9 covers operations fused differently). A
-// group holding a scale that is negative or not finite is never skipped
-// (those rows are bounded one by one).
-func groupBelow(block []byte, stride int, dots []int32, first int, qs, qk, floor float64) bool {
-	var smax float64
+// and dmax the largest dot, every row's upper bound boundsDot(s, d),
+// fl(fl(fl(qs·s)·d) + fl(fl(qk·s) + 1e-9)) with qs, qk the query's scale
+// and k, is at most boundsDot(smax, max(dmax, 0)), since rounded
+// multiplication and addition of non-negative factors are monotonic
+// (IEEE 754 §4.3: rounding preserves order) and qs, qk ≥ 0; so when that
+// is below floor every row of the group is below it too (a relative
+// slack of 1e-9 covers operations fused differently). A group holding a
+// scale that is negative or not finite is never skipped (those rows are
+// bounded one by one).
+func groupBelow(cq *compactQuery, block []byte, stride int, dots []int32, first int, floor float64) bool {
+	var smax float32
 	dmax := int32(0)
 	for k, d := range dots {
-		sf := float64(math.Float32frombits(le.Uint32(block[(first+k)*stride:])))
-		if !(sf >= 0 && sf <= math.MaxFloat32) {
+		s := math.Float32frombits(le.Uint32(block[(first+k)*stride:]))
+		if !(s >= 0 && s <= math.MaxFloat32) {
 			return false
 		}
-		smax = max(smax, sf)
+		smax = max(smax, s)
 		dmax = max(dmax, d)
 	}
-	bound := qs*smax*float64(dmax) + (qk*smax + 1e-9)
-	return bound*(1+1e-9) < floor // slack: a few ulps, should a compiler fuse operations otherwise
+	_, hi := cq.boundsDot(smax, dmax)
+	return hi*(1+1e-9) < floor // slack: a few ulps, should a compiler fuse operations otherwise
 }
 
 // pushLow adds x to the min-heap h and returns it (h has room: its
