@@ -208,3 +208,19 @@ func FuzzKeywordsIn(f *testing.F) {
 		checkKeywordsIn(t, b.String())
 	})
 }
+
+// admits reports whether the folded text lower contains one of the
+// rule's keywords (always true for a rule without keywords): one
+// strings.Contains per keyword, the reference of admitted (firstToken
+// and the context rules used it before keywordsIn).
+func (r *secretRule) admits(lower string) bool {
+	if len(r.keywords) == 0 {
+		return true
+	}
+	for _, k := range r.keywords {
+		if strings.Contains(lower, k) {
+			return true
+		}
+	}
+	return false
+}

@@ -137,20 +137,6 @@ func fold(text string) string {
 	return strings.ToLower(text)
 }
 
-// admits reports whether the folded text lower contains one of the
-// rule's keywords (always true for a rule without keywords).
-func (r *secretRule) admits(lower string) bool {
-	if len(r.keywords) == 0 {
-		return true
-	}
-	for _, k := range r.keywords {
-		if strings.Contains(lower, k) {
-			return true
-		}
-	}
-	return false
-}
-
 // keywordSet is a set of the keywords of every rule (token and context),
 // by their number in ruleKeywords.
 type keywordSet [2]uint64
@@ -212,7 +198,8 @@ func keywordsIn(lower string) keywordSet {
 
 // admitted reports whether a rule of keywords kw (ruleKeywordTable) runs
 // over a text of keywords found: it has no keyword, or one of them is
-// found. It is admits over the set keywordsIn returns.
+// found (TestKeywordsInSameAsContains checks it against one
+// strings.Contains per keyword).
 func admitted(kw, found keywordSet) bool {
 	return kw == keywordSet{} || kw[0]&found[0] != 0 || kw[1]&found[1] != 0
 }
