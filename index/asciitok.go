@@ -118,10 +118,17 @@ func asciiWordEnd(s []byte, i int) (end int, seen uint8) {
 
 // Tokenize implements analysis.Tokenizer.
 func (t *asciiTokenizer) Tokenize(input []byte) analysis.TokenStream {
+	return tokenize(input, nil)
+}
+
+// tokenize is Tokenize with the tokens of all-ASCII input written in
+// buf's slices when buf is not nil (tokenizeASCII; textField's reused
+// buffer); other input is tokenized by tokenizeMixed into new ones.
+func tokenize(input []byte, buf *tokenBuf) analysis.TokenStream {
 	if !isASCII(input) {
 		return tokenizeMixed(input)
 	}
-	return tokenizeASCII(input, nil)
+	return tokenizeASCII(input, buf)
 }
 
 // tokenizeMixed returns the tokens of input, which has a byte ≥ 0x80:

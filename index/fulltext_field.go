@@ -75,12 +75,7 @@ var tokenBufs = sync.Pool{New: func() any { return &tokenBuf{index: map[string]i
 // returns it without term vectors.
 func (f *textField) Analyze(startOffset int) int {
 	buf := tokenBufs.Get().(*tokenBuf)
-	var tokens analysis.TokenStream
-	if input := f.Value(); isASCII(input) {
-		tokens = tokenizeASCII(input, buf)
-	} else {
-		tokens = english.Tokenizer.Tokenize(input)
-	}
+	tokens := tokenize(f.Value(), buf) // english's tokenizer, into buf
 	for _, tf := range english.TokenFilters {
 		tokens = tf.Filter(tokens)
 	}
