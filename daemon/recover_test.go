@@ -29,7 +29,7 @@ func TestStartRebuildsDerived(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Corrupt the derived index and leave a stale socket behind.
-	blugeDir := filepath.Join(dir, "bluge")
+	blugeDir := filepath.Join(dir, "text") // the memory text index
 	if err := os.RemoveAll(blugeDir); err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
+	"sync"
 
 	"github.com/blugelabs/bluge"
 	blugesearch "github.com/blugelabs/bluge/search"
@@ -16,7 +18,9 @@ import (
 // BM25Fields returns the analyzed fields of d as the full-text index
 // makes them (the English analyzer; a field's length is its token count,
 // repeats included, as bluge.TermField.Analyze counts it), for a
-// bm25.Index kept beside it.
+// bm25.Index, in field name order. Tokens are made in a pooled buffer
+// (tokenize, as textField.Analyze makes them): the terms and counts are
+// the analyzer's (TestBM25FieldsSameAsAnalyzer).
 func BM25Fields(d Doc) []bm25.Field {
 	names := make([]string, 0, len(d.Fields))
 	for name := range d.Fields {
@@ -24,14 +28,50 @@ func BM25Fields(d Doc) []bm25.Field {
 	}
 	sort.Strings(names)
 	out := make([]bm25.Field, 0, len(names))
+	buf := tokenBufs.Get().(*tokenBuf)
 	for _, name := range names {
-		toks := analyzer().Analyze([]byte(d.Fields[name]))
-		freqs := make(map[string]int, len(toks))
-		for _, t := range toks {
+		tokens := tokenize([]byte(d.Fields[name]), buf)
+		for _, tf := range english.TokenFilters {
+			tokens = tf.Filter(tokens)
+		}
+		freqs := make(map[string]int, len(tokens))
+		for _, t := range tokens {
 			freqs[string(t.Term)]++
 		}
-		out = append(out, bm25.Field{Name: name, Length: len(toks), Freqs: freqs})
+		out = append(out, bm25.Field{Name: name, Length: len(tokens), Freqs: freqs})
+		clear(buf.toks[:buf.used]) // no input is kept alive by the pool
+		clear(buf.ptrs[:buf.used])
+		buf.used = 0
 	}
+	if len(buf.toks) <= maxPooledTokens {
+		tokenBufs.Put(buf)
+	}
+	return out
+}
+
+// bm25FieldsOf returns BM25Fields of each of docs, analyzed on up to
+// GOMAXPROCS goroutines when there are enough of them to share (the
+// analysis of a memory write's documents is most of its CPU).
+func bm25FieldsOf(docs []Doc) [][]bm25.Field {
+	out := make([][]bm25.Field, len(docs))
+	workers := min(runtime.GOMAXPROCS(0), len(docs)/64)
+	if workers <= 1 {
+		for i, d := range docs {
+			out[i] = BM25Fields(d)
+		}
+		return out
+	}
+	var wg sync.WaitGroup
+	per := (len(docs) + workers - 1) / workers
+	for lo := 0; lo < len(docs); lo += per {
+		hi := min(lo+per, len(docs))
+		wg.Go(func() {
+			for i := lo; i < hi; i++ {
+				out[i] = BM25Fields(docs[i])
+			}
+		})
+	}
+	wg.Wait()
 	return out
 }
 

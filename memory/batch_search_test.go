@@ -69,7 +69,7 @@ func TestBatchSearchable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ft, ok := w.search.(*index.FullText)
+		ft, ok := w.search.(*index.BM25Text)
 		if !ok {
 			t.Fatalf("full-text index %T", w.search)
 		}

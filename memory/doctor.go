@@ -105,7 +105,7 @@ func Doctor(dir string, opts Options) (*DoctorReport, error) {
 	_ = os.RemoveAll(filepath.Join(pdir, "bluge-code"))
 	w.code.mu.Unlock()
 	w.searchMu.Lock()
-	rmErr := os.RemoveAll(filepath.Join(pdir, "bluge"))
+	rmErr := os.RemoveAll(filepath.Join(pdir, memoryTextDir))
 	w.searchMu.Unlock()
 	if rmErr != nil {
 		r.Problems = append(r.Problems, fmt.Sprintf("delete search index: %v", rmErr))

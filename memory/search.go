@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/gloss-dev/gloss/index"
+	"github.com/gloss-dev/gloss/index/bm25"
 	"github.com/gloss-dev/gloss/internal/ident"
 	"github.com/gloss-dev/gloss/internal/timing"
 	"github.com/gloss-dev/gloss/memory/confidence"
@@ -33,10 +35,11 @@ func clampSearchLimit(limit int) int {
 	return limit
 }
 
-// searchSchema versions the full-text document layout (searchDoc). A
-// directory written with another version, or one that cannot be opened, is
-// rebuilt from Pebble (the store of record).
-const searchSchema = "2"
+// searchSchema versions the full-text document layout (searchDoc) and
+// index format (3: index.BM25Text). A directory written with another
+// version, or one that cannot be opened, is rebuilt from Pebble (the store
+// of record).
+const searchSchema = "3"
 
 // searchFields are the full-text fields of a memory and their boosts.
 var searchFields = map[string]float64{"title": 3, "tags": 2, "symbols": 2, "body": 1, "words": 1, "paths": 1, "type": 1, "code": 0.5}
@@ -75,6 +78,14 @@ func searchDocs(mems []*Memory) []index.Doc {
 	return out
 }
 
+// memoryTextDir is the directory of the memories' full-text index
+// (index.BM25Text) in the workspace's data directory; legacyTextDirs are
+// what earlier versions kept there instead (a Bluge index and its saved
+// BM25 form), removed when the index is built anew.
+const memoryTextDir = "text"
+
+var legacyTextDirs = []string{"bluge", "memories.bm25"}
+
 // openSearch opens the full-text index, rebuilding it from Pebble when it
 // is missing, of another schema, unreadable, or out of step with the store:
 // its generation differs from the store's (Store.MemoryGeneration, bumped
@@ -91,7 +102,7 @@ func (w *Workspace) openSearch() (index.Derived, error) {
 	if err != nil {
 		return nil, err
 	}
-	ft, ok, err := index.OpenFullText(filepath.Join(w.Dir, "bluge"), searchSchema)
+	ft, ok, err := index.OpenBM25Text(filepath.Join(w.Dir, memoryTextDir), searchSchema)
 	if err != nil {
 		return nil, err
 	}
@@ -105,6 +116,9 @@ func (w *Workspace) openSearch() (index.Derived, error) {
 		}
 	}
 	if !ok {
+		for _, old := range legacyTextDirs {
+			_ = os.RemoveAll(filepath.Join(w.Dir, old))
+		}
 		mems, err := w.List()
 		if err == nil {
 			err = ft.Rebuild(searchDocs(mems), gen)
@@ -115,7 +129,7 @@ func (w *Workspace) openSearch() (index.Derived, error) {
 		}
 	}
 	w.search = ft
-	timing.Mark("bluge memories open")
+	timing.Mark("memory text index open")
 	return ft, nil
 }
 
@@ -126,7 +140,6 @@ func (w *Workspace) openSearch() (index.Derived, error) {
 func (w *Workspace) indexSearch(mems []*Memory, deleted []string, gen uint64) {
 	w.places.update(mems, deleted, gen)
 	docs := searchDocs(mems)
-	w.text.update(docs, deleted, gen)
 	defer w.indexVectors(mems, deleted, gen) // after searchMu is released
 	w.searchMu.Lock()
 	defer w.searchMu.Unlock()
@@ -135,14 +148,24 @@ func (w *Workspace) indexSearch(mems []*Memory, deleted []string, gen uint64) {
 		return
 	}
 	if err := ft.Update(docs, deleted, gen); err != nil {
-		ft.Invalidate()
+		w.dropSearch(ft)
+	}
+}
+
+// dropSearch marks the open search index ft for a rebuild and closes it,
+// so that its next use rebuilds it from the store. searchMu is held.
+func (w *Workspace) dropSearch(ft index.Derived) {
+	ft.Invalidate()
+	_ = ft.Close()
+	if w.search == ft {
+		w.search = nil
 	}
 }
 
 // SearchHit is one search result.
 type SearchHit struct {
 	Memory *Memory `json:"memory"`
-	// Score is Bluge's BM25 score (higher is better), lowered by half for
+	// Score is the BM25 score of the memory text index (higher is better), lowered by half for
 	// stale memories, which are labelled but never hidden.
 	Score float64 `json:"score"`
 }
@@ -190,22 +213,26 @@ func (w *Workspace) Search(ctx context.Context, query string, limit int) ([]Sear
 }
 
 // textRanking returns the BM25 ranking of memories for query (best
-// first, ties by id), at most n: from the daemon's in-memory index once
-// warmed (WarmText), else from the saved text index when it is current
-// (savedTextRanking), else from Bluge.
+// first, ties by id), at most n, from the memory text index
+// (index.BM25Text: in memory once loaded, as the daemon's is by
+// WarmText, else the query terms' part of its base on disk).
+// A damaged index (bm25.ErrSavedCorrupt) is rebuilt from the store and
+// asked again.
 func (w *Workspace) textRanking(ctx context.Context, query string, n int) ([]index.Scored, error) {
-	if out, ok, err := w.warmTextRanking(query, n); ok || err != nil {
-		return out, err
+	defer timing.Mark("memory text search")
+	for try := 0; ; try++ {
+		ft, err := w.searchIndex()
+		if err != nil {
+			return nil, err
+		}
+		out, err := ft.Search(ctx, TextQuery(query, n))
+		if err == nil || try > 0 || !errors.Is(err, bm25.ErrSavedCorrupt) {
+			return out, err
+		}
+		w.searchMu.Lock()
+		w.dropSearch(ft)
+		w.searchMu.Unlock()
 	}
-	if out, ok := w.savedTextRanking(query, n); ok {
-		return out, nil
-	}
-	ft, err := w.searchIndex()
-	if err != nil {
-		return nil, err
-	}
-	defer timing.Mark("bluge memories search")
-	return ft.Search(ctx, TextQuery(query, n))
 }
 
 // TextQuery is the full-text query the text ranker runs for query over

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
+	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/internal/testutil"
 )
 
@@ -115,28 +115,45 @@ func TestSearchIndexGeneration(t *testing.T) {
 		t.Fatalf("generation %d, %v", gen, err)
 	}
 	w.Close()
-	genFile := filepath.Join(w.Dir, "bluge", "gloss-generation")
+	dir := filepath.Join(w.Dir, memoryTextDir)
+	base := filepath.Join(dir, "base.bm25")
 	for _, tc := range []struct {
 		name  string
-		write string // the index's generation before opening
-		want  uint64 // the index's generation after a search
+		setup func() // the index's state before opening
 	}{
-		{"in step", fmt.Sprint(gen), gen},
-		{"behind", fmt.Sprint(gen - 1), gen},
-		{"unknown", "x", gen},
+		{"in step", func() {}},
+		{"behind", func() { // an empty index a write behind
+			ft, _, err := index.OpenBM25Text(dir, searchSchema)
+			if err == nil {
+				err = ft.Rebuild(nil, gen-1)
+			}
+			if err == nil {
+				err = ft.Close()
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"unknown", func() {
+			if err := os.WriteFile(base, []byte("not an index"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}},
 	} {
-		if err := os.WriteFile(genFile, []byte(tc.write+"\n"), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		tc.setup()
 		w := open()
 		hits, err := w.Search(ctx, "capped", 5)
 		w.Close()
 		if err != nil || len(hits) != 1 || hits[0].Memory.ID != m.ID {
 			t.Fatalf("%s: hits %v, %v", tc.name, hits, err)
 		}
-		data, _ := os.ReadFile(genFile)
-		if strings.TrimSpace(string(data)) != fmt.Sprint(tc.want) {
-			t.Errorf("%s: index generation %q after opening, want %d", tc.name, data, tc.want)
+		ft, ok, err := index.OpenBM25Text(dir, searchSchema)
+		if err != nil || !ok {
+			t.Fatalf("%s: index after opening: ok %v, %v", tc.name, ok, err)
 		}
+		if g, _ := ft.Generation(); g != gen {
+			t.Errorf("%s: index generation %d after opening, want %d", tc.name, g, gen)
+		}
+		_ = ft.Close()
 	}
 }

@@ -2,8 +2,12 @@ package memory
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/gloss-dev/gloss/index"
@@ -19,121 +23,135 @@ func wordNote(i int) (sym, text string) {
 	return sym, fmt.Sprintf("%s %s and %s note %d", words[i%8], words[(i*3)%8], words[(i*5+1)%8], i)
 }
 
-// TestTextTable checks the daemon's in-memory BM25 index: not used until
-// warmed; once warmed, the text ranking is Bluge's (scores to rounding,
-// ties in id order); remember and forget reach it, and once compacted it
-// ranks as an index built from every stored memory's full-text document
-// (so the writes were applied exactly); a write it missed drops it and
-// the text ranker falls back to Bluge.
-func TestTextTable(t *testing.T) {
+// TestMemoryTextIndex checks the memory text index (index.BM25Text)
+// through the workspace: remembered memories are written to its log and
+// the workspace's Close compacts it; a process that never warms ranks
+// from its base on disk, a warmed one (WarmText) from memory, both as a
+// bm25.Index given every stored memory's document (ids, order, scores to
+// the last bit; the fixture has exact ties); remember and forget reach a
+// warmed index; a damaged base is rebuilt from the store at the next
+// search, with the same rankings.
+func TestMemoryTextIndex(t *testing.T) {
 	repo := vecRepo(t)
 	w := openVecWorkspace(t, repo, "none", nil)
 	ctx := context.Background()
 	if _, err := w.Index(ctx); err != nil {
 		t.Fatal(err)
 	}
-	for i := range 24 {
+	for i := range 30 {
 		sym, text := wordNote(i)
+		if i >= 20 {
+			text = "flush timeout twin" // ten memories of equal score
+		}
 		remember(t, w, sym, text)
 	}
-	// Reopened, the full-text index is read without a writer: no Bluge
-	// merge (which changes Bluge's statistics) runs between the load and
-	// the searches compared with it.
+	dir := filepath.Join(w.Dir, memoryTextDir)
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	w = openVecWorkspace(t, repo, "none", nil)
-	defer w.Close()
-	queries := []string{"retries capped", "pool opened lazily", "flush timeout caches", "openPool", "retryCap timeout", "note"}
-	gen := func() uint64 {
-		g, err := w.Store.MemoryGeneration()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return g
+	if _, err := os.Stat(filepath.Join(dir, "log")); !os.IsNotExist(err) {
+		t.Fatalf("log after close: %v", err)
 	}
-	if w.text.index(gen()) != nil {
-		t.Fatal("a table never warmed answers")
-	}
+	queries := []string{"retries capped", "pool opened lazily", "flush timeout caches", "openPool", "retryCap timeout", "note", "twin", "nothing matches this"}
 	// check compares the text ranking with an index built by Put from
-	// every stored memory's document.
-	check := func(when string) {
+	// every stored memory's document (no memory was replaced or deleted
+	// since the last rebuild or compaction, so the statistics agree).
+	check := func(when string, w *Workspace, ref *bm25.Index) {
 		t.Helper()
-		x := w.text.index(gen())
-		if x == nil {
-			t.Fatalf("%s: the table does not answer", when)
-		}
-		x.Compact()
-		mems, err := w.List()
-		if err != nil {
-			t.Fatal(err)
-		}
-		ref := bm25.New()
-		for _, m := range mems {
-			d := searchDoc(m)
-			ref.Put(d.ID, index.BM25Fields(d))
-		}
-		for _, q := range queries {
-			got, err := w.textRanking(ctx, q, 10)
+		if ref == nil {
+			mems, err := w.List()
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := ref.Search(index.BM25Clauses(TextQuery(q, 10)), 10, false)
-			if len(got) != len(want) || len(got) == 0 {
-				t.Fatalf("%s: %q: %d hits, want %d (> 0)", when, q, len(got), len(want))
+			ref = bm25.New()
+			for _, m := range mems {
+				d := searchDoc(m)
+				ref.Put(d.ID, index.BM25Fields(d))
 			}
-			for i := range got {
-				if got[i].ID != want[i].ID || math.Abs(got[i].Score-want[i].Score) > 1e-9*want[i].Score {
-					t.Fatalf("%s: %q hit %d = %v, want %v", when, q, i, got[i], want[i])
+		}
+		ties := 0
+		for _, q := range queries {
+			for _, n := range []int{3, 10, 40} {
+				got, err := w.textRanking(ctx, q, n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := ref.Search(index.BM25Clauses(TextQuery(q, n)), n, false)
+				if len(got) != len(want) || len(got) == 0 && q != "nothing matches this" {
+					t.Fatalf("%s: %q: %d hits, want %d", when, q, len(got), len(want))
+				}
+				for i := range got {
+					if got[i].ID != want[i].ID || math.Float64bits(got[i].Score) != math.Float64bits(want[i].Score) {
+						t.Fatalf("%s: %q n %d hit %d = %v, want %v", when, q, n, i, got[i], want[i])
+					}
+					if i > 0 && got[i].Score == got[i-1].Score {
+						ties++
+					}
 				}
 			}
 		}
+		if ties == 0 {
+			t.Fatalf("%s: the fixture has no tied scores", when)
+		}
+	}
+
+	w = openVecWorkspace(t, repo, "none", nil)
+	check("base on disk", w, nil)
+	if d, _ := w.searchIndex(); d.(*index.BM25Text).Loaded() {
+		t.Fatal("a process that never warmed loaded the index")
 	}
 	if err := w.WarmText(ctx); err != nil {
 		t.Fatal(err)
 	}
-	ft, err := w.searchIndex()
+	check("warmed", w, nil)
+	// A warmed index as writes leave it: a forgotten memory still counts
+	// in the statistics, as in a bm25.Index it was deleted from.
+	mems, err := w.List()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range queries {
-		got, err := w.textRanking(ctx, q, 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		all, err := ft.Search(ctx, TextQuery(q, 1000))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(got) != min(10, len(all)) || len(got) == 0 {
-			t.Fatalf("warmed: %q: %d hits, Bluge %d", q, len(got), len(all))
-		}
-		for i, h := range got {
-			ok := false // h is among Bluge's hits of its score
-			for _, b := range all {
-				ok = ok || b.ID == h.ID && math.Abs(b.Score-h.Score) <= 1e-9*b.Score
-			}
-			if !ok || math.Abs(all[i].Score-h.Score) > 1e-9*all[i].Score {
-				t.Fatalf("warmed: %q hit %d = %v; Bluge %v", q, i, h, all[:len(got)])
-			}
-		}
+	ref := bm25.New()
+	for _, m := range mems {
+		d := searchDoc(m)
+		ref.Put(d.ID, index.BM25Fields(d))
 	}
 	id := remember(t, w, "openPool", "the pool drains idle connections")
 	if got, _ := w.textRanking(ctx, "drains idle", 5); len(got) != 1 || got[0].ID != id {
 		t.Fatalf("after remember: drains idle = %v, want %s", got, id)
 	}
+	m, err := w.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := searchDoc(m)
+	ref.Put(d.ID, index.BM25Fields(d))
 	if _, err := w.Forget(id); err != nil {
 		t.Fatal(err)
 	}
-	check("after forget")
+	ref.Delete(id)
+	check("after forget", w, ref)
 	if got, _ := w.textRanking(ctx, "drains idle", 5); len(got) != 0 {
 		t.Fatalf("after forget: drains idle = %v, want none", got)
 	}
-	w.text.update(nil, nil, gen()+2) // a write the table did not see
-	if w.text.index(gen()) != nil {
-		t.Fatal("a table that missed a write still answers")
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
 	}
-	if got, err := w.textRanking(ctx, "retries capped", 5); err != nil || len(got) == 0 {
-		t.Fatalf("Bluge fallback: %v, %v", got, err)
+
+	// Every data block of the base damaged: the next search rebuilds it.
+	base := filepath.Join(dir, "base.bm25")
+	good, err := os.ReadFile(base)
+	if err != nil {
+		t.Fatal(err)
 	}
+	bad := slices.Clone(good)
+	dirOff := binary.LittleEndian.Uint64(bad[len(bad)-24:])
+	for i := uint64(8); i < dirOff; i++ {
+		bad[i] ^= 0x5a
+	}
+	if err := os.WriteFile(base, bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w = openVecWorkspace(t, repo, "none", nil)
+	defer w.Close()
+	check("rebuilt after damage", w, nil)
 }

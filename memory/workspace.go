@@ -110,7 +110,7 @@ type Workspace struct {
 	parsers  []map[*index.Language]*ts.Parser
 
 	searchMu sync.Mutex
-	search   index.Derived // the full-text index (index.FullText), opened on first use
+	search   index.Derived // the memory text index (index.BM25Text), opened on first use
 
 	access accessLog // accesses not yet written (access.go)
 
@@ -154,7 +154,6 @@ type Workspace struct {
 	rels relCache // the relation index by target (relations.go)
 
 	places placeTable // every memory's anchor places, once warmed (places.go)
-	text   textTable  // the memories' in-memory BM25 index, once warmed (textindex.go)
 }
 
 // DataHome returns $GLOSS_HOME, else $XDG_DATA_HOME/gloss, else

@@ -463,11 +463,11 @@ func (x *Index) Search(clauses []Clause, k int, prune bool) []Hit {
 	if len(cs) == 0 {
 		return nil
 	}
-	var ids []string
+	var dead func(uint32) bool
 	if x.dead > 0 {
-		ids = x.ids
+		dead = func(d uint32) bool { return x.ids[d] == "" }
 	}
-	return topK(cs, k, prune, ids, func(d uint32) string { return x.ids[d] })
+	return topK(cs, k, prune, dead, func(d uint32) string { return x.ids[d] })
 }
 
 // mergeClauses returns clauses' distinct (field, term) pairs in their
@@ -489,10 +489,10 @@ func mergeClauses(clauses []Clause) ([]fieldTerm, map[fieldTerm]float64) {
 type fieldTerm struct{ field, term string }
 
 // topK is the MaxScore evaluation of Search over the cursors cs (slot
-// numbers 0..len(cs)−1 in clause order): the k best documents, ties by
-// id. tomb, when not nil, maps document numbers to ids with "" for a
-// tombstone, which is skipped; id returns a document's id.
-func topK(cs []cursor, k int, prune bool, tomb []string, id func(uint32) string) []Hit {
+// numbers 0..len(cs)−1 in clause order; cursors of disjoint documents
+// may share a slot): the k best documents, ties by id. dead, when not
+// nil, reports a tombstone, which is skipped; id returns a document's id.
+func topK(cs []cursor, k int, prune bool, dead func(uint32) bool, id func(uint32) string) []Hit {
 	// Ascending upper bounds; bound[i] = Σ ub of cs[:i+1].
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].ub < cs[j].ub })
 	bound := make([]float64, len(cs))
@@ -525,7 +525,7 @@ func topK(cs []cursor, k int, prune bool, tomb []string, id func(uint32) string)
 				c.at(c.i + 1)
 			}
 		}
-		if tomb != nil && tomb[d] == "" {
+		if dead != nil && dead(d) {
 			continue // tombstone
 		}
 		pruned := false

@@ -715,3 +715,102 @@ func (s *Saved) Search(clauses []Clause, k int, prune bool) ([]Hit, error) {
 	}
 	return hits, nil
 }
+
+// Load reads the whole saved index into an Index that ranks as the Index
+// it was saved from did when saved (Search: the same hits, scores to the
+// last bit, and order), and goes on from there as that Index would: its
+// document numbers and tombstones (ids saved as ""), each field's
+// statistics (N and total length, deleted documents included until a
+// compaction, as saved) and every live posting with its term frequency
+// and field length. What the saved form does not keep is taken as a
+// Builder takes it: every document has every field (has), so a
+// compaction after Load counts every live document in every field's N,
+// as it counts the documents of gloss's memory text index (each has
+// every field, empty or not). It reads every block once and returns
+// ErrSavedCorrupt (wrapped) when one fails its check, or the error of
+// reading the file.
+func (s *Saved) Load() (*Index, error) {
+	if s.nDocs > uint64(len(s.ids))*savedIDsPerBlock {
+		return nil, fmt.Errorf("%w: %d documents in %d id blocks", ErrSavedCorrupt, s.nDocs, len(s.ids))
+	}
+	ids := make([]string, 0, s.nDocs)
+	for _, r := range s.ids {
+		b, err := s.scratchBlock(r)
+		if err != nil {
+			return nil, err
+		}
+		d := decoder{b: b}
+		for len(d.b) > 0 && d.err == nil {
+			ids = append(ids, string(d.bytes()))
+		}
+		if d.err != nil {
+			return nil, fmt.Errorf("%w: id block at %d", ErrSavedCorrupt, r.off)
+		}
+	}
+	if uint64(len(ids)) != s.nDocs {
+		return nil, fmt.Errorf("%w: %d ids for %d documents", ErrSavedCorrupt, len(ids), s.nDocs)
+	}
+	x := New()
+	x.ids = ids
+	for n, id := range ids {
+		if id == "" {
+			x.dead++
+		} else {
+			x.num[id] = uint32(n)
+		}
+	}
+	var raw []byte
+	for name, sf := range s.fields {
+		f := &field{terms: map[string]*postings{}, lens: make([]uint32, len(ids)), has: make([]bool, len(ids)),
+			docs: int(sf.docs), sumLen: sf.sumLen}
+		for i := range f.has {
+			f.has[i] = true
+		}
+		x.fields[name] = f
+		for _, br := range sf.blocks {
+			b, err := s.block(br)
+			if err != nil {
+				return nil, err
+			}
+			d := decoder{b: b}
+			nt := d.uvarint()
+			for j := uint64(0); j < nt && d.err == nil; j++ {
+				term := string(d.bytes())
+				e := savedTerm{df: d.uvarint(), maxTF: d.uvarint(), minLen: d.uvarint(), post: d.ref()}
+				if d.err != nil {
+					break
+				}
+				if uint64(cap(raw)) < e.post.n {
+					raw = make([]byte, e.post.n)
+				}
+				pb, err := s.readInto(e.post, raw[:e.post.n])
+				if err != nil {
+					return nil, err
+				}
+				l, err := s.openList(e, pb)
+				if err != nil {
+					return nil, err
+				}
+				p := &postings{docs: make([]uint32, 0, e.df), tfs: make([]uint32, 0, e.df),
+					maxTF: uint32(min(e.maxTF, math.MaxUint32)), minLen: uint32(min(e.minLen, math.MaxUint32))}
+				c := cursor{src: l}
+				for c.at(0); c.cur != math.MaxUint32; c.at(c.i + 1) {
+					ln := c.plens[c.i]
+					p.docs, p.tfs = append(p.docs, c.cur), append(p.tfs, c.tfs[c.i])
+					f.lens[c.cur] = ln
+					f.maxLen = max(f.maxLen, ln)
+				}
+				if l.err != nil {
+					return nil, fmt.Errorf("%w: postings at %d", l.err, e.post.off)
+				}
+				if len(p.docs) > 0 {
+					f.terms[term] = p
+				}
+			}
+			if d.err != nil || len(d.b) != 0 {
+				return nil, fmt.Errorf("%w: dictionary block at %d", ErrSavedCorrupt, br.off)
+			}
+		}
+	}
+	return x, nil
+}

@@ -1,0 +1,364 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/gloss-dev/gloss/index/bm25"
+)
+
+// textDoc is the i-th document of the BM25Text tests: three of eight
+// words in its body (scores vary and repeat), a title of one.
+func textDoc(i int, salt string) Doc {
+	words := []string{"retries", "capped", "pool", "opened", "lazily", "timeout", "flush", "caches"}
+	return Doc{ID: fmt.Sprintf("m%03d", i), Fields: map[string]string{
+		"title": words[(i*7)%8] + " " + salt,
+		"body":  fmt.Sprintf("%s %s and %s note %d", words[i%8], words[(i*3)%8], words[(i*5+1)%8], i),
+	}}
+}
+
+var textQueries = []string{"retries capped", "pool opened lazily", "flush timeout caches", "note", "twin", "nothing here"}
+
+func textQuery(q string, n int) Query {
+	return Query{Texts: []Text{{Text: q, Weight: 1}}, Fields: map[string]float64{"title": 3, "body": 1}, Limit: n}
+}
+
+// checkSame fails unless t ranks every query as ref does: the same ids,
+// order and scores to the last bit.
+func checkSame(t *testing.T, when string, x *BM25Text, ref *bm25.Index) {
+	t.Helper()
+	for _, q := range textQueries {
+		for _, n := range []int{1, 5, 40} {
+			got, err := x.Search(context.Background(), textQuery(q, n))
+			if err != nil {
+				t.Fatalf("%s: %q: %v", when, q, err)
+			}
+			want := ref.Search(BM25Clauses(textQuery(q, n)), n, false)
+			if len(got) != len(want) {
+				t.Fatalf("%s: %q n=%d: %d hits, want %d", when, q, n, len(got), len(want))
+			}
+			for i := range got {
+				if got[i].ID != want[i].ID || math.Float64bits(got[i].Score) != math.Float64bits(want[i].Score) {
+					t.Fatalf("%s: %q n=%d hit %d = %v, want %v", when, q, n, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+// apply applies a write to the reference index as BM25Text.Update does.
+func apply(ref *bm25.Index, docs []Doc, deleted []string) {
+	m := map[string][]bm25.Field{}
+	for _, d := range docs {
+		m[d.ID] = BM25Fields(d)
+	}
+	ref.Apply(m, deleted)
+}
+
+// TestBM25Text checks the memory text index: it ranks as a bm25.Index
+// given the same writes, to the last bit, in every state — rebuilt and
+// loaded, with writes in its log and not loaded (a process that only
+// searches: the log is replayed), with the base only (searched on disk),
+// after a compaction and in a process that crashed before one (the log
+// left beside the base); a log record compacted already is skipped, a
+// damaged log or base makes the index one to rebuild, and another schema
+// too.
+func TestBM25Text(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "text")
+	x, ok, err := OpenBM25Text(dir, "s1")
+	if err != nil || ok {
+		t.Fatalf("new directory: ok %v, %v", ok, err)
+	}
+	ref := bm25.New()
+	var docs []Doc
+	for i := range 40 {
+		docs = append(docs, textDoc(i, ""))
+	}
+	for i := range 8 { // exact ties
+		docs = append(docs, Doc{ID: fmt.Sprintf("t%d", i), Fields: map[string]string{"title": "twin", "body": "flush timeout twin"}})
+	}
+	if err := x.Rebuild(docs, 7); err != nil {
+		t.Fatal(err)
+	}
+	apply(ref, docs, nil) // Rebuild's one write (of up to 1,000)
+	checkSame(t, "rebuilt", x, ref)
+
+	// Writes: replacements, new documents, deletions (one unknown).
+	w1 := []Doc{textDoc(3, "twin"), textDoc(50, "caches"), textDoc(51, "")}
+	w2 := []Doc{textDoc(52, "pool")}
+	if err := x.Update(w1, []string{"m010", "nope"}, 8); err != nil {
+		t.Fatal(err)
+	}
+	apply(ref, w1, []string{"m010", "nope"})
+	if err := x.Update(w2, []string{"t0"}, 9); err != nil {
+		t.Fatal(err)
+	}
+	apply(ref, w2, []string{"t0"})
+	checkSame(t, "loaded with a log", x, ref)
+	log, err := os.ReadFile(filepath.Join(dir, bm25LogFile))
+	if err != nil || len(log) == 0 {
+		t.Fatalf("no log after writes: %v", err)
+	}
+
+	// Another process while x is open (or after x's process crashed):
+	// base and log on disk.
+	y, ok, err := OpenBM25Text(dir, "s1")
+	if err != nil || !ok {
+		t.Fatalf("reopen: ok %v, %v", ok, err)
+	}
+	if g, known := y.Generation(); !known || g != 9 {
+		t.Fatalf("generation %d %v, want 9", g, known)
+	}
+	if n, err := y.Count(); err != nil || n != uint64(ref.Len()) {
+		t.Fatalf("count %d %v, want %d", n, err, ref.Len())
+	}
+	checkSame(t, "replayed", y, ref)
+	if y.x != nil || y.over == nil {
+		t.Fatal("a short log was not laid over the base")
+	}
+	y.closeFiles()
+
+	// Close compacts: base only, searched on disk.
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, bm25LogFile)); !os.IsNotExist(err) {
+		t.Fatalf("log after close: %v", err)
+	}
+	z, ok, err := OpenBM25Text(dir, "s1")
+	if err != nil || !ok {
+		t.Fatalf("reopen after close: ok %v, %v", ok, err)
+	}
+	if g, _ := z.Generation(); g != 9 {
+		t.Fatalf("generation %d, want 9", g)
+	}
+	if n, err := z.Count(); err != nil || n != uint64(ref.Len()) {
+		t.Fatalf("count %d %v, want %d", n, err, ref.Len())
+	}
+	checkSame(t, "base on disk", z, ref)
+	if z.x != nil {
+		t.Fatal("a search with an empty log loaded the index")
+	}
+	if err := z.Load(); err != nil {
+		t.Fatal(err)
+	}
+	checkSame(t, "base loaded", z, ref)
+	z.closeFiles()
+
+	// A crash between the base's rename and the log's removal: the
+	// log's records are at or below the base's generation.
+	if err := os.WriteFile(filepath.Join(dir, bm25LogFile), log, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	z, ok, err = OpenBM25Text(dir, "s1")
+	if err != nil || !ok {
+		t.Fatalf("stale log: ok %v, %v", ok, err)
+	}
+	if g, _ := z.Generation(); g != 9 || z.logN != 0 {
+		t.Fatalf("stale log: generation %d, %d logged", g, z.logN)
+	}
+	checkSame(t, "stale log skipped", z, ref)
+	w3 := []Doc{textDoc(60, "lazily")}
+	if err := z.Update(w3, nil, 10); err != nil {
+		t.Fatal(err)
+	}
+	apply(ref, w3, nil)
+	checkSame(t, "after a stale log", z, ref)
+	w4 := []Doc{textDoc(61, "twin"), textDoc(60, "pool")} // to the overlay
+	if err := z.Update(w4, []string{"m020"}, 11); err != nil {
+		t.Fatal(err)
+	}
+	apply(ref, w4, []string{"m020"})
+	checkSame(t, "overlay after a write", z, ref)
+	if z.x != nil || z.over == nil {
+		t.Fatal("the overlay was not used")
+	}
+	z.closeFiles()
+
+	// A torn record: to rebuild.
+	log, _ = os.ReadFile(filepath.Join(dir, bm25LogFile))
+	if err := os.WriteFile(filepath.Join(dir, bm25LogFile), log[:len(log)-1], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := OpenBM25Text(dir, "s1"); ok {
+		t.Fatal("a torn log record was accepted")
+	}
+	// A damaged base, another schema: to rebuild.
+	for _, damage := range []func() error{
+		func() error { return os.WriteFile(filepath.Join(dir, bm25BaseFile), []byte("GLBM25S2 nothing"), 0o600) },
+		func() error { return os.WriteFile(filepath.Join(dir, schemaFile), []byte("s2\n"), 0o600) },
+	} {
+		if err := x.Rebuild(docs, 7); err != nil {
+			t.Fatal(err)
+		}
+		if err := x.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := damage(); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok, err := OpenBM25Text(dir, "s1"); ok || err != nil {
+			t.Fatalf("damaged: ok %v, %v", ok, err)
+		}
+	}
+}
+
+// TestBM25TextCompacts checks that a loaded index compacts its log once
+// it outgrows compactMin and half the base, and ranks as before.
+func TestBM25TextCompacts(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "text")
+	x, _, err := OpenBM25Text(dir, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	ref := bm25.New()
+	if err := x.Rebuild(nil, 1); err != nil {
+		t.Fatal(err)
+	}
+	gen := uint64(1)
+	for i := 0; i < compactMin+600; i += 300 {
+		var w []Doc
+		for j := i; j < i+300; j++ {
+			w = append(w, textDoc(j, ""))
+		}
+		gen++
+		if err := x.Update(w, []string{fmt.Sprintf("m%03d", i/2)}, gen); err != nil {
+			t.Fatal(err)
+		}
+		apply(ref, w, []string{fmt.Sprintf("m%03d", i/2)})
+	}
+	if x.logN >= compactMin || x.baseGen == 1 {
+		t.Fatalf("no compaction: %d logged, base at %d", x.logN, x.baseGen)
+	}
+	checkSame(t, "compacted", x, ref)
+	y, ok, err := OpenBM25Text(dir, "s1")
+	if err != nil || !ok {
+		t.Fatalf("reopen: %v %v", ok, err)
+	}
+	defer y.closeFiles()
+	checkSame(t, "compacted, reopened", y, ref)
+}
+
+// TestBM25TextOverlayCompacts checks that a log whose deletions would
+// have compacted the loaded index is not laid over the base: the index
+// is loaded, and ranks as the bm25.Index given the same writes.
+func TestBM25TextOverlayCompacts(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "text")
+	x, _, err := OpenBM25Text(dir, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := bm25.New()
+	var docs []Doc
+	for i := range 1500 {
+		docs = append(docs, textDoc(i, ""))
+	}
+	if err := x.Rebuild(docs, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	apply(ref, docs, nil)
+	y, ok, err := OpenBM25Text(dir, "s1")
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	defer y.Close()
+	var del []string
+	for i := range 1100 {
+		del = append(del, docs[i].ID)
+	}
+	w := []Doc{textDoc(2000, "twin")}
+	if err := y.Update(w, del, 2); err != nil {
+		t.Fatal(err)
+	}
+	apply(ref, w, del)
+	if _, _, terms := ref.FieldStats("body"); terms == 0 {
+		t.Fatal("empty reference")
+	}
+	checkSame(t, "compacting log", y, ref)
+	if y.x == nil {
+		t.Fatal("a log that compacts was laid over the base")
+	}
+}
+
+// TestSavedLoad checks that bm25.Saved.Load gives back the index that was
+// saved: equal postings, ids and statistics, with tombstones.
+func TestSavedLoad(t *testing.T) {
+	ref := bm25.New()
+	var docs []Doc
+	for i := range 300 {
+		docs = append(docs, textDoc(i, "x"))
+	}
+	apply(ref, docs, []string{"m001", "m050"})
+	apply(ref, docs[:20], nil) // replaced: tombstones
+	path := filepath.Join(t.TempDir(), "base.bm25")
+	if _, err := ref.WriteSaved(path, []byte("t")); err != nil {
+		t.Fatal(err)
+	}
+	s, err := bm25.OpenSaved(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got, err := s.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"title", "body"} {
+		d1, l1, t1 := ref.FieldStats(f)
+		d2, l2, t2 := got.FieldStats(f)
+		if d1 != d2 || l1 != l2 || t2 > t1 {
+			t.Fatalf("%s: stats %d %d %d, want %d %d %d", f, d2, l2, t2, d1, l1, t1)
+		}
+	}
+	if got.Len() != ref.Len() {
+		t.Fatalf("%d documents, want %d", got.Len(), ref.Len())
+	}
+	for _, q := range textQueries {
+		a := got.Search(BM25Clauses(textQuery(q, 500)), 500, false)
+		b := ref.Search(BM25Clauses(textQuery(q, 500)), 500, false)
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("%q: loaded %v, saved from %v", q, a, b)
+		}
+	}
+}
+
+// TestBM25FieldsSameAsAnalyzer checks BM25Fields (the pooled tokenizer)
+// against the English analyzer's tokens counted per term, on every .go
+// and .md file of the repository as one field, and on texts with
+// non-ASCII bytes, whole and by line.
+func TestBM25FieldsSameAsAnalyzer(t *testing.T) {
+	ref := func(text string) bm25.Field {
+		toks := analyzer().Analyze([]byte(text))
+		freqs := map[string]int{}
+		for _, tok := range toks {
+			freqs[string(tok.Term)]++
+		}
+		return bm25.Field{Name: "f", Length: len(toks), Freqs: freqs}
+	}
+	check := func(where, text string) {
+		got := BM25Fields(Doc{ID: "x", Fields: map[string]string{"f": text, "g": text + " extra"}})
+		if len(got) != 2 || !reflect.DeepEqual(got[0], ref(text)) {
+			t.Fatalf("%s: fields differ from the analyzer's", where)
+		}
+	}
+	for _, s := range []string{"", "Déjà vu: the café's caches", "a \xff b c", "naïve retries", "ShortString, alerts! 3.14"} {
+		check(fmt.Sprintf("%q", s), s)
+	}
+	n := 0
+	eachRepoFile(t, "..", func(path string, data []byte) {
+		check(path, string(data))
+		n++
+	})
+	if n == 0 {
+		t.Fatal("no file read")
+	}
+}
