@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"math"
+	"runtime"
 	"sync"
 )
 
@@ -112,18 +113,47 @@ func (b *Builtin) PriorModel() string {
 func (b *Builtin) VocabSize() int { return len(b.vocab) }
 
 // Embed implements Embedder. It never fails except when ctx ends; a text
-// without known words or n-grams gets the zero vector.
+// without known words or n-grams gets the zero vector. Texts are
+// embedded on up to GOMAXPROCS goroutines when there are at least
+// embedShare per goroutine (each text's vector is EmbedText's, whatever
+// the goroutine: the same vectors as one at a time).
 func (b *Builtin) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
+	workers := min(runtime.GOMAXPROCS(0), len(texts)/embedShare)
+	if workers <= 1 {
+		return out, b.embedRange(ctx, texts, out)
+	}
+	per := (len(texts) + workers - 1) / workers
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := min(w*per, len(texts)), min((w+1)*per, len(texts))
+		wg.Go(func() { errs[w] = b.embedRange(ctx, texts[lo:hi], out[lo:hi]) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// embedShare is the least number of texts an Embed goroutine is given.
+const embedShare = 64
+
+// embedRange sets out[i] to the vector of texts[i], checking ctx every
+// 256 texts.
+func (b *Builtin) embedRange(ctx context.Context, texts []string, out [][]float32) error {
 	for i, t := range texts {
 		if i%256 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		out[i] = b.EmbedText(t)
 	}
-	return out, nil
+	return nil
 }
 
 // EmbedText returns the vector of one text (see Builtin).

@@ -261,3 +261,43 @@ func BenchmarkFillSubwords(b *testing.B) {
 		p.fillSubwords(missing)
 	}
 }
+
+// TestBuiltinEmbedShared checks that Embed, which shares a long list of
+// texts among goroutines, gives each text EmbedText's vector, bit for
+// bit and in order, with and without a prior; and that a cancelled
+// context fails it.
+func TestBuiltinEmbedShared(t *testing.T) {
+	for _, b := range []*Builtin{trainTopics(t), mustTrain(t, TrainOptions{Dim: 16})} {
+		var texts []string
+		for u := range topicUnits() {
+			texts = append(texts, u.Head, u.Body, u.Head+" "+u.Body+" unknownword")
+		}
+		for len(texts) < 40*embedShare {
+			texts = append(texts, texts...)
+		}
+		texts = texts[:40*embedShare+7]
+		got, err := b.Embed(context.Background(), texts)
+		if err != nil || len(got) != len(texts) {
+			t.Fatalf("%d vectors, %v", len(got), err)
+		}
+		for i, text := range texts {
+			if !slices.Equal(got[i], b.EmbedText(text)) {
+				t.Fatalf("text %d %q: shared vector differs", i, text)
+			}
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if _, err := b.Embed(ctx, texts); !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled: %v", err)
+		}
+	}
+}
+
+func mustTrain(t *testing.T, o TrainOptions) *Builtin {
+	t.Helper()
+	b, err := TrainBuiltin(context.Background(), topicUnits(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

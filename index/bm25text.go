@@ -60,6 +60,7 @@ type BM25Text struct {
 	baseN   int           // live documents of the base
 	logN    int           // documents put or deleted by the log's records
 	x       *bm25.Index   // base with the log applied; nil until loaded
+	keep    bool          // Load was called: x stays in memory
 	saved   *bm25.Saved   // the base, open for searches while not loaded
 	over    *bm25.Overlay // the log laid over saved, for searches while not loaded
 	logFile *os.File      // the log, open for appending after the first write
@@ -79,9 +80,15 @@ const (
 // the least for Close to, when the index is not loaded (loading reads the
 // whole base: about 2 s of CPU at 100,000 memories, where a search laid
 // over the base, bm25.Overlay, replays a short log in milliseconds).
+// mergeMax is the most documents the log of an index not loaded holds
+// before a write compacts it by merging it into the base (Overlay.
+// WriteSaved), which bounds the memory of a long batch to the base's id
+// map and that many documents' postings (issue #12: a +80,000 batch
+// loading the whole index at its end peaked at 520 MiB).
 const (
 	compactMin      = 4096
 	closeCompactMin = 1024
+	mergeMax        = 8192
 )
 
 // OpenBM25Text opens the BM25 text index in dir written with document
@@ -336,6 +343,7 @@ func (t *BM25Text) Load() (err error) {
 	defer Recover(t.dir, "load full-text index", &err)
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.keep = true
 	return t.load()
 }
 
@@ -375,7 +383,7 @@ func (t *BM25Text) Update(docs []Doc, deleted []string, gen uint64) (err error) 
 	}
 	t.gen = gen
 	t.logN += len(docs) + len(deleted)
-	if t.x != nil && t.logN > max(compactMin, t.baseN/2) {
+	if t.x != nil && t.logN > max(compactMin, t.baseN/2) || t.x == nil && t.logN >= mergeMax {
 		return t.compact()
 	}
 	return nil
@@ -398,15 +406,38 @@ func (t *BM25Text) appendLog(gen uint64, docs []Doc, fields [][]bm25.Field, dele
 	return err
 }
 
-// compact saves the loaded index as the base at t.gen and removes the
-// log. The base is replaced atomically (bm25.Index.WriteSaved) before the
-// log goes: a crash between the two leaves log records at or below the
-// base's generation, which are skipped. t.mu is held and t.x loaded.
+// compact saves the index with the log's writes as the new base and
+// removes the log: the loaded index, else the log laid over the base
+// (bm25.Overlay.WriteSaved: one term at a time, without loading the
+// base), else, when the log would have compacted the loaded index, the
+// index loaded for it. The base is replaced atomically (WriteSaved)
+// before the log goes: a crash between the two leaves log records at or
+// below the base's generation, which are skipped. An index loaded only
+// for this is dropped after, and the new base opened for searches. t.mu
+// is held.
 func (t *BM25Text) compact() error {
-	if _, err := t.x.WriteSaved(filepath.Join(t.dir, bm25BaseFile), bm25Tag(t.schema, t.gen, t.x.Len())); err != nil {
+	path := filepath.Join(t.dir, bm25BaseFile)
+	var err error
+	if t.x == nil {
+		var o *bm25.Overlay
+		if o, err = t.overlay(); err != nil {
+			return err
+		}
+		if o != nil {
+			_, err = o.WriteSaved(path, bm25Tag(t.schema, t.gen, o.Len()))
+			t.baseN = o.Len()
+		} else if err = t.load(); err != nil {
+			return err
+		}
+	}
+	if t.x != nil {
+		_, err = t.x.WriteSaved(path, bm25Tag(t.schema, t.gen, t.x.Len()))
+		t.baseN = t.x.Len()
+	}
+	if err != nil {
 		return err
 	}
-	t.baseGen, t.baseN = t.gen, t.x.Len()
+	t.baseGen = t.gen
 	if t.logFile != nil {
 		_ = t.logFile.Close()
 		t.logFile = nil
@@ -415,6 +446,16 @@ func (t *BM25Text) compact() error {
 		return err
 	}
 	t.logN = 0
+	if !t.keep {
+		t.x = nil
+	}
+	if t.x == nil {
+		t.closeSaved()
+		if t.saved, err = bm25.OpenSaved(path); err != nil {
+			t.ok = false
+			return err
+		}
+	}
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -87,6 +88,9 @@ func TestBM25Text(t *testing.T) {
 	}
 	apply(ref, docs, nil) // Rebuild's one write (of up to 1,000)
 	checkSame(t, "rebuilt", x, ref)
+	if err := x.Load(); err != nil { // as the daemon's WarmText
+		t.Fatal(err)
+	}
 
 	// Writes: replacements, new documents, deletions (one unknown).
 	w1 := []Doc{textDoc(3, "twin"), textDoc(50, "caches"), textDoc(51, "")}
@@ -123,7 +127,7 @@ func TestBM25Text(t *testing.T) {
 	}
 	y.closeFiles()
 
-	// Close compacts: base only, searched on disk.
+	// Close compacts a loaded index: base only, searched on disk.
 	if err := x.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -208,41 +212,55 @@ func TestBM25Text(t *testing.T) {
 	}
 }
 
-// TestBM25TextCompacts checks that a loaded index compacts its log once
-// it outgrows compactMin and half the base, and ranks as before.
+// TestBM25TextCompacts checks that a loaded index (Load) compacts its
+// log once it outgrows compactMin and half the base, and one not loaded
+// once it holds mergeMax documents, by merging it into the base without
+// loading it; either ranks as before, and as reopened.
 func TestBM25TextCompacts(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "text")
-	x, _, err := OpenBM25Text(dir, "s1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close()
-	ref := bm25.New()
-	if err := x.Rebuild(nil, 1); err != nil {
-		t.Fatal(err)
-	}
-	gen := uint64(1)
-	for i := 0; i < compactMin+600; i += 300 {
-		var w []Doc
-		for j := i; j < i+300; j++ {
-			w = append(w, textDoc(j, ""))
-		}
-		gen++
-		if err := x.Update(w, []string{fmt.Sprintf("m%03d", i/2)}, gen); err != nil {
+	for _, loaded := range []bool{true, false} {
+		dir := filepath.Join(t.TempDir(), "text")
+		x, _, err := OpenBM25Text(dir, "s1")
+		if err != nil {
 			t.Fatal(err)
 		}
-		apply(ref, w, []string{fmt.Sprintf("m%03d", i/2)})
+		ref := bm25.New()
+		if err := x.Rebuild(nil, 1); err != nil {
+			t.Fatal(err)
+		}
+		if loaded {
+			if err := x.Load(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		gen, limit := uint64(1), compactMin+600
+		if !loaded {
+			limit = mergeMax + 600
+		}
+		for i := 0; i < limit; i += 300 {
+			var w []Doc
+			for j := i; j < i+300; j++ {
+				w = append(w, textDoc(j, ""))
+			}
+			gen++
+			if err := x.Update(w, []string{fmt.Sprintf("m%03d", i/2)}, gen); err != nil {
+				t.Fatal(err)
+			}
+			apply(ref, w, []string{fmt.Sprintf("m%03d", i/2)})
+		}
+		if x.logN >= limit-600 || x.baseGen == 1 || x.Loaded() != loaded {
+			t.Fatalf("loaded %v: no compaction: %d logged, base at %d", loaded, x.logN, x.baseGen)
+		}
+		checkSame(t, fmt.Sprintf("compacted, loaded %v", loaded), x, ref)
+		y, ok, err := OpenBM25Text(dir, "s1")
+		if err != nil || !ok {
+			t.Fatalf("reopen: %v %v", ok, err)
+		}
+		checkSame(t, "compacted, reopened", y, ref)
+		y.closeFiles()
+		if err := x.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if x.logN >= compactMin || x.baseGen == 1 {
-		t.Fatalf("no compaction: %d logged, base at %d", x.logN, x.baseGen)
-	}
-	checkSame(t, "compacted", x, ref)
-	y, ok, err := OpenBM25Text(dir, "s1")
-	if err != nil || !ok {
-		t.Fatalf("reopen: %v %v", ok, err)
-	}
-	defer y.closeFiles()
-	checkSame(t, "compacted, reopened", y, ref)
 }
 
 // TestBM25TextOverlayCompacts checks that a log whose deletions would
@@ -360,5 +378,73 @@ func TestBM25FieldsSameAsAnalyzer(t *testing.T) {
 	})
 	if n == 0 {
 		t.Fatal("no file read")
+	}
+}
+
+// TestOverlayWriteSaved checks that a saved index with writes laid over
+// it (bm25.Overlay) saves the same file, byte for byte, as the saved
+// index loaded, given the same writes and saved: replacements, deletions
+// (of saved documents and of the writes' own), a document put and
+// deleted in one write, new terms and fields.
+func TestOverlayWriteSaved(t *testing.T) {
+	tmp := t.TempDir()
+	base := filepath.Join(tmp, "base.bm25")
+	x := bm25.New()
+	var docs []Doc
+	for i := range 700 {
+		docs = append(docs, textDoc(i, "base"))
+	}
+	apply(x, docs, []string{"m005"})
+	apply(x, docs[:30], nil) // tombstones in the base
+	if _, err := x.WriteSaved(base, []byte("tag")); err != nil {
+		t.Fatal(err)
+	}
+	type write struct {
+		docs    []Doc
+		deleted []string
+	}
+	writes := []write{
+		{[]Doc{textDoc(3, "replaced"), textDoc(900, "new"), {ID: "n1", Fields: map[string]string{"title": "fresh", "extra": "a field the base lacks"}}}, []string{"m010", "unknown"}},
+		{[]Doc{textDoc(901, "twin"), textDoc(902, "")}, []string{"m900", "m902"}},
+		{[]Doc{textDoc(11, "again")}, []string{"m011"}},
+	}
+	s, err := bm25.OpenSaved(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	loaded, err := s.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := s.NewOverlay()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range writes {
+		m := map[string][]bm25.Field{}
+		for _, d := range w.docs {
+			m[d.ID] = BM25Fields(d)
+		}
+		loaded.Apply(m, w.deleted)
+		o.Apply(m, w.deleted)
+	}
+	if o.Compacts() {
+		t.Fatal("the writes compact")
+	}
+	if o.Len() != loaded.Len() {
+		t.Fatalf("overlay %d documents, loaded %d", o.Len(), loaded.Len())
+	}
+	a, b := filepath.Join(tmp, "a"), filepath.Join(tmp, "b")
+	if _, err := loaded.WriteSaved(a, []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.WriteSaved(b, []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	da, _ := os.ReadFile(a)
+	db, _ := os.ReadFile(b)
+	if len(da) == 0 || !bytes.Equal(da, db) {
+		t.Fatalf("overlay saved %d bytes, loaded index %d, not the same", len(db), len(da))
 	}
 }

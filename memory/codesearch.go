@@ -428,8 +428,8 @@ func (w *Workspace) closeCode() (err error) {
 // Bluge's (same fields, analysis, boosts and BM25 arithmetic:
 // TestBM25MatchesBluge, TestWarmCodeMatchesBluge); every later change
 // of the index (a re-index, an unsaved buffer) is applied to both, after
-// which the BM25 statistics may part as the text ranker's do (textTable:
-// deleted documents count until a compaction or a Bluge merge). The daemon calls it once after its
+// which the BM25 statistics may part from Bluge's (deleted documents
+// count until a compaction of the in-memory index or a Bluge merge). The daemon calls it once after its
 // warm-up check; a CLI process never does. It returns the error of
 // opening, updating or reading the index.
 func (w *Workspace) WarmCode(ctx context.Context) (err error) {

@@ -24,13 +24,15 @@ func wordNote(i int) (sym, text string) {
 }
 
 // TestMemoryTextIndex checks the memory text index (index.BM25Text)
-// through the workspace: remembered memories are written to its log and
-// the workspace's Close compacts it; a process that never warms ranks
-// from its base on disk, a warmed one (WarmText) from memory, both as a
-// bm25.Index given every stored memory's document (ids, order, scores to
-// the last bit; the fixture has exact ties); remember and forget reach a
-// warmed index; a damaged base is rebuilt from the store at the next
-// search, with the same rankings.
+// through the workspace: remembered memories are written to its log,
+// which a short-lived process leaves (30 writes: fewer than Close folds
+// into the base) and a warmed one's Close folds into the base; a process
+// that never warms ranks from the base on disk with the log laid over
+// it, a warmed one (WarmText) from memory, both as a bm25.Index given
+// every stored memory's document (ids, order, scores to the last bit;
+// the fixture has exact ties); remember and forget reach a warmed index;
+// a damaged base is rebuilt from the store at the next search, with the
+// same rankings.
 func TestMemoryTextIndex(t *testing.T) {
 	repo := vecRepo(t)
 	w := openVecWorkspace(t, repo, "none", nil)
@@ -49,8 +51,8 @@ func TestMemoryTextIndex(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "log")); !os.IsNotExist(err) {
-		t.Fatalf("log after close: %v", err)
+	if _, err := os.Stat(filepath.Join(dir, "log")); err != nil {
+		t.Fatalf("no log after 30 writes: %v", err)
 	}
 	queries := []string{"retries capped", "pool opened lazily", "flush timeout caches", "openPool", "retryCap timeout", "note", "twin", "nothing matches this"}
 	// check compares the text ranking with an index built by Put from
@@ -96,7 +98,7 @@ func TestMemoryTextIndex(t *testing.T) {
 	}
 
 	w = openVecWorkspace(t, repo, "none", nil)
-	check("base on disk", w, nil)
+	check("log over the base", w, nil)
 	if d, _ := w.searchIndex(); d.(*index.BM25Text).Loaded() {
 		t.Fatal("a process that never warmed loaded the index")
 	}
@@ -133,6 +135,14 @@ func TestMemoryTextIndex(t *testing.T) {
 	if got, _ := w.textRanking(ctx, "drains idle", 5); len(got) != 0 {
 		t.Fatalf("after forget: drains idle = %v, want none", got)
 	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "log")); !os.IsNotExist(err) {
+		t.Fatalf("log after a warmed index closed: %v", err)
+	}
+	w = openVecWorkspace(t, repo, "none", nil)
+	check("base on disk", w, ref)
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ import (
 // the hits (definitions, order) are the same throughout, and the scores
 // equal to 1e-9 until the index changes. After a change the BM25
 // statistics (N, average field length) may differ, as the text ranker's
-// do (textTable): both count deleted documents until the in-memory index
+// do (index.BM25Text): both count deleted documents until the in-memory index
 // compacts or Bluge merges segments, which Bluge does in the background
 // (on a loaded machine often not before the comparison), so from the
 // re-index on only the hits and their order are compared.

@@ -621,7 +621,8 @@ func (h *hitHeap) Pop() any {
 }
 
 // Builder fills an Index from another inverted index, term by term (the
-// daemon loads one from the Bluge index on disk: index.FullText.LoadBM25).
+// daemon loads the code-symbol index from Bluge on disk:
+// index.FullText.LoadBM25).
 type Builder struct {
 	x *Index
 }

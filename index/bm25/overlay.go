@@ -3,6 +3,7 @@ package bm25
 import (
 	"fmt"
 	"math"
+	"sort"
 )
 
 // Overlay is a saved index with writes laid over it, ranked without
@@ -221,4 +222,166 @@ func (o *Overlay) Search(clauses []Clause, k int, prune bool) ([]Hit, error) {
 		return nil, idErr
 	}
 	return hits, nil
+}
+
+// WriteSaved writes the saved index with the writes applied to path, as
+// Index.WriteSaved would write the saved index loaded (Saved.Load) with
+// the same writes applied, byte for byte (TestOverlayWriteSaved), without
+// loading it: a field's terms and their dictionary entries are read, and
+// each term's postings merged with the writes' one term at a time, so
+// memory holds the writes' own index, the id map and one field's terms
+// and lengths. The writes must not compact (Compacts). It returns the
+// bytes written and the error of reading s or writing path.
+func (o *Overlay) WriteSaved(path string, tag []byte) (int64, error) {
+	if o.compacts {
+		return 0, fmt.Errorf("bm25: the writes laid over a saved index compact it; load it to save it")
+	}
+	o.x.mu.RLock()
+	defer o.x.mu.RUnlock()
+	return writeSavedFile(path, tag, &overlaySource{o: o})
+}
+
+// overlaySource is an Overlay as a savedSource (WriteSaved): the field
+// being written's saved dictionary entries and the lengths of its
+// postings by document number.
+type overlaySource struct {
+	o       *Overlay
+	entries map[string]savedTerm
+	lens    []uint32
+	p       postings
+	raw     []byte
+}
+
+func (src *overlaySource) numIDs() int { return int(src.o.s.nDocs) + len(src.o.x.ids) }
+
+func (src *overlaySource) eachID(fn func(string) error) error {
+	s, n := src.o.s, uint32(0)
+	for _, r := range s.ids {
+		b, err := s.scratchBlock(r)
+		if err != nil {
+			return err
+		}
+		d := decoder{b: b}
+		for len(d.b) > 0 && d.err == nil {
+			id := string(d.bytes())
+			if src.o.removed[n] {
+				id = ""
+			}
+			if err := fn(id); err != nil {
+				return err
+			}
+			n++
+		}
+		if d.err != nil {
+			return fmt.Errorf("%w: id block at %d", ErrSavedCorrupt, r.off)
+		}
+	}
+	for _, id := range src.o.x.ids {
+		if err := fn(id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (src *overlaySource) fieldNames() []string {
+	seen := map[string]bool{}
+	var names []string
+	for name := range src.o.s.fields {
+		seen[name] = true
+		names = append(names, name)
+	}
+	for name := range src.o.x.fields {
+		if !seen[name] {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+func (src *overlaySource) field(name string) (docs int, sumLen uint64, terms []string, err error) {
+	s, x := src.o.s, src.o.x
+	src.entries = map[string]savedTerm{}
+	if cap(src.lens) < src.numIDs() {
+		src.lens = make([]uint32, src.numIDs())
+	}
+	src.lens = src.lens[:src.numIDs()]
+	clear(src.lens)
+	if sf := s.fields[name]; sf != nil {
+		docs, sumLen = int(sf.docs), sf.sumLen
+		for _, br := range sf.blocks {
+			b, err := s.scratchBlock(br)
+			if err != nil {
+				return 0, 0, nil, err
+			}
+			d := decoder{b: b}
+			nt := d.uvarint()
+			for j := uint64(0); j < nt && d.err == nil; j++ {
+				t := string(d.bytes())
+				e := savedTerm{df: d.uvarint(), maxTF: d.uvarint(), minLen: d.uvarint(), post: d.ref()}
+				if d.err == nil {
+					src.entries[t] = e
+					terms = append(terms, t)
+				}
+			}
+			if d.err != nil || len(d.b) != 0 {
+				return 0, 0, nil, fmt.Errorf("%w: dictionary block at %d", ErrSavedCorrupt, br.off)
+			}
+		}
+	}
+	if xf := x.fields[name]; xf != nil {
+		docs += xf.docs
+		sumLen += xf.sumLen
+		for t := range xf.terms {
+			if _, ok := src.entries[t]; !ok {
+				terms = append(terms, t)
+			}
+		}
+	}
+	sort.Strings(terms)
+	return docs, sumLen, terms, nil
+}
+
+func (src *overlaySource) postings(name, term string) (*postings, []uint32, func(uint32) bool, error) {
+	s, x, o := src.o.s, src.o.x, src.o
+	p := &src.p
+	p.docs, p.tfs, p.maxTF, p.minLen = p.docs[:0], p.tfs[:0], 0, math.MaxUint32
+	if e, ok := src.entries[term]; ok {
+		if uint64(cap(src.raw)) < e.post.n {
+			src.raw = make([]byte, e.post.n)
+		}
+		b, err := s.readInto(e.post, src.raw[:e.post.n])
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		l, err := s.openList(e, b)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		c := cursor{src: l}
+		for c.at(0); c.cur != math.MaxUint32; c.at(c.i + 1) {
+			if !o.removed[c.cur] {
+				p.docs, p.tfs = append(p.docs, c.cur), append(p.tfs, c.tfs[c.i])
+				src.lens[c.cur] = c.plens[c.i]
+			}
+		}
+		if l.err != nil {
+			return nil, nil, nil, fmt.Errorf("%w: postings at %d", l.err, e.post.off)
+		}
+		p.maxTF, p.minLen = uint32(min(e.maxTF, math.MaxUint32)), uint32(min(e.minLen, math.MaxUint32))
+	}
+	if xf := x.fields[name]; xf != nil {
+		if xp := xf.terms[term]; xp != nil {
+			base := uint32(s.nDocs)
+			for i, d := range xp.docs {
+				if x.ids[d] != "" {
+					p.docs, p.tfs = append(p.docs, base+d), append(p.tfs, xp.tfs[i])
+					src.lens[base+d] = xf.lens[d]
+				}
+			}
+			p.maxTF, p.minLen = max(p.maxTF, xp.maxTF), min(p.minLen, xp.minLen)
+		}
+	}
+	return p, src.lens, nil, nil
 }

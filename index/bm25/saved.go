@@ -77,6 +77,14 @@ var ErrSavedCorrupt = errors.New("saved BM25 index corrupt")
 // search ranks exactly as x.Search did when it was written. It returns
 // the bytes written and the error of writing.
 func (x *Index) WriteSaved(path string, tag []byte) (n int64, err error) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return writeSavedFile(path, tag, indexSource{x})
+}
+
+// writeSavedFile writes the saved form of src, tagged with tag, to path
+// atomically (WriteSaved).
+func writeSavedFile(path string, tag []byte, src savedSource) (n int64, err error) {
 	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
 	if err != nil {
 		return 0, err
@@ -88,10 +96,7 @@ func (x *Index) WriteSaved(path string, tag []byte) (n int64, err error) {
 		}
 	}()
 	cw := &countWriter{w: bufio.NewWriterSize(f, 1<<20)}
-	x.mu.RLock()
-	err = x.writeSaved(cw, tag)
-	x.mu.RUnlock()
-	if err != nil {
+	if err := writeSaved(cw, tag, src); err != nil {
 		return 0, err
 	}
 	if err := cw.w.(*bufio.Writer).Flush(); err != nil {
@@ -133,8 +138,69 @@ func appendRef(b []byte, r blockRef) []byte {
 	return binary.LittleEndian.AppendUint32(b, r.crc)
 }
 
-// writeSaved writes the file's content to w; the caller holds x.mu.
-func (x *Index) writeSaved(w *countWriter, tag []byte) error {
+// savedSource is what writeSaved writes: an Index (indexSource) or a
+// saved index with writes laid over it (Overlay.WriteSaved).
+type savedSource interface {
+	// eachID calls fn with every document number's id in number order
+	// ("" for a number with no live document).
+	eachID(fn func(id string) error) error
+	numIDs() int
+	// fieldNames returns the fields, sorted.
+	fieldNames() []string
+	// field returns a field's statistics and its terms, sorted.
+	field(name string) (docs int, sumLen uint64, terms []string, err error)
+	// postings returns a term's postings in a field, the field lengths
+	// by document number (lens[d]) and, when some of the postings are
+	// of deleted documents, dead reporting them (else nil). Valid until
+	// the next call.
+	postings(name, term string) (p *postings, lens []uint32, dead func(uint32) bool, err error)
+}
+
+// indexSource is an Index as a savedSource; the caller holds x.mu.
+type indexSource struct{ x *Index }
+
+func (s indexSource) eachID(fn func(string) error) error {
+	for _, id := range s.x.ids {
+		if err := fn(id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s indexSource) numIDs() int { return len(s.x.ids) }
+
+func (s indexSource) fieldNames() []string {
+	names := make([]string, 0, len(s.x.fields))
+	for name := range s.x.fields {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func (s indexSource) field(name string) (int, uint64, []string, error) {
+	f := s.x.fields[name]
+	terms := make([]string, 0, len(f.terms))
+	for t := range f.terms {
+		terms = append(terms, t)
+	}
+	sort.Strings(terms)
+	return f.docs, f.sumLen, terms, nil
+}
+
+func (s indexSource) postings(name, term string) (*postings, []uint32, func(uint32) bool, error) {
+	f := s.x.fields[name]
+	var dead func(uint32) bool
+	if s.x.dead > 0 {
+		dead = func(d uint32) bool { return s.x.ids[d] == "" }
+	}
+	return f.terms[term], f.lens, dead, nil
+}
+
+// writeSaved writes the file's content for src to w. A term none of
+// whose postings is live is left out.
+func writeSaved(w *countWriter, tag []byte, src savedSource) error {
 	put := func(b []byte) (blockRef, error) {
 		r := blockRef{off: uint64(w.n), n: uint64(len(b)), crc: crc32.ChecksumIEEE(b)}
 		_, err := w.Write(b)
@@ -146,78 +212,91 @@ func (x *Index) writeSaved(w *countWriter, tag []byte) error {
 	var dir []byte
 	dir = binary.AppendUvarint(dir, uint64(len(tag)))
 	dir = append(dir, tag...)
-	dir = binary.AppendUvarint(dir, uint64(len(x.ids)))
-	nID := (len(x.ids) + savedIDsPerBlock - 1) / savedIDsPerBlock
-	dir = binary.AppendUvarint(dir, uint64(nID))
+	nIDs := src.numIDs()
+	dir = binary.AppendUvarint(dir, uint64(nIDs))
+	dir = binary.AppendUvarint(dir, uint64((nIDs+savedIDsPerBlock-1)/savedIDsPerBlock))
 	var buf []byte
-	for i := 0; i < len(x.ids); i += savedIDsPerBlock {
-		buf = buf[:0]
-		for _, id := range x.ids[i:min(i+savedIDsPerBlock, len(x.ids))] {
-			buf = binary.AppendUvarint(buf, uint64(len(id)))
-			buf = append(buf, id...)
+	inBlock := 0
+	flushIDs := func() error {
+		if inBlock == 0 {
+			return nil
 		}
 		r, err := put(buf)
-		if err != nil {
-			return err
-		}
 		dir = appendRef(dir, r)
+		buf, inBlock = buf[:0], 0
+		return err
 	}
-	names := make([]string, 0, len(x.fields))
-	for name := range x.fields {
-		names = append(names, name)
+	err := src.eachID(func(id string) error {
+		buf = binary.AppendUvarint(buf, uint64(len(id)))
+		buf = append(buf, id...)
+		if inBlock++; inBlock == savedIDsPerBlock {
+			return flushIDs()
+		}
+		return nil
+	})
+	if err == nil {
+		err = flushIDs()
 	}
-	sort.Strings(names)
+	if err != nil {
+		return err
+	}
+	names := src.fieldNames()
 	dir = binary.AppendUvarint(dir, uint64(len(names)))
 	var post []byte
 	var pw postingsWriter
+	type entry struct {
+		term          string
+		df            int
+		maxTF, minLen uint32
+		ref           blockRef
+	}
 	for _, name := range names {
-		f := x.fields[name]
-		terms := make([]string, 0, len(f.terms))
-		for t := range f.terms {
-			terms = append(terms, t)
+		docs, sumLen, terms, err := src.field(name)
+		if err != nil {
+			return err
 		}
-		sort.Strings(terms)
 		dir = binary.AppendUvarint(dir, uint64(len(name)))
 		dir = append(dir, name...)
-		dir = binary.AppendUvarint(dir, uint64(f.docs))
-		dir = binary.AppendUvarint(dir, f.sumLen)
+		dir = binary.AppendUvarint(dir, uint64(docs))
+		dir = binary.AppendUvarint(dir, sumLen)
 		// Postings of every term first, then the dictionary blocks.
-		refs := make([]blockRef, len(terms))
-		dfs := make([]int, len(terms))
-		for i, t := range terms {
-			p := f.terms[t]
-			var tomb []string
-			if x.dead > 0 {
-				tomb = x.ids
+		entries := make([]entry, 0, len(terms))
+		for _, t := range terms {
+			p, lens, dead, err := src.postings(name, t)
+			if err != nil {
+				return err
 			}
-			post, dfs[i] = pw.appendPostings(post[:0], p, f.lens, tomb)
+			var df int
+			post, df = pw.appendPostings(post[:0], p, lens, dead)
+			if df == 0 {
+				continue
+			}
 			r, err := put(post)
 			if err != nil {
 				return err
 			}
-			refs[i] = r
+			entries = append(entries, entry{t, df, p.maxTF, p.minLen, r})
 		}
-		nb := (len(terms) + savedTermsPerBlock - 1) / savedTermsPerBlock
+		nb := (len(entries) + savedTermsPerBlock - 1) / savedTermsPerBlock
 		dir = binary.AppendUvarint(dir, uint64(nb))
-		for i := 0; i < len(terms); i += savedTermsPerBlock {
+		for i := 0; i < len(entries); i += savedTermsPerBlock {
 			buf = buf[:0]
-			end := min(i+savedTermsPerBlock, len(terms))
+			end := min(i+savedTermsPerBlock, len(entries))
 			buf = binary.AppendUvarint(buf, uint64(end-i))
-			for j := i; j < end; j++ {
-				p := f.terms[terms[j]]
-				buf = binary.AppendUvarint(buf, uint64(len(terms[j])))
-				buf = append(buf, terms[j]...)
-				buf = binary.AppendUvarint(buf, uint64(dfs[j]))
-				buf = binary.AppendUvarint(buf, uint64(p.maxTF))
-				buf = binary.AppendUvarint(buf, uint64(p.minLen))
-				buf = appendRef(buf, refs[j])
+			for _, e := range entries[i:end] {
+				buf = binary.AppendUvarint(buf, uint64(len(e.term)))
+				buf = append(buf, e.term...)
+				buf = binary.AppendUvarint(buf, uint64(e.df))
+				buf = binary.AppendUvarint(buf, uint64(e.maxTF))
+				buf = binary.AppendUvarint(buf, uint64(e.minLen))
+				buf = appendRef(buf, e.ref)
 			}
 			r, err := put(buf)
 			if err != nil {
 				return err
 			}
-			dir = binary.AppendUvarint(dir, uint64(len(terms[i])))
-			dir = append(dir, terms[i]...)
+			dir = binary.AppendUvarint(dir, uint64(len(entries[i].term)))
+			dir = append(dir, entries[i].term...)
 			dir = appendRef(dir, r)
 		}
 	}
@@ -230,7 +309,7 @@ func (x *Index) writeSaved(w *countWriter, tag []byte) error {
 	foot = binary.LittleEndian.AppendUint32(foot, uint32(len(dir)))
 	foot = binary.LittleEndian.AppendUint32(foot, crc32.ChecksumIEEE(dir))
 	foot = append(foot, savedMagic...)
-	_, err := w.Write(foot)
+	_, err = w.Write(foot)
 	return err
 }
 
@@ -243,14 +322,14 @@ type postingsWriter struct {
 }
 
 // appendPostings appends p's postings region (the package comment's
-// layout) to b, leaving out documents whose id in tomb is "" (tomb nil:
-// none), and returns it and the number of postings written.
-func (w *postingsWriter) appendPostings(b []byte, p *postings, lens []uint32, tomb []string) ([]byte, int) {
+// layout) to b, leaving out documents dead reports (dead nil: none), and
+// returns it and the number of postings written.
+func (w *postingsWriter) appendPostings(b []byte, p *postings, lens []uint32, dead func(uint32) bool) ([]byte, int) {
 	// The blocks first, to know their lengths for the skip table.
 	w.data, w.last, w.ends = w.data[:0], w.last[:0], w.ends[:0]
 	prev, n := uint32(0), 0
 	for j, d := range p.docs {
-		if tomb != nil && tomb[d] == "" {
+		if dead != nil && dead(d) {
 			continue
 		}
 		w.data = binary.AppendUvarint(w.data, uint64(d-prev))
