@@ -84,11 +84,18 @@ const (
 // before a write compacts it by merging it into the base (Overlay.
 // WriteSaved), which bounds the memory of a long batch to the base's id
 // map and that many documents' postings (issue #12: a +80,000 batch
-// loading the whole index at its end peaked at 520 MiB).
+// loading the whole index at its end peaked at 520 MiB; with 8,192 the
+// peak was 345 MiB, with 4,096 279 MiB for the same CPU:
+// docs/benchmarks.md).
+// eagerOverlay is the least number of documents a write puts or deletes
+// for it to make the overlay of an index not loaded (a write of a batch's
+// chunk), which later writes then update: a short-lived process's single
+// write leaves the overlay to a search, which reads the base's ids for it.
 const (
 	compactMin      = 4096
 	closeCompactMin = 1024
-	mergeMax        = 8192
+	mergeMax        = 4096
+	eagerOverlay    = 256
 )
 
 // OpenBM25Text opens the BM25 text index in dir written with document
@@ -366,6 +373,13 @@ func (t *BM25Text) Update(docs []Doc, deleted []string, gen uint64) (err error) 
 	if !t.ok {
 		return fmt.Errorf("full-text index %s must be rebuilt", t.dir)
 	}
+	if t.x == nil && t.over == nil && len(docs)+len(deleted) >= eagerOverlay {
+		// A batch's write: its documents go to the overlay as analyzed
+		// here, not decoded from the log at the next compaction.
+		if _, err := t.overlay(); err != nil {
+			return err
+		}
+	}
 	if err := t.appendLog(gen, docs, fields, deleted); err != nil {
 		t.ok = false // the log may hold part of the record: rebuild
 		return err
@@ -584,16 +598,14 @@ func (t *BM25Text) Search(_ context.Context, q Query) (out []Scored, err error) 
 
 // Close implements Derived: the log is compacted into the base first
 // when the index is loaded or the log holds closeCompactMin documents or
-// more (the index loaded for it), so that the next process searches the
+// more (compact), so that the next process searches the
 // base on disk; a failure to leaves the log, which stays valid.
 func (t *BM25Text) Close() (err error) {
 	defer Recover(t.dir, "close full-text index", &err)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.ok && t.logN > 0 && (t.x != nil || t.logN >= closeCompactMin) {
-		if err = t.load(); err == nil {
-			err = t.compact()
-		}
+		err = t.compact()
 	}
 	t.closeFiles()
 	t.x = nil

@@ -399,15 +399,33 @@ func TestOverlayWriteSaved(t *testing.T) {
 	if _, err := x.WriteSaved(base, []byte("tag")); err != nil {
 		t.Fatal(err)
 	}
-	type write struct {
-		docs    []Doc
-		deleted []string
+	var added []Doc // new documents only: saved blocks copied as they are
+	for i := 1000; i < 1300; i++ {
+		added = append(added, textDoc(i, "added"))
 	}
-	writes := []write{
+	for _, writes := range [][]write{{
 		{[]Doc{textDoc(3, "replaced"), textDoc(900, "new"), {ID: "n1", Fields: map[string]string{"title": "fresh", "extra": "a field the base lacks"}}}, []string{"m010", "unknown"}},
 		{[]Doc{textDoc(901, "twin"), textDoc(902, "")}, []string{"m900", "m902"}},
 		{[]Doc{textDoc(11, "again")}, []string{"m011"}},
+	}, {
+		{added[:100], nil},
+		{added[100:], []string{"m1000", "unknown"}},
+	}} {
+		overlaySavesAsLoaded(t, base, writes)
 	}
+}
+
+type write struct {
+	docs    []Doc
+	deleted []string
+}
+
+// overlaySavesAsLoaded fails unless the saved index at base with writes
+// laid over it saves the file the index loaded with the writes applied
+// does.
+func overlaySavesAsLoaded(t *testing.T, base string, writes []write) {
+	t.Helper()
+	tmp := t.TempDir()
 	s, err := bm25.OpenSaved(base)
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package bm25
 
 import (
 	"fmt"
+	"hash/crc32"
 	"math"
 	"sort"
 )
@@ -246,10 +247,43 @@ func (o *Overlay) WriteSaved(path string, tag []byte) (int64, error) {
 // postings by document number.
 type overlaySource struct {
 	o       *Overlay
-	entries map[string]savedTerm
+	entries []overlayTerm // the field's terms' (field), in order
+	next    int           // the entry of the next postings call
 	lens    []uint32
 	p       postings
-	raw     []byte
+	prefix  savedPrefix
+	list    savedList
+	win     []byte // a window of the file read ahead (region)
+	winOff  uint64
+}
+
+// regionWindow is how many bytes region reads ahead.
+const regionWindow = 1 << 20
+
+// region returns the postings region r, checked against its CRC-32, from
+// a window of the file read ahead: a field's regions lie in the file in
+// the order of their terms, which is the order the merge asks for them,
+// so the base is read in a few large reads rather than one per term.
+func (src *overlaySource) region(r blockRef) ([]byte, error) {
+	s := src.o.s
+	if r.off > s.size || r.n > s.size-r.off {
+		return nil, fmt.Errorf("%w: block [%d,+%d) past the end", ErrSavedCorrupt, r.off, r.n)
+	}
+	if r.off < src.winOff || r.off+r.n > src.winOff+uint64(len(src.win)) {
+		n := min(max(r.n, regionWindow), s.size-r.off)
+		if uint64(cap(src.win)) < n {
+			src.win = make([]byte, n)
+		}
+		src.win, src.winOff = src.win[:n], r.off
+		if _, err := s.f.ReadAt(src.win, int64(r.off)); err != nil {
+			return nil, err
+		}
+	}
+	b := src.win[r.off-src.winOff : r.off-src.winOff+r.n]
+	if crc32.ChecksumIEEE(b) != r.crc {
+		return nil, fmt.Errorf("%w: CRC-32 of block at %d", ErrSavedCorrupt, r.off)
+	}
+	return b, nil
 }
 
 func (src *overlaySource) numIDs() int { return int(src.o.s.nDocs) + len(src.o.x.ids) }
@@ -302,14 +336,33 @@ func (src *overlaySource) fieldNames() []string {
 
 func (src *overlaySource) field(name string) (docs int, sumLen uint64, terms []string, err error) {
 	s, x := src.o.s, src.o.x
-	src.entries = map[string]savedTerm{}
+	src.entries, src.next = src.entries[:0], 0
 	if cap(src.lens) < src.numIDs() {
 		src.lens = make([]uint32, src.numIDs())
 	}
 	src.lens = src.lens[:src.numIDs()]
 	clear(src.lens)
+	var xTerms []string
+	if xf := x.fields[name]; xf != nil {
+		docs += xf.docs
+		sumLen += xf.sumLen
+		xTerms = make([]string, 0, len(xf.terms))
+		for t := range xf.terms {
+			xTerms = append(xTerms, t)
+		}
+		sort.Strings(xTerms)
+	}
+	// The saved dictionary (in term order) merged with the writes' terms.
+	addX := func(upTo string, all bool) {
+		for len(xTerms) > 0 && (all || xTerms[0] < upTo) {
+			terms = append(terms, xTerms[0])
+			src.entries = append(src.entries, overlayTerm{})
+			xTerms = xTerms[1:]
+		}
+	}
 	if sf := s.fields[name]; sf != nil {
-		docs, sumLen = int(sf.docs), sf.sumLen
+		docs += int(sf.docs)
+		sumLen += sf.sumLen
 		for _, br := range sf.blocks {
 			b, err := s.scratchBlock(br)
 			if err != nil {
@@ -318,48 +371,75 @@ func (src *overlaySource) field(name string) (docs int, sumLen uint64, terms []s
 			d := decoder{b: b}
 			nt := d.uvarint()
 			for j := uint64(0); j < nt && d.err == nil; j++ {
-				t := string(d.bytes())
+				t := d.bytes()
 				e := savedTerm{df: d.uvarint(), maxTF: d.uvarint(), minLen: d.uvarint(), post: d.ref()}
-				if d.err == nil {
-					src.entries[t] = e
-					terms = append(terms, t)
+				if d.err != nil {
+					break
 				}
+				addX(string(t), false)
+				if len(xTerms) > 0 && xTerms[0] == string(t) {
+					xTerms = xTerms[1:] // the same term: one entry
+				}
+				terms = append(terms, string(t))
+				src.entries = append(src.entries, overlayTerm{e: e, saved: true})
 			}
 			if d.err != nil || len(d.b) != 0 {
 				return 0, 0, nil, fmt.Errorf("%w: dictionary block at %d", ErrSavedCorrupt, br.off)
 			}
 		}
 	}
-	if xf := x.fields[name]; xf != nil {
-		docs += xf.docs
-		sumLen += xf.sumLen
-		for t := range xf.terms {
-			if _, ok := src.entries[t]; !ok {
-				terms = append(terms, t)
-			}
-		}
-	}
-	sort.Strings(terms)
+	addX("", true)
 	return docs, sumLen, terms, nil
 }
 
-func (src *overlaySource) postings(name, term string) (*postings, []uint32, func(uint32) bool, error) {
+// overlayTerm is a term of the field being written: its saved
+// dictionary entry, if saved has one.
+type overlayTerm struct {
+	e     savedTerm
+	saved bool
+}
+
+func (src *overlaySource) postings(name, term string) (termPostings, error) {
 	s, x, o := src.o.s, src.o.x, src.o
 	p := &src.p
-	p.docs, p.tfs, p.maxTF, p.minLen = p.docs[:0], p.tfs[:0], 0, math.MaxUint32
-	if e, ok := src.entries[term]; ok {
-		if uint64(cap(src.raw)) < e.post.n {
-			src.raw = make([]byte, e.post.n)
-		}
-		b, err := s.readInto(e.post, src.raw[:e.post.n])
+	p.docs, p.tfs = p.docs[:0], p.tfs[:0]
+	t := termPostings{p: p, lens: src.lens, minLen: math.MaxUint32}
+	var xp *postings
+	xf := x.fields[name]
+	if xf != nil {
+		xp = xf.terms[term]
+	}
+	ot := src.entries[src.next] // postings come in field's term order
+	src.next++
+	if e := ot.e; ot.saved {
+		b, err := src.region(e.post)
 		if err != nil {
-			return nil, nil, nil, err
+			return t, err
 		}
-		l, err := s.openList(e, b)
-		if err != nil {
-			return nil, nil, nil, err
+		l := &src.list
+		if err := s.openListInto(l, e, b); err != nil {
+			return t, err
+		}
+		t.maxTF, t.minLen = uint32(min(e.maxTF, math.MaxUint32)), uint32(min(e.minLen, math.MaxUint32))
+		// Without removed documents, the saved blocks are copied as they
+		// are: all of them when the writes add no posting, else all but
+		// the last, which is decoded and written again with the writes'.
+		from := 0
+		if len(o.removed) == 0 {
+			from = len(l.last)
+			if xp != nil && from > 0 {
+				from--
+			}
+			if from > 0 {
+				src.prefix = savedPrefix{data: l.data[:l.end[from-1]], last: l.last[:from], end: l.end[:from], n: from * savedPostingsPerBlock}
+				if from == len(l.last) {
+					src.prefix.n = int(e.df)
+				}
+				t.prefix = &src.prefix
+			}
 		}
 		c := cursor{src: l}
+		l.blk = from - 1
 		for c.at(0); c.cur != math.MaxUint32; c.at(c.i + 1) {
 			if !o.removed[c.cur] {
 				p.docs, p.tfs = append(p.docs, c.cur), append(p.tfs, c.tfs[c.i])
@@ -367,21 +447,18 @@ func (src *overlaySource) postings(name, term string) (*postings, []uint32, func
 			}
 		}
 		if l.err != nil {
-			return nil, nil, nil, fmt.Errorf("%w: postings at %d", l.err, e.post.off)
+			return t, fmt.Errorf("%w: postings at %d", l.err, e.post.off)
 		}
-		p.maxTF, p.minLen = uint32(min(e.maxTF, math.MaxUint32)), uint32(min(e.minLen, math.MaxUint32))
 	}
-	if xf := x.fields[name]; xf != nil {
-		if xp := xf.terms[term]; xp != nil {
-			base := uint32(s.nDocs)
-			for i, d := range xp.docs {
-				if x.ids[d] != "" {
-					p.docs, p.tfs = append(p.docs, base+d), append(p.tfs, xp.tfs[i])
-					src.lens[base+d] = xf.lens[d]
-				}
+	if xp != nil {
+		base := uint32(s.nDocs)
+		for i, d := range xp.docs {
+			if x.ids[d] != "" {
+				p.docs, p.tfs = append(p.docs, base+d), append(p.tfs, xp.tfs[i])
+				src.lens[base+d] = xf.lens[d]
 			}
-			p.maxTF, p.minLen = max(p.maxTF, xp.maxTF), min(p.minLen, xp.minLen)
 		}
+		t.maxTF, t.minLen = max(t.maxTF, xp.maxTF), min(t.minLen, xp.minLen)
 	}
-	return p, src.lens, nil, nil
+	return t, nil
 }

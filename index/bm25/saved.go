@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 )
 
@@ -149,11 +150,12 @@ type savedSource interface {
 	fieldNames() []string
 	// field returns a field's statistics and its terms, sorted.
 	field(name string) (docs int, sumLen uint64, terms []string, err error)
-	// postings returns a term's postings in a field, the field lengths
-	// by document number (lens[d]) and, when some of the postings are
-	// of deleted documents, dead reporting them (else nil). Valid until
-	// the next call.
-	postings(name, term string) (p *postings, lens []uint32, dead func(uint32) bool, err error)
+	// postings returns a term's postings in a field: the blocks of a
+	// saved region to copy as they are (nil: none), then p's postings
+	// with the field lengths by document number (lens[d]) and, when some
+	// of them are of deleted documents, dead reporting them (else nil);
+	// maxTF and minLen bound them all. Valid until the next call.
+	postings(name, term string) (t termPostings, err error)
 }
 
 // indexSource is an Index as a savedSource; the caller holds x.mu.
@@ -189,13 +191,23 @@ func (s indexSource) field(name string) (int, uint64, []string, error) {
 	return f.docs, f.sumLen, terms, nil
 }
 
-func (s indexSource) postings(name, term string) (*postings, []uint32, func(uint32) bool, error) {
+func (s indexSource) postings(name, term string) (termPostings, error) {
 	f := s.x.fields[name]
-	var dead func(uint32) bool
+	p := f.terms[term]
+	t := termPostings{p: p, lens: f.lens, maxTF: p.maxTF, minLen: p.minLen}
 	if s.x.dead > 0 {
-		dead = func(d uint32) bool { return s.x.ids[d] == "" }
+		t.dead = func(d uint32) bool { return s.x.ids[d] == "" }
 	}
-	return f.terms[term], f.lens, dead, nil
+	return t, nil
+}
+
+// termPostings is a term's postings for writeSaved (savedSource.postings).
+type termPostings struct {
+	prefix        *savedPrefix
+	p             *postings
+	lens          []uint32
+	dead          func(uint32) bool
+	maxTF, minLen uint32
 }
 
 // writeSaved writes the file's content for src to w. A term none of
@@ -262,12 +274,12 @@ func writeSaved(w *countWriter, tag []byte, src savedSource) error {
 		// Postings of every term first, then the dictionary blocks.
 		entries := make([]entry, 0, len(terms))
 		for _, t := range terms {
-			p, lens, dead, err := src.postings(name, t)
+			tp, err := src.postings(name, t)
 			if err != nil {
 				return err
 			}
 			var df int
-			post, df = pw.appendPostings(post[:0], p, lens, dead)
+			post, df = pw.appendPostings(post[:0], tp.prefix, tp.p, tp.lens, tp.dead)
 			if df == 0 {
 				continue
 			}
@@ -275,7 +287,7 @@ func writeSaved(w *countWriter, tag []byte, src savedSource) error {
 			if err != nil {
 				return err
 			}
-			entries = append(entries, entry{t, df, p.maxTF, p.minLen, r})
+			entries = append(entries, entry{t, df, tp.maxTF, tp.minLen, r})
 		}
 		nb := (len(entries) + savedTermsPerBlock - 1) / savedTermsPerBlock
 		dir = binary.AppendUvarint(dir, uint64(nb))
@@ -323,11 +335,21 @@ type postingsWriter struct {
 
 // appendPostings appends p's postings region (the package comment's
 // layout) to b, leaving out documents dead reports (dead nil: none), and
-// returns it and the number of postings written.
-func (w *postingsWriter) appendPostings(b []byte, p *postings, lens []uint32, dead func(uint32) bool) ([]byte, int) {
+// returns it and the number of postings written. A prefix's blocks come
+// first, copied as they are (nil: none); p's postings then follow its
+// last document, which they must all be above.
+func (w *postingsWriter) appendPostings(b []byte, prefix *savedPrefix, p *postings, lens []uint32, dead func(uint32) bool) ([]byte, int) {
 	// The blocks first, to know their lengths for the skip table.
 	w.data, w.last, w.ends = w.data[:0], w.last[:0], w.ends[:0]
 	prev, n := uint32(0), 0
+	if prefix != nil && len(prefix.last) > 0 {
+		w.data = append(w.data, prefix.data...)
+		w.last = append(w.last, prefix.last...)
+		for _, e := range prefix.end {
+			w.ends = append(w.ends, int(e))
+		}
+		prev, n = prefix.last[len(prefix.last)-1], prefix.n
+	}
 	for j, d := range p.docs {
 		if dead != nil && dead(d) {
 			continue
@@ -350,6 +372,18 @@ func (w *postingsWriter) appendPostings(b []byte, p *postings, lens []uint32, de
 		prevLast, prevEnd = last, w.ends[j]
 	}
 	return append(b, w.data...), n
+}
+
+// savedPrefix is the first blocks of a saved postings region, copied as
+// they are by appendPostings: their bytes, and per block its last
+// document and its end in data (savedList's). Every block but the last
+// of a region holds savedPostingsPerBlock postings, so a prefix that
+// postings follow holds only full blocks.
+type savedPrefix struct {
+	data []byte
+	last []uint32
+	end  []uint32
+	n    int // postings in the blocks
 }
 
 // Saved is an open saved index (WriteSaved): its directory read and
@@ -595,27 +629,35 @@ type savedList struct {
 // openList checks e's region b (read and CRC-checked by the caller) and
 // decodes its skip table.
 func (s *Saved) openList(e savedTerm, b []byte) (*savedList, error) {
+	l := &savedList{}
+	return l, s.openListInto(l, e, b)
+}
+
+// openListInto is openList into l, whose memory it reuses (a merge
+// opens a list per term: Overlay.WriteSaved).
+func (s *Saved) openListInto(l *savedList, e savedTerm, b []byte) error {
 	bad := fmt.Errorf("%w: postings at %d", ErrSavedCorrupt, e.post.off)
 	d := decoder{b: b}
 	nb := d.uvarint()
 	if d.err != nil || nb != (e.df+savedPostingsPerBlock-1)/savedPostingsPerBlock || nb > uint64(len(b)) {
-		return nil, bad
+		return bad
 	}
-	l := &savedList{df: e.df, nDocs: s.nDocs, blk: -1, last: make([]uint32, nb), end: make([]uint32, nb)}
+	l.df, l.nDocs, l.blk, l.err = e.df, s.nDocs, -1, nil
+	l.last, l.end = slices.Grow(l.last[:0], int(nb))[:nb], slices.Grow(l.end[:0], int(nb))[:nb]
 	last, end := uint64(0), uint64(0)
 	for j := range l.last {
 		last += d.uvarint()
 		end += d.uvarint()
 		if last >= s.nDocs || end > uint64(len(b)) {
-			return nil, bad
+			return bad
 		}
 		l.last[j], l.end[j] = uint32(last), uint32(end)
 	}
 	if d.err != nil || end != uint64(len(d.b)) {
-		return nil, bad
+		return bad
 	}
 	l.data = d.b
-	return l, nil
+	return nil
 }
 
 // load decodes block j into c's docs, tfs and plens and sets c to its
