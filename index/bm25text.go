@@ -212,10 +212,10 @@ func appendLogRecord(b []byte, gen uint64, docs []Doc, fields [][]bm25.Field, de
 		for _, f := range fields[i] {
 			str(f.Name)
 			b = binary.AppendUvarint(b, uint64(f.Length))
-			b = binary.AppendUvarint(b, uint64(len(f.Freqs)))
-			for term, tf := range f.Freqs {
-				str(term)
-				b = binary.AppendUvarint(b, uint64(max(tf, 0)))
+			b = binary.AppendUvarint(b, uint64(len(f.Terms)))
+			for _, t := range f.Terms {
+				str(t.Term)
+				b = binary.AppendUvarint(b, uint64(max(t.TF, 0)))
 			}
 		}
 	}
@@ -268,19 +268,19 @@ func decodeLogRecord(p []byte, decode bool) (gen uint64, docs map[string][]bm25.
 			name := str()
 			length := num()
 			nt := count()
-			var freqs map[string]int
+			var terms []bm25.TermFreq
 			if decode {
-				freqs = make(map[string]int, nt)
+				terms = make([]bm25.TermFreq, 0, nt)
 			}
 			for range nt {
 				term := str()
 				tf := num()
 				if decode {
-					freqs[term] = int(tf)
+					terms = append(terms, bm25.TermFreq{Term: term, TF: int(tf)})
 				}
 			}
 			if decode {
-				fields = append(fields, bm25.Field{Name: name, Length: int(length), Freqs: freqs})
+				fields = append(fields, bm25.Field{Name: name, Length: int(length), Terms: terms})
 			}
 		}
 		docs[id] = fields

@@ -29,21 +29,32 @@ func BM25Fields(d Doc) []bm25.Field {
 	sort.Strings(names)
 	out := make([]bm25.Field, 0, len(names))
 	buf := tokenBufs.Get().(*tokenBuf)
+	big := false
 	for _, name := range names {
 		tokens := tokenize([]byte(d.Fields[name]), buf)
 		for _, tf := range english.TokenFilters {
 			tokens = tf.Filter(tokens)
 		}
-		freqs := make(map[string]int, len(tokens))
+		// Distinct terms in first-occurrence order, counted through the
+		// pooled map (one string per distinct term, as a map's keys).
+		terms := make([]bm25.TermFreq, 0, len(tokens))
 		for _, t := range tokens {
-			freqs[string(t.Term)]++
+			if i, ok := buf.index[string(t.Term)]; ok {
+				terms[i].TF++
+				continue
+			}
+			term := string(t.Term)
+			buf.index[term] = len(terms)
+			terms = append(terms, bm25.TermFreq{Term: term, TF: 1})
 		}
-		out = append(out, bm25.Field{Name: name, Length: len(tokens), Freqs: freqs})
+		big = big || len(terms) > maxPooledTerms // a cleared map keeps its size
+		clear(buf.index)
+		out = append(out, bm25.Field{Name: name, Length: len(tokens), Terms: terms})
 		clear(buf.toks[:buf.used]) // no input is kept alive by the pool
 		clear(buf.ptrs[:buf.used])
 		buf.used = 0
 	}
-	if len(buf.toks) <= maxPooledTokens {
+	if len(buf.toks) <= maxPooledTokens && !big {
 		tokenBufs.Put(buf)
 	}
 	return out

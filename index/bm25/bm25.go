@@ -44,11 +44,29 @@ const (
 
 // Field is one analyzed field of a document: its length in tokens (as
 // Bluge counts it: every token the analyzer returned, repeats included)
-// and each term's frequency in it.
+// and each of its distinct terms with its frequency in it (any order; a
+// term listed twice, or with a frequency ≤ 0, is not: Terms is a set).
 type Field struct {
 	Name   string
 	Length int
-	Freqs  map[string]int
+	Terms  []TermFreq
+}
+
+// TermFreq is a term of a Field and its frequency (occurrences) in it.
+type TermFreq struct {
+	Term string
+	TF   int
+}
+
+// FieldOf returns the Field name of length tokens with the term
+// frequencies of freqs (a convenience for tests and callers counting in
+// a map).
+func FieldOf(name string, length int, freqs map[string]int) Field {
+	f := Field{Name: name, Length: length, Terms: make([]TermFreq, 0, len(freqs))}
+	for t, tf := range freqs {
+		f.Terms = append(f.Terms, TermFreq{t, tf})
+	}
+	return f
 }
 
 // Clause is one weighted query term: Term in Field, its score multiplied
@@ -193,7 +211,8 @@ func (x *Index) put(id string, fields []Field) {
 		f.maxLen = max(f.maxLen, uint32(fd.Length))
 		f.docs++
 		f.sumLen += uint64(fd.Length)
-		for term, tf := range fd.Freqs {
+		for _, ttf := range fd.Terms {
+			term, tf := ttf.Term, ttf.TF
 			if tf <= 0 {
 				continue
 			}

@@ -19,7 +19,7 @@ func zipfDoc(z *rand.Zipf, rng *rand.Rand) []Field {
 		for range n {
 			freqs[fmt.Sprintf("t%d", z.Uint64())]++
 		}
-		out = append(out, Field{Name: name, Length: n, Freqs: freqs})
+		out = append(out, FieldOf(name, n, freqs))
 	}
 	return out
 }
@@ -121,8 +121,10 @@ func TestNormTableScores(t *testing.T) {
 				avg := float64(f.sumLen) / float64(f.docs)
 				for id, fs := range docs {
 					for _, fd := range fs {
-						if fd.Name == c.Field && fd.Freqs[c.Term] > 0 {
-							want[id] += oldTermScore(w, uint32(fd.Freqs[c.Term]), uint32(fd.Length), avg)
+						for _, ttf := range fd.Terms {
+							if fd.Name == c.Field && ttf.Term == c.Term && ttf.TF > 0 {
+								want[id] += oldTermScore(w, uint32(ttf.TF), uint32(fd.Length), avg)
+							}
 						}
 					}
 				}
@@ -175,8 +177,8 @@ func TestNormTableScores(t *testing.T) {
 	var ps []posting
 	for i, id := range ids {
 		for _, fd := range docs[id] {
-			for term, tf := range fd.Freqs {
-				ps = append(ps, posting{i, uint32(tf), uint32(fd.Length), fd.Name, term})
+			for _, ttf := range fd.Terms {
+				ps = append(ps, posting{i, uint32(ttf.TF), uint32(fd.Length), fd.Name, ttf.Term})
 			}
 		}
 	}
