@@ -90,10 +90,15 @@ func (w *Workspace) builtinPath(name string) string {
 // of the indexed code its name and doc comment, per function the names it
 // calls, each block of other comments (commentUnits), per memory its
 // anchored symbol names and tags with its contextual text (vectorText).
-func (w *Workspace) trainingUnits() ([]embed.Unit, int, error) {
+// It stops with ctx's error when ctx ends (a training started ahead and
+// not needed, trainAhead).
+func (w *Workspace) trainingUnits(ctx context.Context) ([]embed.Unit, int, error) {
 	var units []embed.Unit
 	files := 0
 	err := w.Store.Files(func(rec *index.FileRecord) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		files++
 		names := map[string]string{}
 		for _, d := range rec.Defs {
@@ -188,9 +193,14 @@ func commentStart(line, marker string) int {
 }
 
 // trainBuiltin trains the built-in model on the workspace (see
-// embed.TrainBuiltin) and saves it with its state.
+// embed.TrainBuiltin), or takes the training a RememberBatch started
+// ahead (trainAhead, takeTraining), and saves it with its state. The
+// caller holds vecs.mu.
 func (w *Workspace) trainBuiltin(ctx context.Context) (*embed.Builtin, error) {
-	b, s, err := w.trainBuiltinModel(ctx)
+	b, s, ok, err := w.takeTraining(ctx)
+	if !ok {
+		b, s, err = w.trainBuiltinModel(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +214,7 @@ func (w *Workspace) trainBuiltin(ctx context.Context) (*embed.Builtin, error) {
 // embed.TrainBuiltin) and returns it with the retraining state to save
 // with it; it saves nothing.
 func (w *Workspace) trainBuiltinModel(ctx context.Context) (*embed.Builtin, builtinState, error) {
-	units, files, err := w.trainingUnits()
+	units, files, err := w.trainingUnits(ctx)
 	if err != nil {
 		return nil, builtinState{}, err
 	}

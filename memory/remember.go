@@ -103,6 +103,7 @@ func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) (
 func (w *Workspace) RememberBatchEach(ctx context.Context, reqs []RememberRequest, each func(i int, m *Memory, err error)) {
 	w.writeMu.Lock()
 	defer w.writeMu.Unlock()
+	defer w.trainAhead()() // first: it overlaps all of the batch before its first write
 	st := w.newBatchState()
 	st.duplicates = len(reqs) <= maxDuplicateChecks
 	if w.keepBatchFiles {
