@@ -214,6 +214,7 @@ func (w *Workspace) trainBuiltin(ctx context.Context) (*embed.Builtin, error) {
 // embed.TrainBuiltin) and returns it with the retraining state to save
 // with it; it saves nothing.
 func (w *Workspace) trainBuiltinModel(ctx context.Context) (*embed.Builtin, builtinState, error) {
+	w.vecs.trainings.Add(1)
 	units, files, err := w.trainingUnits(ctx)
 	if err != nil {
 		return nil, builtinState{}, err

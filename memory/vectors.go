@@ -65,6 +65,10 @@ type vectorState struct {
 	// before its first use (trainAhead), until the embedder takes it
 	// (takeTraining) or the batch ends; nil otherwise.
 	ahead *builtinTraining
+	// trainings counts the trainings of the built-in model this
+	// workspace started (trainBuiltinModel), so that tests can tell a
+	// batch trained once.
+	trainings atomic.Int64
 }
 
 // vectorText is the contextual text a memory is embedded from: its type
