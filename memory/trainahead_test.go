@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/gloss-dev/gloss/embed"
+	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/internal/testutil"
 )
 
@@ -212,5 +215,66 @@ func TestBatchAheadTrainingError(t *testing.T) {
 				t.Fatalf("model after a failed training: %v", err)
 			}
 		})
+	}
+}
+
+// trainingUnits, which decodes the file records on several goroutines
+// (index.Store.FilesConcurrent), gives the corpus of a sequential pass
+// over Store.Files in path order, so the same model, byte for byte.
+func TestTrainingUnitsConcurrentOrder(t *testing.T) {
+	testutil.Hermetic(t)
+	repo := testutil.InitRepo(t)
+	files := map[string]string{"go.mod": "module example.com/x\n"}
+	for i := range 150 { // several chunks of FilesConcurrent
+		files[fmt.Sprintf("p%d/f%03d.go", i%7, i)] = fmt.Sprintf("package p%d\n\n// Run%d runs step %d of the ledger.\nfunc Run%d() int {\n\t// carry the remainder %d\n\treturn help%d()\n}\n\nfunc help%d() int { return %d }\n", i%7, i, i, i, i, i, i, i)
+	}
+	testutil.WriteFiles(t, repo, files)
+	testutil.Commit(t, repo, "fixture")
+	w, err := Open(repo, Options{Embedder: "builtin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	ctx := context.Background()
+	if _, err := w.Index(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Remember(ctx, RememberRequest{Text: "the ledger carries remainders", Path: repo + "/p0/f000.go", StartLine: 3, EndLine: 7}); err != nil {
+		t.Fatal(err)
+	}
+	var want []embed.Unit
+	nfiles := 0
+	if err := w.Store.Files(func(rec *index.FileRecord) error {
+		nfiles++
+		want = append(want, w.fileUnits(rec)...)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got, n, err := w.trainingUnits(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != nfiles || nfiles < 150 || len(got) != len(want)+1 || !slices.Equal(got[:len(want)], want) {
+		t.Fatalf("%d files, %d units; want %d files, %d units and the memory's, in Files' order", n, len(got), nfiles, len(want))
+	}
+	want = append(want, got[len(want):]...) // the memory's unit
+	model := func(units []embed.Unit) []byte {
+		b, err := embed.TrainBuiltin(ctx, slices.Values(units), embed.TrainOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), builtinModelFile)
+		if err := b.Save(path); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	if !bytes.Equal(model(got), model(want)) {
+		t.Fatal("the models of the concurrent and sequential corpora differ")
 	}
 }
