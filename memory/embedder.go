@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/gloss-dev/gloss/embed"
 	"github.com/gloss-dev/gloss/index"
@@ -90,35 +92,41 @@ func (w *Workspace) builtinPath(name string) string {
 // of the indexed code its name and doc comment, per function the names it
 // calls, each block of other comments (commentUnits), per memory its
 // anchored symbol names and tags with its contextual text (vectorText).
-func (w *Workspace) trainingUnits() ([]embed.Unit, int, error) {
-	var units []embed.Unit
-	files := 0
-	err := w.Store.Files(func(rec *index.FileRecord) error {
-		files++
-		names := map[string]string{}
-		for _, d := range rec.Defs {
-			names[d.Symbol] = d.Name
-			units = append(units, embed.Unit{Head: d.Name, Body: d.Doc})
+// It stops with ctx's error when ctx ends (a training started ahead and
+// not needed, trainAhead).
+func (w *Workspace) trainingUnits(ctx context.Context) ([]embed.Unit, int, error) {
+	// The file records are decoded, and their sources read, on GOMAXPROCS
+	// goroutines (FilesConcurrent; JSON decoding is most of the corpus's
+	// cost, 0.9 CPU-s on prometheus), each file's units kept by its
+	// position, so that the corpus has Files' order and the model is the
+	// one a sequential pass trains.
+	var mu sync.Mutex // guards perFile
+	var perFile [][]embed.Unit
+	err := w.Store.FilesConcurrent(runtime.GOMAXPROCS(0), func(i int, rec *index.FileRecord) error {
+		if err := ctx.Err(); err != nil {
+			return err
 		}
-		calls := map[string][]string{}
-		var callers []string
-		for _, c := range rec.Calls {
-			if _, ok := calls[c.Caller]; !ok {
-				callers = append(callers, c.Caller)
-			}
-			calls[c.Caller] = append(calls[c.Caller], c.Name)
+		units := w.fileUnits(rec)
+		mu.Lock()
+		if i >= len(perFile) {
+			perFile = slices.Grow(perFile, i+1-len(perFile))[:i+1]
 		}
-		for _, c := range callers {
-			units = append(units, embed.Unit{Head: names[c], Body: strings.Join(calls[c], " ")})
-		}
-		if src, err := index.ReadSourceFile(w.Root, rec.Path, w.MaxFileSize()); err == nil {
-			units = append(units, commentUnits(rec, src)...)
-		}
+		perFile[i] = units
+		mu.Unlock()
 		return nil
 	})
 	if err != nil {
 		return nil, 0, err
 	}
+	n := 0
+	for _, u := range perFile {
+		n += len(u)
+	}
+	units := make([]embed.Unit, 0, n)
+	for _, u := range perFile {
+		units = append(units, u...)
+	}
+	files := len(perFile)
 	mems, err := w.List()
 	if err != nil {
 		return nil, 0, err
@@ -134,6 +142,33 @@ func (w *Workspace) trainingUnits() ([]embed.Unit, int, error) {
 		units = append(units, embed.Unit{Head: strings.Join(head, " "), Body: vectorText(m)})
 	}
 	return units, files, nil
+}
+
+// fileUnits returns the units of one indexed file (see trainingUnits):
+// per definition its name and doc comment, per function the names it
+// calls, then its comment blocks (commentUnits) when its source reads.
+func (w *Workspace) fileUnits(rec *index.FileRecord) []embed.Unit {
+	var units []embed.Unit
+	names := map[string]string{}
+	for _, d := range rec.Defs {
+		names[d.Symbol] = d.Name
+		units = append(units, embed.Unit{Head: d.Name, Body: d.Doc})
+	}
+	calls := map[string][]string{}
+	var callers []string
+	for _, c := range rec.Calls {
+		if _, ok := calls[c.Caller]; !ok {
+			callers = append(callers, c.Caller)
+		}
+		calls[c.Caller] = append(calls[c.Caller], c.Name)
+	}
+	for _, c := range callers {
+		units = append(units, embed.Unit{Head: names[c], Body: strings.Join(calls[c], " ")})
+	}
+	if src, err := index.ReadSourceFile(w.Root, rec.Path, w.MaxFileSize()); err == nil {
+		units = append(units, commentUnits(rec, src)...)
+	}
+	return units
 }
 
 // commentUnits returns one unit per block of consecutive commented lines
@@ -188,9 +223,14 @@ func commentStart(line, marker string) int {
 }
 
 // trainBuiltin trains the built-in model on the workspace (see
-// embed.TrainBuiltin) and saves it with its state.
+// embed.TrainBuiltin), or takes the training a RememberBatch started
+// ahead (trainAhead, takeTraining), and saves it with its state. The
+// caller holds vecs.mu.
 func (w *Workspace) trainBuiltin(ctx context.Context) (*embed.Builtin, error) {
-	b, s, err := w.trainBuiltinModel(ctx)
+	b, s, ok, err := w.takeTraining(ctx)
+	if !ok {
+		b, s, err = w.trainBuiltinModel(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +244,8 @@ func (w *Workspace) trainBuiltin(ctx context.Context) (*embed.Builtin, error) {
 // embed.TrainBuiltin) and returns it with the retraining state to save
 // with it; it saves nothing.
 func (w *Workspace) trainBuiltinModel(ctx context.Context) (*embed.Builtin, builtinState, error) {
-	units, files, err := w.trainingUnits()
+	w.vecs.trainings.Add(1)
+	units, files, err := w.trainingUnits(ctx)
 	if err != nil {
 		return nil, builtinState{}, err
 	}

@@ -99,10 +99,14 @@ func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) (
 // prints and drops each result holds one chunk's memories at a time, not
 // the whole batch's; reqs[i] is not read after i is reported, so the
 // caller may drop it. each runs with w's write lock held: it must not call
-// w's methods that write.
+// w's methods that write. On a store whose built-in embedder has no
+// model yet, its training starts on another goroutine as the batch
+// begins (trainAhead) and the first use of the embedder, before the first
+// write, waits for it: same model, trained beside the first chunk.
 func (w *Workspace) RememberBatchEach(ctx context.Context, reqs []RememberRequest, each func(i int, m *Memory, err error)) {
 	w.writeMu.Lock()
 	defer w.writeMu.Unlock()
+	defer w.trainAhead()() // first: it overlaps all of the batch before its first write
 	st := w.newBatchState()
 	st.duplicates = len(reqs) <= maxDuplicateChecks
 	if w.keepBatchFiles {

@@ -61,6 +61,14 @@ type vectorState struct {
 	// reused while the file's stat is unchanged; nil: none yet, or
 	// dropped by a write of the file or a swap of the directory.
 	owner atomic.Pointer[ownerReading]
+	// ahead is the training of the built-in model a RememberBatch started
+	// before its first use (trainAhead), until the embedder takes it
+	// (takeTraining) or the batch ends; nil otherwise.
+	ahead *builtinTraining
+	// trainings counts the trainings of the built-in model this
+	// workspace started (trainBuiltinModel), so that tests can tell a
+	// batch trained once.
+	trainings atomic.Int64
 }
 
 // vectorText is the contextual text a memory is embedded from: its type

@@ -36,7 +36,7 @@ func BenchmarkTrainBuiltin(b *testing.B) {
 	var m *embed.Builtin
 	var units []embed.Unit
 	for i := 0; i < b.N; i++ {
-		units, _, err = w.trainingUnits()
+		units, _, err = w.trainingUnits(context.Background())
 		if err != nil {
 			b.Fatal(err)
 		}

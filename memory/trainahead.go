@@ -1,0 +1,111 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+
+	"github.com/gloss-dev/gloss/embed"
+)
+
+// builtinTraining is a training of the built-in model started ahead of
+// its first use (trainAhead): the result of trainBuiltinModel, ready when
+// done is closed. memGen and fileGen are the store's memory and index
+// generations read before it read its corpus: the model is what training
+// at first use would give only while both are unchanged (takeTraining).
+type builtinTraining struct {
+	done            chan struct{}
+	cancel          context.CancelFunc
+	memGen, fileGen uint64
+	b               *embed.Builtin
+	state           builtinState
+	err             error
+}
+
+// trainAhead starts, on another goroutine, the training of the built-in
+// model that the first chunk of a RememberBatch on a store without a
+// model would otherwise do on its own goroutine when it opens the vector
+// index (commit, openDerived; 2.4 CPU-s at 20,000 memories on
+// prometheus, docs/benchmarks.md "Scale (#12)"), so that it runs beside
+// the chunk's validation and anchoring. It starts nothing unless that
+// training is due: the built-in embedder is selected, none is loaded,
+// its model file does not exist, and no change of embedder is pending.
+// The embedder takes the result (takeTraining) when the store is still
+// as it was at the start, which it is up to the batch's first write,
+// since w.writeMu is held; the model is then the one training at first
+// use gives. The returned function, called before w.writeMu is
+// released, drops a result not taken, cancels the training and waits
+// for it, so that no goroutine outlives the batch.
+func (w *Workspace) trainAhead() func() {
+	w.vecs.mu.Lock()
+	defer w.vecs.mu.Unlock()
+	if w.vecs.emb != nil || w.vecs.idx != nil || w.vecs.disabled || w.vecs.ahead != nil || w.vecs.change.Load() != nil {
+		return func() {}
+	}
+	if spec, err := w.embedSpec(); err != nil || spec.Kind != embed.KindBuiltin {
+		return func() {}
+	}
+	if _, err := os.Stat(w.builtinPath(builtinModelFile)); !errors.Is(err, fs.ErrNotExist) {
+		return func() {} // loaded (or found damaged and retrained) at first use
+	}
+	if _, _, _, changed := w.pendingChange(); changed {
+		return func() {}
+	}
+	memGen, err := w.Store.MemoryGeneration()
+	if err != nil {
+		return func() {}
+	}
+	fileGen, err := w.Store.Generation()
+	if err != nil {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t := &builtinTraining{done: make(chan struct{}), cancel: cancel, memGen: memGen, fileGen: fileGen}
+	w.vecs.ahead = t
+	go func() {
+		defer close(t.done)
+		t.b, t.state, t.err = w.trainBuiltinModel(ctx)
+	}()
+	return func() {
+		w.vecs.mu.Lock()
+		if w.vecs.ahead == t {
+			w.vecs.ahead = nil
+		}
+		w.vecs.mu.Unlock()
+		cancel()
+		<-t.done
+	}
+}
+
+// takeTraining returns the result of the training started by trainAhead,
+// waiting for it, and forgets it; ok is false when there is none, or when
+// the store's memories or indexed files changed since it started, or
+// their generations cannot be read (the caller then trains afresh, as
+// without it). When ctx ends first it returns ctx's error (ok true), as
+// training under ctx would, and leaves the training for the next call.
+// The caller holds vecs.mu.
+func (w *Workspace) takeTraining(ctx context.Context) (b *embed.Builtin, s builtinState, ok bool, err error) {
+	t := w.vecs.ahead
+	if t == nil {
+		return nil, builtinState{}, false, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, builtinState{}, true, err // as TrainBuiltin under a cancelled ctx
+	}
+	select {
+	case <-t.done:
+	case <-ctx.Done():
+		return nil, builtinState{}, true, ctx.Err()
+	}
+	w.vecs.ahead = nil
+	memGen, err := w.Store.MemoryGeneration()
+	if err != nil {
+		return nil, builtinState{}, false, nil // met again by the training afresh
+	}
+	fileGen, err := w.Store.Generation()
+	if err != nil || memGen != t.memGen || fileGen != t.fileGen {
+		return nil, builtinState{}, false, nil
+	}
+	return t.b, t.state, true, t.err
+}
