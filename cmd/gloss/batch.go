@@ -140,18 +140,8 @@ func setMemoryLimit(limit int64) (restore func()) {
 // 283 MiB with 8 MiB (docs/benchmarks.md, branch in9).
 const batchStoreCacheBytes = 8 << 20
 
-// batchGCPercent is the collector's GOGC of `gloss remember --batch`
-// (runtime/debug.SetGCPercent) unless $GOGC sets one: with the heap held
-// to batchMemoryLimit, a batch whose live heap is small collects a
-// quarter as often as with Go's 100 (the limit, not GOGC, then bounds
-// its heap: https://go.dev/doc/gc-guide#Memory_limit).
-const batchGCPercent = 400
-
 func runBatch(cmd *cobra.Command, g *globals, b *backend, file string) error {
 	defer setMemoryLimit(batchMemoryLimit)()
-	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
-		defer debug.SetGCPercent(debug.SetGCPercent(batchGCPercent))
-	}
 	var r io.Reader
 	if file == "-" {
 		r = cmd.InOrStdin()
