@@ -342,21 +342,25 @@ func (src *overlaySource) field(name string) (docs int, sumLen uint64, terms []s
 	}
 	src.lens = src.lens[:src.numIDs()]
 	clear(src.lens)
-	var xTerms []string
+	type xTerm struct {
+		t string
+		p *postings
+	}
+	var xTerms []xTerm
 	if xf := x.fields[name]; xf != nil {
 		docs += xf.docs
 		sumLen += xf.sumLen
-		xTerms = make([]string, 0, len(xf.terms))
-		for t := range xf.terms {
-			xTerms = append(xTerms, t)
+		xTerms = make([]xTerm, 0, len(xf.terms))
+		for t, p := range xf.terms {
+			xTerms = append(xTerms, xTerm{t, p})
 		}
-		sort.Strings(xTerms)
+		sort.Slice(xTerms, func(i, j int) bool { return xTerms[i].t < xTerms[j].t })
 	}
 	// The saved dictionary (in term order) merged with the writes' terms.
-	addX := func(upTo string, all bool) {
-		for len(xTerms) > 0 && (all || xTerms[0] < upTo) {
-			terms = append(terms, xTerms[0])
-			src.entries = append(src.entries, overlayTerm{})
+	addX := func(upTo []byte, all bool) {
+		for len(xTerms) > 0 && (all || xTerms[0].t < string(upTo)) {
+			terms = append(terms, xTerms[0].t)
+			src.entries = append(src.entries, overlayTerm{xp: xTerms[0].p})
 			xTerms = xTerms[1:]
 		}
 	}
@@ -376,27 +380,31 @@ func (src *overlaySource) field(name string) (docs int, sumLen uint64, terms []s
 				if d.err != nil {
 					break
 				}
-				addX(string(t), false)
-				if len(xTerms) > 0 && xTerms[0] == string(t) {
-					xTerms = xTerms[1:] // the same term: one entry
+				addX(t, false)
+				ot := overlayTerm{e: e, saved: true}
+				if len(xTerms) > 0 && xTerms[0].t == string(t) {
+					ot.xp = xTerms[0].p // the same term: one entry
+					xTerms = xTerms[1:]
 				}
 				terms = append(terms, string(t))
-				src.entries = append(src.entries, overlayTerm{e: e, saved: true})
+				src.entries = append(src.entries, ot)
 			}
 			if d.err != nil || len(d.b) != 0 {
 				return 0, 0, nil, fmt.Errorf("%w: dictionary block at %d", ErrSavedCorrupt, br.off)
 			}
 		}
 	}
-	addX("", true)
+	addX(nil, true)
 	return docs, sumLen, terms, nil
 }
 
 // overlayTerm is a term of the field being written: its saved
-// dictionary entry, if saved has one.
+// dictionary entry, if saved has one, and the writes' postings of it, if
+// any.
 type overlayTerm struct {
 	e     savedTerm
 	saved bool
+	xp    *postings
 }
 
 func (src *overlaySource) postings(name, term string) (termPostings, error) {
@@ -404,13 +412,9 @@ func (src *overlaySource) postings(name, term string) (termPostings, error) {
 	p := &src.p
 	p.docs, p.tfs = p.docs[:0], p.tfs[:0]
 	t := termPostings{p: p, lens: src.lens, minLen: math.MaxUint32}
-	var xp *postings
-	xf := x.fields[name]
-	if xf != nil {
-		xp = xf.terms[term]
-	}
 	ot := src.entries[src.next] // postings come in field's term order
 	src.next++
+	xp, xf := ot.xp, x.fields[name]
 	if e := ot.e; ot.saved {
 		b, err := src.region(e.post)
 		if err != nil {

@@ -636,11 +636,11 @@ func (s *Saved) openList(e savedTerm, b []byte) (*savedList, error) {
 // openListInto is openList into l, whose memory it reuses (a merge
 // opens a list per term: Overlay.WriteSaved).
 func (s *Saved) openListInto(l *savedList, e savedTerm, b []byte) error {
-	bad := fmt.Errorf("%w: postings at %d", ErrSavedCorrupt, e.post.off)
+	bad := func() error { return fmt.Errorf("%w: postings at %d", ErrSavedCorrupt, e.post.off) }
 	d := decoder{b: b}
 	nb := d.uvarint()
 	if d.err != nil || nb != (e.df+savedPostingsPerBlock-1)/savedPostingsPerBlock || nb > uint64(len(b)) {
-		return bad
+		return bad()
 	}
 	l.df, l.nDocs, l.blk, l.err = e.df, s.nDocs, -1, nil
 	l.last, l.end = slices.Grow(l.last[:0], int(nb))[:nb], slices.Grow(l.end[:0], int(nb))[:nb]
@@ -649,12 +649,12 @@ func (s *Saved) openListInto(l *savedList, e savedTerm, b []byte) error {
 		last += d.uvarint()
 		end += d.uvarint()
 		if last >= s.nDocs || end > uint64(len(b)) {
-			return bad
+			return bad()
 		}
 		l.last[j], l.end[j] = uint32(last), uint32(end)
 	}
 	if d.err != nil || end != uint64(len(d.b)) {
-		return bad
+		return bad()
 	}
 	l.data = d.b
 	return nil
