@@ -203,26 +203,7 @@ func (o *Overlay) Search(clauses []Clause, k int, prune bool) ([]Hit, error) {
 		}
 		return x.ids[d-base] == ""
 	}
-	var idErr error
-	hits := topK(cs, k, prune, dead, func(d uint32) string {
-		if d >= base {
-			return x.ids[d-base]
-		}
-		id, err := s.id(d)
-		if err != nil && idErr == nil {
-			idErr = err
-		}
-		return id
-	})
-	for _, l := range lists {
-		if l.err != nil {
-			return nil, fmt.Errorf("%w: a postings block", l.err)
-		}
-	}
-	if idErr != nil {
-		return nil, idErr
-	}
-	return hits, nil
+	return s.topK(cs, k, prune, dead, lists, base, x.ids)
 }
 
 // WriteSaved writes the saved index with the writes applied to path, as

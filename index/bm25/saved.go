@@ -818,8 +818,19 @@ func (s *Saved) Search(clauses []Clause, k int, prune bool) ([]Hit, error) {
 	if len(cs) == 0 {
 		return nil, nil
 	}
+	return s.topK(cs, k, prune, nil, lists, math.MaxUint32, nil)
+}
+
+// topK is topK over cs for a saved index: the ids of documents below
+// base are read from s, those of the others are extra[d−base] (an
+// Overlay's own documents); it returns the first error of a postings
+// list of lists or of an id block.
+func (s *Saved) topK(cs []cursor, k int, prune bool, dead func(uint32) bool, lists []*savedList, base uint32, extra []string) ([]Hit, error) {
 	var idErr error
-	hits := topK(cs, k, prune, nil, func(d uint32) string {
+	hits := topK(cs, k, prune, dead, func(d uint32) string {
+		if d >= base {
+			return extra[d-base]
+		}
 		id, err := s.id(d)
 		if err != nil && idErr == nil {
 			idErr = err
