@@ -391,13 +391,14 @@ func (t *BM25Text) Update(docs []Doc, deleted []string, gen uint64) (err error) 
 		}
 		if t.x != nil {
 			t.x.Apply(changed, deleted)
-		} else if t.over.Apply(changed, deleted); t.over.Compacts() {
-			t.over = nil // the next search loads the index
+		} else {
+			t.over.Apply(changed, deleted)
 		}
 	}
 	t.gen = gen
 	t.logN += len(docs) + len(deleted)
-	if t.x != nil && t.logN > max(compactMin, t.baseN/2) || t.x == nil && t.logN >= mergeMax {
+	compacts := t.over != nil && t.over.Compacts() // the log is folded in now (compact loads the index for it)
+	if compacts || t.x != nil && t.logN > max(compactMin, t.baseN/2) || t.x == nil && t.logN >= mergeMax {
 		return t.compact()
 	}
 	return nil
@@ -436,6 +437,9 @@ func (t *BM25Text) compact() error {
 		var o *bm25.Overlay
 		if o, err = t.overlay(); err != nil {
 			return err
+		}
+		if o != nil && o.Compacts() {
+			t.over, o = nil, nil // loaded instead
 		}
 		if o != nil {
 			_, err = o.WriteSaved(path, bm25Tag(t.schema, t.gen, o.Len()))

@@ -302,9 +302,34 @@ func TestBM25TextOverlayCompacts(t *testing.T) {
 		t.Fatal("empty reference")
 	}
 	checkSame(t, "compacting log", y, ref)
-	if y.x == nil {
-		t.Fatal("a log that compacts was laid over the base")
+	if y.x != nil || y.logN != 0 {
+		t.Fatal("a log that compacts was not folded in at once")
 	}
+	// The same with the overlay made first (a batch's write), then a
+	// write whose deletions compact it.
+	var added []Doc
+	for i := 3000; i < 4500; i++ {
+		added = append(added, textDoc(i, "added"))
+	}
+	if err := y.Update(added, nil, 3); err != nil {
+		t.Fatal(err)
+	}
+	apply(ref, added, nil)
+	if y.over == nil || y.logN != len(added) {
+		t.Fatalf("a batch's write: overlay %v, %d logged", y.over != nil, y.logN)
+	}
+	var del2 []string
+	for _, d := range added[:1200] {
+		del2 = append(del2, d.ID)
+	}
+	if err := y.Update(nil, del2, 4); err != nil {
+		t.Fatal(err)
+	}
+	apply(ref, nil, del2)
+	if y.logN != 0 {
+		t.Fatal("an overlay that compacts was not folded in at once")
+	}
+	checkSame(t, "compacting overlay", y, ref)
 }
 
 // TestSavedLoad checks that bm25.Saved.Load gives back the index that was
