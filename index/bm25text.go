@@ -64,6 +64,34 @@ type BM25Text struct {
 	saved   *bm25.Saved   // the base, open for searches while not loaded
 	over    *bm25.Overlay // the log laid over saved, for searches while not loaded
 	logFile *os.File      // the log, open for appending after the first write
+	merging *bgMerge      // a merge running on its own goroutine, or nil
+	// mergeFailures counts the merges that failed (for tests).
+	mergeFailures int
+}
+
+// bgMerge is a merge of the log into the base (Overlay.WriteSaved) that
+// runs on its own goroutine while the writes that follow go on
+// (startMerge): a batch's next chunk is anchored meanwhile instead of
+// waiting for it. The merge reads only its overlay and the base's file
+// (saved, which nothing else uses until finishMerge); the writes since
+// are appended to the log as ever and kept here, to become the new log
+// and the new base's overlay once it is in place.
+type bgMerge struct {
+	done  chan struct{}
+	over  *bm25.Overlay // the writes merged, no longer written to
+	gen   uint64        // the generation of the new base
+	n     int           // its live documents
+	path  string        // where it is written
+	err   error         // the merge's, set before done is closed
+	recs  [][]byte      // log records (framed) of the writes since
+	after []loggedWrite // and the writes themselves
+	logN  int           // documents put or deleted by them
+}
+
+// loggedWrite is one write kept by a bgMerge.
+type loggedWrite struct {
+	docs    map[string][]bm25.Field
+	deleted []string
 }
 
 var _ Derived = (*BM25Text)(nil)
@@ -72,7 +100,10 @@ var _ Derived = (*BM25Text)(nil)
 const (
 	bm25BaseFile = "base.bm25"
 	bm25LogFile  = "log"
-	bm25TagHead  = "gloss bm25 text 1\n"
+	// bm25MergeFile is the base a background merge writes (bgMerge),
+	// renamed to bm25BaseFile when done.
+	bm25MergeFile = "merge.bm25"
+	bm25TagHead   = "gloss bm25 text 1\n"
 )
 
 // compactMin is the least number of documents the log of a loaded
@@ -134,6 +165,7 @@ func (t *BM25Text) readDir() error {
 		return err
 	}
 	t.saved, t.baseGen, t.baseN, t.gen = s, gen, n, gen
+	_ = os.Remove(filepath.Join(t.dir, bm25MergeFile)) // of a merge a crash cut short
 	return t.eachLogRecord(func(gen uint64, docs map[string][]bm25.Field, deleted []string) {
 		t.gen = gen
 		t.logN += len(docs) + len(deleted)
@@ -351,6 +383,9 @@ func (t *BM25Text) Load() (err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.keep = true
+	if err := t.finishMerge(); err != nil {
+		return err
+	}
 	return t.load()
 }
 
@@ -373,6 +408,18 @@ func (t *BM25Text) Update(docs []Doc, deleted []string, gen uint64) (err error) 
 	if !t.ok {
 		return fmt.Errorf("full-text index %s must be rebuilt", t.dir)
 	}
+	if m := t.merging; m != nil {
+		select {
+		case <-m.done:
+		default:
+			if m.logN < mergeMax {
+				return t.updateMerging(docs, fields, deleted, gen)
+			}
+		}
+		if err := t.finishMerge(); err != nil { // done, or too far behind
+			return err
+		}
+	}
 	if t.x == nil && t.over == nil && len(docs)+len(deleted) >= eagerOverlay {
 		// A batch's write: its documents go to the overlay as analyzed
 		// here, not decoded from the log at the next compaction.
@@ -380,7 +427,7 @@ func (t *BM25Text) Update(docs []Doc, deleted []string, gen uint64) (err error) 
 			return err
 		}
 	}
-	if err := t.appendLog(gen, docs, fields, deleted); err != nil {
+	if _, err := t.appendLog(gen, docs, fields, deleted); err != nil {
 		t.ok = false // the log may hold part of the record: rebuild
 		return err
 	}
@@ -398,18 +445,147 @@ func (t *BM25Text) Update(docs []Doc, deleted []string, gen uint64) (err error) 
 	t.gen = gen
 	t.logN += len(docs) + len(deleted)
 	compacts := t.over != nil && t.over.Compacts() // the log is folded in now (compact loads the index for it)
-	if compacts || t.x != nil && t.logN > max(compactMin, t.baseN/2) || t.x == nil && t.logN >= mergeMax {
+	if compacts || t.x != nil && t.logN > max(compactMin, t.baseN/2) {
+		return t.compact()
+	}
+	if t.x == nil && t.logN >= mergeMax {
+		if t.over != nil && t.saved != nil {
+			t.startMerge()
+			return nil
+		}
 		return t.compact()
 	}
 	return nil
 }
 
-// appendLog appends one record to the log in one write. t.mu is held.
-func (t *BM25Text) appendLog(gen uint64, docs []Doc, fields [][]bm25.Field, deleted []string) error {
+// updateMerging is Update while a merge runs: the write is appended to
+// the log and kept for the new base's overlay. t.mu is held.
+func (t *BM25Text) updateMerging(docs []Doc, fields [][]bm25.Field, deleted []string, gen uint64) error {
+	rec, err := t.appendLog(gen, docs, fields, deleted)
+	if err != nil {
+		t.ok = false
+		return err
+	}
+	changed := make(map[string][]bm25.Field, len(docs))
+	for i, d := range docs {
+		changed[d.ID] = fields[i]
+	}
+	m := t.merging
+	m.recs = append(m.recs, rec)
+	m.after = append(m.after, loggedWrite{changed, deleted})
+	m.logN += len(docs) + len(deleted)
+	t.gen = gen
+	t.logN += len(docs) + len(deleted)
+	return nil
+}
+
+// startMerge starts merging the log (t.over) into a new base on its own
+// goroutine (bgMerge). t.mu is held; t.over and t.saved are set.
+func (t *BM25Text) startMerge() {
+	m := &bgMerge{done: make(chan struct{}), over: t.over, gen: t.gen, n: t.over.Len(), path: filepath.Join(t.dir, bm25MergeFile)}
+	t.over, t.merging = nil, m
+	tag := bm25Tag(t.schema, m.gen, m.n)
+	go func() {
+		defer close(m.done)
+		defer Recover(t.dir, "merge full-text index", &m.err)
+		_, m.err = m.over.WriteSaved(m.path, tag)
+	}()
+}
+
+// finishMerge waits for the running merge, if any, and puts its base in
+// place: the new base renamed over the old, then the log replaced by the
+// writes since the merge started (a crash between the two leaves records
+// at or below the new base's generation, which are skipped), and those
+// writes laid over the new base. A failed merge (a write error) leaves
+// the old base and the whole log, which stay valid, with its overlay and
+// the writes since applied to it: the next write that reaches mergeMax
+// merges again. An error putting the new base in place is returned, the
+// index then to be rebuilt. t.mu is held.
+func (t *BM25Text) finishMerge() error {
+	m := t.merging
+	if m == nil {
+		return nil
+	}
+	<-m.done
+	t.merging = nil
+	if m.err != nil { // the old base and log stand: the next merge tries again
+		t.mergeFailures++
+		_ = os.RemoveAll(m.path)
+		t.over = m.over
+		for _, w := range m.after {
+			t.over.Apply(w.docs, w.deleted)
+		}
+		return nil
+	}
+	base := filepath.Join(t.dir, bm25BaseFile)
+	if err := os.Rename(m.path, base); err != nil {
+		t.ok = false
+		return err
+	}
+	t.closeSaved()
+	var err error
+	if t.saved, err = bm25.OpenSaved(base); err != nil {
+		t.ok = false
+		return err
+	}
+	t.baseGen, t.baseN = m.gen, m.n
+	if t.logFile != nil {
+		_ = t.logFile.Close()
+		t.logFile = nil
+	}
+	if err := writeFileAtomic(filepath.Join(t.dir, bm25LogFile), m.recs); err != nil {
+		t.ok = false
+		return err
+	}
+	t.logN = m.logN
+	if len(m.after) > 0 {
+		o, err := t.saved.NewOverlay()
+		if err != nil {
+			t.ok = false
+			return err
+		}
+		for _, w := range m.after {
+			o.Apply(w.docs, w.deleted)
+		}
+		t.over = o
+		if o.Compacts() {
+			return t.compact()
+		}
+	}
+	return nil
+}
+
+// writeFileAtomic writes the concatenation of parts to path through a
+// temporary file renamed over it (no part: an empty file).
+func writeFileAtomic(path string, parts [][]byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	for _, p := range parts {
+		if _, err = f.Write(p); err != nil {
+			break
+		}
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+	}
+	return err
+}
+
+// appendLog appends one record to the log in one write and returns it
+// (framed). t.mu is held.
+func (t *BM25Text) appendLog(gen uint64, docs []Doc, fields [][]bm25.Field, deleted []string) ([]byte, error) {
 	if t.logFile == nil {
 		f, err := os.OpenFile(filepath.Join(t.dir, bm25LogFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		t.logFile = f
 	}
@@ -418,7 +594,7 @@ func (t *BM25Text) appendLog(gen uint64, docs []Doc, fields [][]bm25.Field, dele
 	binary.LittleEndian.PutUint32(rec, uint32(len(rec)-8))
 	binary.LittleEndian.PutUint32(rec[4:], crc32.ChecksumIEEE(rec[8:]))
 	_, err := t.logFile.Write(rec)
-	return err
+	return rec, err
 }
 
 // compact saves the index with the log's writes as the new base and
@@ -484,6 +660,7 @@ func (t *BM25Text) Rebuild(docs []Doc, gen uint64) (err error) {
 	defer Recover(t.dir, "rebuild full-text index", &err)
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	_ = t.finishMerge() // its result is replaced
 	t.closeFiles()
 	t.x, t.ok = nil, false
 	if err := os.RemoveAll(t.dir); err != nil {
@@ -526,6 +703,7 @@ func (t *BM25Text) Generation() (uint64, bool) {
 func (t *BM25Text) Invalidate() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	_ = t.finishMerge()
 	t.ok = false
 	_ = os.Remove(filepath.Join(t.dir, schemaFile))
 }
@@ -536,6 +714,9 @@ func (t *BM25Text) Count() (n uint64, err error) {
 	defer Recover(t.dir, "count full-text index", &err)
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if err := t.finishMerge(); err != nil {
+		return 0, err
+	}
 	if t.x == nil && t.logN == 0 {
 		return uint64(t.baseN), nil
 	}
@@ -563,6 +744,10 @@ func (t *BM25Text) Search(_ context.Context, q Query) (out []Scored, err error) 
 	k := max(q.Limit, 1)
 	var hits []bm25.Hit
 	t.mu.Lock()
+	if err := t.finishMerge(); err != nil {
+		t.mu.Unlock()
+		return nil, err
+	}
 	switch {
 	case t.x != nil:
 		x := t.x
@@ -608,7 +793,8 @@ func (t *BM25Text) Close() (err error) {
 	defer Recover(t.dir, "close full-text index", &err)
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.ok && t.logN > 0 && (t.x != nil || t.logN >= closeCompactMin) {
+	err = t.finishMerge()
+	if err == nil && t.ok && t.logN > 0 && (t.x != nil || t.logN >= closeCompactMin) {
 		err = t.compact()
 	}
 	t.closeFiles()

@@ -247,15 +247,86 @@ func TestBM25TextCompacts(t *testing.T) {
 			}
 			apply(ref, w, []string{fmt.Sprintf("m%03d", i/2)})
 		}
-		if x.logN >= limit-600 || x.baseGen == 1 || x.Loaded() != loaded {
+		checkSame(t, fmt.Sprintf("compacted, loaded %v", loaded), x, ref) // waits for a merge
+		if x.logN >= limit-600 || x.baseGen == 1 || x.Loaded() != loaded || x.merging != nil {
 			t.Fatalf("loaded %v: no compaction: %d logged, base at %d", loaded, x.logN, x.baseGen)
 		}
-		checkSame(t, fmt.Sprintf("compacted, loaded %v", loaded), x, ref)
 		y, ok, err := OpenBM25Text(dir, "s1")
 		if err != nil || !ok {
 			t.Fatalf("reopen: %v %v", ok, err)
 		}
 		checkSame(t, "compacted, reopened", y, ref)
+		y.closeFiles()
+		if err := x.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestBM25TextMergeBehind checks the merge that runs beside later
+// writes (bgMerge): writes made while it runs are ranked once it is in
+// place and are the new log (a reopened index ranks the same); a merge
+// that fails (its file cannot be renamed into place) leaves the old base
+// and log, the writes laid over them, and the next merge succeeds.
+func TestBM25TextMergeBehind(t *testing.T) {
+	for _, fail := range []bool{false, true} {
+		dir := filepath.Join(t.TempDir(), "text")
+		x, _, err := OpenBM25Text(dir, "s1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref := bm25.New()
+		if err := x.Rebuild(nil, 1); err != nil {
+			t.Fatal(err)
+		}
+		if fail { // a directory where the merged base goes: its rename fails
+			if err := os.MkdirAll(filepath.Join(dir, bm25MergeFile, "x"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+		}
+		gen := uint64(1)
+		write := func(lo, hi int) {
+			var w []Doc
+			for j := lo; j < hi; j++ {
+				w = append(w, textDoc(j, "w"))
+			}
+			gen++
+			if err := x.Update(w, []string{fmt.Sprintf("m%03d", lo/3)}, gen); err != nil {
+				t.Fatal(err)
+			}
+			apply(ref, w, []string{fmt.Sprintf("m%03d", lo/3)})
+		}
+		for i := 0; i < mergeMax; i += 512 {
+			write(i, i+512)
+		}
+		if x.merging == nil {
+			t.Fatalf("fail %v: no merge started at %d documents", fail, x.logN)
+		}
+		// Writes while it runs (it may be done already: then they start
+		// the next round).
+		write(mergeMax, mergeMax+300)
+		write(mergeMax+300, mergeMax+600)
+		checkSame(t, fmt.Sprintf("fail %v: writes beside a merge", fail), x, ref)
+		if fail {
+			if x.mergeFailures != 1 {
+				t.Fatalf("%d merges failed, want 1", x.mergeFailures)
+			}
+			for i := mergeMax + 600; i < 2*mergeMax+600; i += 512 {
+				write(i, i+512)
+			}
+			checkSame(t, "after a failed merge, the next one", x, ref)
+		}
+		if x.baseGen == 1 || x.logN >= mergeMax {
+			t.Fatalf("fail %v: base at %d, %d logged", fail, x.baseGen, x.logN)
+		}
+		y, ok, err := OpenBM25Text(dir, "s1")
+		if err != nil || !ok {
+			t.Fatalf("reopen: %v %v", ok, err)
+		}
+		if g, _ := y.Generation(); g != gen {
+			t.Fatalf("reopened at %d, want %d", g, gen)
+		}
+		checkSame(t, "reopened after a merge", y, ref)
 		y.closeFiles()
 		if err := x.Close(); err != nil {
 			t.Fatal(err)
