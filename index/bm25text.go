@@ -37,13 +37,17 @@ import (
 // log's writes laid over it (bm25.Overlay) when there are any, as a CLI
 // search needs. The index is loaded (the base read whole,
 // bm25.Saved.Load, and the log replayed) by Load (the daemon's
-// WarmText), for a search whose log would have compacted the loaded
-// index (bm25.Overlay.Compacts), and to compact: the loaded index is
-// saved as the new base and the log removed, when the log holds more
-// than half the base's documents (and compactMin) while loaded (so the
-// compactions of a long batch cost time linear in its size), and at
-// Close when the index is loaded or its log holds closeCompactMin
-// documents or more.
+// WarmText), and when the log would have compacted the loaded index
+// (bm25.Overlay.Compacts). The log is folded into a new base (compact,
+// the log then removed): by saving the loaded index when it holds more
+// than half the base's documents (and compactMin); in an index not
+// loaded, by a merge of the overlay into the base (Overlay.WriteSaved)
+// every mergeMax documents, run on its own goroutine beside the writes
+// that follow (bgMerge); and at Close when the index is loaded or its
+// log holds closeCompactMin documents or more.
+//
+// Files: base.bm25, log and gloss-schema as above; merge.bm25 while a
+// merge writes it (removed at open after a crash).
 //
 // Rankings are those of the bm25.Index the writes built (BM25 with
 // Bluge v0.2.2's arithmetic; statistics counting deleted documents until
