@@ -251,15 +251,25 @@ func TestBM25TextCompacts(t *testing.T) {
 		if x.logN >= limit-600 || x.baseGen == 1 || x.Loaded() != loaded || x.merging != nil {
 			t.Fatalf("loaded %v: no compaction: %d logged, base at %d", loaded, x.logN, x.baseGen)
 		}
-		y, ok, err := OpenBM25Text(dir, "s1")
-		if err != nil || !ok {
-			t.Fatalf("reopen: %v %v", ok, err)
-		}
-		checkSame(t, "compacted, reopened", y, ref)
-		y.closeFiles()
-		if err := x.Close(); err != nil {
-			t.Fatal(err)
-		}
+		reopenSame(t, "compacted, reopened", x, gen, ref)
+	}
+}
+
+// reopenSame opens x's directory again (another process) and fails
+// unless it is at generation gen and ranks as ref; then x is closed.
+func reopenSame(t *testing.T, when string, x *BM25Text, gen uint64, ref *bm25.Index) {
+	t.Helper()
+	y, ok, err := OpenBM25Text(x.dir, x.schema)
+	if err != nil || !ok {
+		t.Fatalf("%s: reopen: %v %v", when, ok, err)
+	}
+	if g, _ := y.Generation(); g != gen {
+		t.Fatalf("%s: reopened at %d, want %d", when, g, gen)
+	}
+	checkSame(t, when, y, ref)
+	y.closeFiles()
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -319,18 +329,7 @@ func TestBM25TextMergeBehind(t *testing.T) {
 		if x.baseGen == 1 || x.logN >= mergeMax {
 			t.Fatalf("fail %v: base at %d, %d logged", fail, x.baseGen, x.logN)
 		}
-		y, ok, err := OpenBM25Text(dir, "s1")
-		if err != nil || !ok {
-			t.Fatalf("reopen: %v %v", ok, err)
-		}
-		if g, _ := y.Generation(); g != gen {
-			t.Fatalf("reopened at %d, want %d", g, gen)
-		}
-		checkSame(t, "reopened after a merge", y, ref)
-		y.closeFiles()
-		if err := x.Close(); err != nil {
-			t.Fatal(err)
-		}
+		reopenSame(t, "reopened after a merge", x, gen, ref)
 	}
 }
 

@@ -31,27 +31,16 @@ type Overlay struct {
 // ErrSavedCorrupt (wrapped) or the error of reading.
 func (s *Saved) NewOverlay() (*Overlay, error) {
 	o := &Overlay{s: s, x: New(), num: make(map[string]uint32, s.nDocs), removed: map[uint32]bool{}}
-	n := uint32(0)
-	for _, r := range s.ids {
-		b, err := s.scratchBlock(r)
-		if err != nil {
-			return nil, err
+	err := s.eachID(func(n uint32, id []byte) error {
+		if len(id) == 0 {
+			o.baseDead++
+		} else {
+			o.num[string(id)] = n
 		}
-		d := decoder{b: b}
-		for len(d.b) > 0 && d.err == nil {
-			if id := d.bytes(); len(id) == 0 {
-				o.baseDead++
-			} else {
-				o.num[string(id)] = n
-			}
-			n++
-		}
-		if d.err != nil {
-			return nil, fmt.Errorf("%w: id block at %d", ErrSavedCorrupt, r.off)
-		}
-	}
-	if uint64(n) != s.nDocs {
-		return nil, fmt.Errorf("%w: %d ids for %d documents", ErrSavedCorrupt, n, s.nDocs)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return o, nil
 }
@@ -270,26 +259,14 @@ func (src *overlaySource) region(r blockRef) ([]byte, error) {
 func (src *overlaySource) numIDs() int { return int(src.o.s.nDocs) + len(src.o.x.ids) }
 
 func (src *overlaySource) eachID(fn func(string) error) error {
-	s, n := src.o.s, uint32(0)
-	for _, r := range s.ids {
-		b, err := s.scratchBlock(r)
-		if err != nil {
-			return err
+	err := src.o.s.eachID(func(n uint32, id []byte) error {
+		if src.o.removed[n] {
+			return fn("")
 		}
-		d := decoder{b: b}
-		for len(d.b) > 0 && d.err == nil {
-			id := string(d.bytes())
-			if src.o.removed[n] {
-				id = ""
-			}
-			if err := fn(id); err != nil {
-				return err
-			}
-			n++
-		}
-		if d.err != nil {
-			return fmt.Errorf("%w: id block at %d", ErrSavedCorrupt, r.off)
-		}
+		return fn(string(id))
+	})
+	if err != nil {
+		return err
 	}
 	for _, id := range src.o.x.ids {
 		if err := fn(id); err != nil {

@@ -848,6 +848,39 @@ func (s *Saved) topK(cs []cursor, k int, prune bool, dead func(uint32) bool, lis
 	return hits, nil
 }
 
+// eachID calls fn with every document number and its id ("" for a
+// number with no live document), in number order, reading each id block
+// once; id is valid during the call. It returns fn's error, the error of
+// reading, or ErrSavedCorrupt (wrapped) for a malformed id block or ids
+// other in number than the saved documents.
+func (s *Saved) eachID(fn func(n uint32, id []byte) error) error {
+	n := uint32(0)
+	for _, r := range s.ids {
+		b, err := s.scratchBlock(r)
+		if err != nil {
+			return err
+		}
+		d := decoder{b: b}
+		for len(d.b) > 0 && d.err == nil {
+			id := d.bytes()
+			if d.err != nil {
+				break
+			}
+			if err := fn(n, id); err != nil {
+				return err
+			}
+			n++
+		}
+		if d.err != nil {
+			return fmt.Errorf("%w: id block at %d", ErrSavedCorrupt, r.off)
+		}
+	}
+	if uint64(n) != s.nDocs {
+		return fmt.Errorf("%w: %d ids for %d documents", ErrSavedCorrupt, n, s.nDocs)
+	}
+	return nil
+}
+
 // Load reads the whole saved index into an Index that ranks as the Index
 // it was saved from did when saved (Search: the same hits, scores to the
 // last bit, and order), and goes on from there as that Index would: its
@@ -866,21 +899,12 @@ func (s *Saved) Load() (*Index, error) {
 		return nil, fmt.Errorf("%w: %d documents in %d id blocks", ErrSavedCorrupt, s.nDocs, len(s.ids))
 	}
 	ids := make([]string, 0, s.nDocs)
-	for _, r := range s.ids {
-		b, err := s.scratchBlock(r)
-		if err != nil {
-			return nil, err
-		}
-		d := decoder{b: b}
-		for len(d.b) > 0 && d.err == nil {
-			ids = append(ids, string(d.bytes()))
-		}
-		if d.err != nil {
-			return nil, fmt.Errorf("%w: id block at %d", ErrSavedCorrupt, r.off)
-		}
-	}
-	if uint64(len(ids)) != s.nDocs {
-		return nil, fmt.Errorf("%w: %d ids for %d documents", ErrSavedCorrupt, len(ids), s.nDocs)
+	err := s.eachID(func(_ uint32, id []byte) error {
+		ids = append(ids, string(id))
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	x := New()
 	x.ids = ids
