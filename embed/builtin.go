@@ -4,8 +4,9 @@ import (
 	"context"
 	"encoding/binary"
 	"math"
-	"runtime"
 	"sync"
+
+	"github.com/gloss-dev/gloss/internal/syncx"
 )
 
 // Builtin is the default embedder: static word embeddings learned from
@@ -119,22 +120,11 @@ func (b *Builtin) VocabSize() int { return len(b.vocab) }
 // the goroutine: the same vectors as one at a time).
 func (b *Builtin) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
-	workers := min(runtime.GOMAXPROCS(0), len(texts)/embedShare)
-	if workers <= 1 {
-		return out, b.embedRange(ctx, texts, out)
-	}
-	per := (len(texts) + workers - 1) / workers
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		lo, hi := min(w*per, len(texts)), min((w+1)*per, len(texts))
-		wg.Go(func() { errs[w] = b.embedRange(ctx, texts[lo:hi], out[lo:hi]) })
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	err := syncx.Ranges(len(texts), embedShare, func(lo, hi int) error {
+		return b.embedRange(ctx, texts[lo:hi], out[lo:hi])
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

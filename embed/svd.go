@@ -3,11 +3,11 @@ package embed
 import (
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"sort"
-	"sync"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/gloss-dev/gloss/internal/syncx"
 )
 
 // oversample is the number of extra columns of the randomized SVD's test
@@ -124,31 +124,23 @@ func (a *csr) transpose() *csr {
 }
 
 // mul returns a·x (x is n×l dense), rows split among GOMAXPROCS
-// goroutines.
+// goroutines (syncx.Ranges).
 func (a *csr) mul(x *mat.Dense) *mat.Dense {
 	_, l := x.Dims()
 	y := mat.NewDense(a.n, l, nil)
 	xr, yr := x.RawMatrix(), y.RawMatrix()
-	workers := max(1, runtime.GOMAXPROCS(0))
-	chunk := (a.n + workers - 1) / workers
-	var wg sync.WaitGroup
-	for lo := 0; lo < a.n; lo += chunk {
-		hi := min(a.n, lo+chunk)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := lo; i < hi; i++ {
-				dst := yr.Data[i*yr.Stride : i*yr.Stride+l]
-				for k := a.rowPtr[i]; k < a.rowPtr[i+1]; k++ {
-					v := a.val[k]
-					src := xr.Data[int(a.col[k])*xr.Stride : int(a.col[k])*xr.Stride+l]
-					for c := range dst {
-						dst[c] += v * src[c]
-					}
+	_ = syncx.Ranges(a.n, 1, func(lo, hi int) error {
+		for i := lo; i < hi; i++ {
+			dst := yr.Data[i*yr.Stride : i*yr.Stride+l]
+			for k := a.rowPtr[i]; k < a.rowPtr[i+1]; k++ {
+				v := a.val[k]
+				src := xr.Data[int(a.col[k])*xr.Stride : int(a.col[k])*xr.Stride+l]
+				for c := range dst {
+					dst[c] += v * src[c]
 				}
 			}
-		}()
-	}
-	wg.Wait()
+		}
+		return nil
+	})
 	return y
 }

@@ -4,15 +4,15 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
 	"sort"
-	"sync"
 
 	"github.com/blugelabs/bluge"
 	blugesearch "github.com/blugelabs/bluge/search"
 	"github.com/blugelabs/bluge/search/searcher"
 
 	"github.com/gloss-dev/gloss/index/bm25"
+
+	"github.com/gloss-dev/gloss/internal/syncx"
 )
 
 // BM25Fields returns the analyzed fields of d as the full-text index
@@ -65,24 +65,12 @@ func BM25Fields(d Doc) []bm25.Field {
 // analysis of a memory write's documents is most of its CPU).
 func bm25FieldsOf(docs []Doc) [][]bm25.Field {
 	out := make([][]bm25.Field, len(docs))
-	workers := min(runtime.GOMAXPROCS(0), len(docs)/64)
-	if workers <= 1 {
-		for i, d := range docs {
-			out[i] = BM25Fields(d)
+	_ = syncx.Ranges(len(docs), 64, func(lo, hi int) error {
+		for i := lo; i < hi; i++ {
+			out[i] = BM25Fields(docs[i])
 		}
-		return out
-	}
-	var wg sync.WaitGroup
-	per := (len(docs) + workers - 1) / workers
-	for lo := 0; lo < len(docs); lo += per {
-		hi := min(lo+per, len(docs))
-		wg.Go(func() {
-			for i := lo; i < hi; i++ {
-				out[i] = BM25Fields(docs[i])
-			}
-		})
-	}
-	wg.Wait()
+		return nil
+	})
 	return out
 }
 

@@ -1,8 +1,9 @@
 // Package syncx has small synchronization helpers shared by the language
-// server and the daemon.
+// server, the daemon and the packages that share work among goroutines.
 package syncx
 
 import (
+	"runtime"
 	"sync"
 	"time"
 )
@@ -76,4 +77,35 @@ func (c *Coalescer) Wait() {
 		c.idle.Wait()
 	}
 	c.mu.Unlock()
+}
+
+// Ranges calls fn(lo, hi) for consecutive ranges [lo, hi) covering
+// 0..n−1, on up to GOMAXPROCS goroutines with at least minPer indices
+// each (minPer ≥ 1): one call on the calling goroutine when n is too
+// small to share, else one goroutine per range, ranges of equal length
+// but the last. It returns when every call has, with the error of the
+// first range (in index order) whose call failed, or nil. fn must be safe
+// for concurrent use on disjoint ranges.
+func Ranges(n, minPer int, fn func(lo, hi int) error) error {
+	workers := min(runtime.GOMAXPROCS(0), n/max(minPer, 1))
+	if workers <= 1 {
+		if n <= 0 {
+			return nil
+		}
+		return fn(0, n)
+	}
+	per := (n + workers - 1) / workers
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := min(w*per, n), min((w+1)*per, n)
+		wg.Go(func() { errs[w] = fn(lo, hi) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
