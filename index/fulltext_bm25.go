@@ -29,12 +29,9 @@ func BM25Fields(d Doc) []bm25.Field {
 	sort.Strings(names)
 	out := make([]bm25.Field, 0, len(names))
 	buf := tokenBufs.Get().(*tokenBuf)
-	big := false
+	most := 0 // distinct terms of a field, at most
 	for _, name := range names {
-		tokens := tokenize([]byte(d.Fields[name]), buf)
-		for _, tf := range english.TokenFilters {
-			tokens = tf.Filter(tokens)
-		}
+		tokens := buf.analyze([]byte(d.Fields[name]))
 		// Distinct terms in first-occurrence order, counted through the
 		// pooled map (one string per distinct term, as a map's keys).
 		terms := make([]bm25.TermFreq, 0, len(tokens))
@@ -47,16 +44,11 @@ func BM25Fields(d Doc) []bm25.Field {
 			buf.index[term] = len(terms)
 			terms = append(terms, bm25.TermFreq{Term: term, TF: 1})
 		}
-		big = big || len(terms) > maxPooledTerms // a cleared map keeps its size
-		clear(buf.index)
+		most = max(most, len(terms))
 		out = append(out, bm25.Field{Name: name, Length: len(tokens), Terms: terms})
-		clear(buf.toks[:buf.used]) // no input is kept alive by the pool
-		clear(buf.ptrs[:buf.used])
-		buf.used = 0
+		buf.empty()
 	}
-	if len(buf.toks) <= maxPooledTokens && !big {
-		tokenBufs.Put(buf)
-	}
+	buf.release(most)
 	return out
 }
 

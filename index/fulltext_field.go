@@ -75,10 +75,7 @@ var tokenBufs = sync.Pool{New: func() any { return &tokenBuf{index: map[string]i
 // returns it without term vectors.
 func (f *textField) Analyze(startOffset int) int {
 	buf := tokenBufs.Get().(*tokenBuf)
-	tokens := tokenize(f.Value(), buf) // english's tokenizer, into buf
-	for _, tf := range english.TokenFilters {
-		tokens = tf.Filter(tokens)
-	}
+	tokens := buf.analyze(f.Value())
 	f.length = len(tokens)
 	for _, tok := range tokens {
 		if i, ok := buf.index[string(tok.Term)]; ok {
@@ -89,17 +86,41 @@ func (f *textField) Analyze(startOffset int) int {
 		buf.terms = append(buf.terms, fieldTerm{term: tok.Term, freq: 1})
 	}
 	f.terms = slices.Clone(buf.terms)
-	if len(buf.toks) > maxPooledTokens || len(buf.terms) > maxPooledTerms {
-		return 0 // dropped: a cleared map keeps its size
-	}
-	clear(buf.index)
-	clear(buf.terms)
-	buf.terms = buf.terms[:0]
-	clear(buf.toks[:buf.used]) // no input is kept alive by the pool
-	clear(buf.ptrs[:buf.used])
-	buf.used = 0
-	tokenBufs.Put(buf)
+	buf.release(len(buf.terms))
 	return 0
+}
+
+// analyze returns the English analyzer's tokens of input, made in b
+// (tokenize, then english's filters); they are valid until b is emptied.
+func (b *tokenBuf) analyze(input []byte) analysis.TokenStream {
+	tokens := tokenize(input, b)
+	for _, tf := range english.TokenFilters {
+		tokens = tf.Filter(tokens)
+	}
+	return tokens
+}
+
+// empty clears b for another analysis: its term map and terms, and its
+// tokens, so that no input is kept alive by the pool.
+func (b *tokenBuf) empty() {
+	clear(b.index)
+	clear(b.terms)
+	b.terms = b.terms[:0]
+	clear(b.toks[:b.used])
+	clear(b.ptrs[:b.used])
+	b.used = 0
+}
+
+// release returns b, emptied, to the pool, unless it grew past
+// maxPooledTokens tokens or an analysis put more than maxPooledTerms
+// (terms: the most) distinct terms in its map: a cleared map keeps its
+// size, so such a buffer is dropped.
+func (b *tokenBuf) release(terms int) {
+	if len(b.toks) > maxPooledTokens || terms > maxPooledTerms {
+		return
+	}
+	b.empty()
+	tokenBufs.Put(b)
 }
 
 // Length implements segment.Field: the number of tokens, repeats
