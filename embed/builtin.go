@@ -65,6 +65,8 @@ type Builtin struct {
 	sub      []float32            // subwordBuckets*dim, or nil
 	subPart  map[uint32][]float32 // bucket → row (nil: zero), while sub is nil
 	subFills int                  // fillSubwords calls so far
+
+	memo wordMemo // vectors wordVectorInto computed (see wordMemo)
 }
 
 // subwordBuckets is the number of hash buckets of character n-grams.
@@ -190,16 +192,41 @@ func (b *Builtin) embedWords(words []string) []float32 {
 // nor a known n-gram.
 func (b *Builtin) wordVector(w string) ([]float32, float64) { return b.wordVectorInto(w, nil) }
 
-// wordVectorInto is wordVector; a prior's row is decoded into buf (dim
-// values; nil: a new slice), which the result then is.
+// wordVectorInto is wordVector. The result is read-only: a view of the
+// model's rows, a vector remembered in b.memo (wordMemo), or, once the
+// memo is full, a prior's row decoded into buf (dim values; nil: a new
+// slice) or a new slice.
 func (b *Builtin) wordVectorInto(w string, buf []float32) ([]float32, float64) {
-	if r, ok := b.words.lookup(w); ok {
-		p := 0.0
-		if b.total > 0 {
-			p = float64(b.counts[r]) / float64(b.total)
-		}
-		return b.wordRow(int(r), buf), p
+	r, ok := b.words.lookup(w)
+	if ok && b.q == nil && b.raw == nil {
+		return b.vecs[int(r)*b.dim : (int(r)+1)*b.dim], b.wordP(r)
 	}
+	if v, p, hit := b.memo.get(w, b.dim); hit {
+		return v, p
+	}
+	var v []float32
+	p := 0.0
+	if ok {
+		v, p = b.wordRow(int(r), buf), b.wordP(r)
+	} else {
+		v = b.subwordVector(w)
+	}
+	return b.memo.put(w, v, p, b.dim), p
+}
+
+// wordP returns the corpus frequency p(w) of vocabulary row r (0 for a
+// model without counts).
+func (b *Builtin) wordP(r int32) float64 {
+	if b.total == 0 {
+		return 0
+	}
+	return float64(b.counts[r]) / float64(b.total)
+}
+
+// subwordVector returns the vector of a word outside the vocabulary: the
+// normalised sum of its n-gram buckets' rows (see Builtin), or nil when
+// none has a row.
+func (b *Builtin) subwordVector(w string) []float32 {
 	v := make([]float32, b.dim)
 	n := 0
 	for _, row := range b.subwordRows(ngramHashes(w)) {
@@ -210,10 +237,10 @@ func (b *Builtin) wordVectorInto(w string, buf []float32) ([]float32, float64) {
 		n++
 	}
 	if n == 0 || norm(v) == 0 {
-		return nil, 0
+		return nil
 	}
 	Normalize(v)
-	return v, 0
+	return v
 }
 
 // wordRow returns the unit vector of vocabulary row r: a view of vecs;
