@@ -141,7 +141,6 @@ func setMemoryLimit(limit int64) (restore func()) {
 const batchStoreCacheBytes = 8 << 20
 
 func runBatch(cmd *cobra.Command, g *globals, b *backend, file string) error {
-	defer setMemoryLimit(batchMemoryLimit)()
 	var r io.Reader
 	if file == "-" {
 		r = cmd.InOrStdin()

@@ -203,6 +203,11 @@ and with --json prints one JSON object per line, in input order, each with "id"
 			}
 			if batch != "" {
 				g.storeCache, g.storeBulk = batchStoreCacheBytes, true
+				// Set before connect so that it holds until the workspace
+				// is closed: closing folds the last writes into the text
+				// and vector indexes, which without it peaked 60 MB over
+				// the batch itself (docs/benchmarks.md).
+				defer setMemoryLimit(batchMemoryLimit)()
 			}
 			b, err := g.connect(cmd.Context())
 			if err != nil {
