@@ -401,6 +401,47 @@ func TestVectorsAppendThenCompactLog(t *testing.T) {
 	}
 }
 
+// TestVectorsReserve: rows appended after Reserve go to the block made
+// for them, none copied on the way, and the index searches, counts and
+// compacts as without it.
+func TestVectorsReserve(t *testing.T) {
+	e := &letterEmbedder{model: "letters@1"}
+	v, _ := openVec(t, t.TempDir(), e)
+	v.Reserve(100) // no dimension yet: nothing to do
+	if err := v.Rebuild([]Doc{vdoc("b1", "aaa")}, 1); err != nil {
+		t.Fatal(err)
+	}
+	v.Reserve(0)
+	v.Reserve(1200)
+	block := v.st.extra[:1:1]
+	gen := uint64(1)
+	for c := range 3 {
+		var docs []Doc
+		for i := range 400 {
+			docs = append(docs, vdoc(fmt.Sprintf("n%d-%03d", c, i), "bbb"))
+		}
+		gen++
+		if err := v.Append(docs, nil, gen); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(v.st.extra) != 1200*v.st.dim || &v.st.extra[0] != &block[0] {
+		t.Fatalf("%d added floats, want %d, in the reserved block: %v", len(v.st.extra), 1200*v.st.dim, &v.st.extra[0] == &block[0])
+	}
+	if n, _ := v.Count(); n != 1201 {
+		t.Fatalf("%d rows, want 1201", n)
+	}
+	if got := search(t, v, "a", 1); got != "b1" {
+		t.Fatalf("search a = %q, want b1", got)
+	}
+	if err := v.CompactLog(); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := v.Count(); n != 1201 || len(v.st.extra) != 0 {
+		t.Fatalf("after CompactLog: %d rows, %d added floats", n, len(v.st.extra))
+	}
+}
+
 // TestReadVectorFilesAhead checks the files read before the embedder is
 // known (ReadVectorFiles, as a CLI search reads them while its embedder
 // loads): opened for the index's model they search as OpenVectors does,

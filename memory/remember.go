@@ -116,7 +116,7 @@ func (w *Workspace) RememberBatchEach(ctx context.Context, reqs []RememberReques
 	defer w.keepFiles(st) // before st.release empties st.stored
 	defer w.loadBatchSites(len(reqs))()
 	if len(reqs) > RememberChunk {
-		defer w.bulkVectors()()
+		defer w.bulkVectors(len(reqs))()
 	}
 	defer w.batchGeneration()()
 	out := make([]*Memory, min(RememberChunk, len(reqs)))

@@ -40,6 +40,9 @@ type vectorState struct {
 	// append to the index's log and the batch compacts it once at its
 	// end (index.Vectors.Append, CompactLog).
 	bulk bool
+	// reserve is the number of rows a bulk write's first vector update
+	// makes room for (index.Vectors.Reserve): the batch's requests.
+	reserve int
 
 	building bool      // a background rebuild runs
 	failedAt time.Time // when the last background rebuild failed
@@ -354,6 +357,8 @@ func (w *Workspace) indexVectors(mems []*Memory, deleted []string, gen uint64) {
 	update := v.Update
 	if w.vecs.bulk {
 		update = v.Append
+		v.Reserve(w.vecs.reserve)
+		w.vecs.reserve = 0
 	}
 	if err := update(docs, deleted, gen); err != nil {
 		v.Invalidate()
@@ -365,15 +370,16 @@ func (w *Workspace) indexVectors(mems []*Memory, deleted []string, gen uint64) {
 // RememberBatch append to the index's log (see vectorState.bulk); the
 // function it returns ends that and compacts a long log once. A failed
 // compaction leaves the log, which the next opening replays, and is
-// reported through Options.Warn.
-func (w *Workspace) bulkVectors() func() {
+// reported through Options.Warn. The first update makes room for n rows
+// (the batch's requests, index.Vectors.Reserve).
+func (w *Workspace) bulkVectors(n int) func() {
 	w.vecs.mu.Lock()
-	w.vecs.bulk = true
+	w.vecs.bulk, w.vecs.reserve = true, n
 	w.vecs.mu.Unlock()
 	return func() {
 		w.vecs.mu.Lock()
 		defer w.vecs.mu.Unlock()
-		w.vecs.bulk = false
+		w.vecs.bulk, w.vecs.reserve = false, 0
 		if v := w.vecs.idx; v != nil {
 			if err := v.CompactLog(); err != nil {
 				w.warn(fmt.Errorf("vector index: %w", err))
