@@ -81,21 +81,34 @@ type BM25Text struct {
 // are appended to the log as ever and kept here, to become the new log
 // and the new base's overlay once it is in place.
 type bgMerge struct {
-	done  chan struct{}
-	over  *bm25.Overlay // the writes merged, no longer written to
-	gen   uint64        // the generation of the new base
-	n     int           // its live documents
-	path  string        // where it is written
-	err   error         // the merge's, set before done is closed
-	recs  [][]byte      // log records (framed) of the writes since
-	after []loggedWrite // and the writes themselves
-	logN  int           // documents put or deleted by them
+	done chan struct{}
+	over *bm25.Overlay // the writes merged, no longer written to
+	gen  uint64        // the generation of the new base
+	n    int           // its live documents
+	path string        // where it is written
+	err  error         // the merge's, set before done is closed
+	// recs are the log records (framed) of the writes since, decoded
+	// again when the merge ends (applyRecs) rather than also kept
+	// analyzed: the analyzed fields' term strings are small objects the
+	// collector of a batch scanned at every cycle of every merge
+	// (BM25Fields held 9 MB live in a heap profile taken mid-batch,
+	// docs/benchmarks.md).
+	recs [][]byte
+	logN int // documents put or deleted by them
 }
 
-// loggedWrite is one write kept by a bgMerge.
-type loggedWrite struct {
-	docs    map[string][]bm25.Field
-	deleted []string
+// applyRecs applies the writes of framed log records recs to o. The
+// records are the ones this process appended (appendLog), so they decode;
+// an error is returned all the same.
+func applyRecs(o *bm25.Overlay, recs [][]byte) error {
+	for _, rec := range recs {
+		_, docs, deleted, err := decodeLogRecord(rec[8:], true)
+		if err != nil {
+			return err
+		}
+		o.Apply(docs, deleted)
+	}
+	return nil
 }
 
 var _ Derived = (*BM25Text)(nil)
@@ -470,13 +483,8 @@ func (t *BM25Text) updateMerging(docs []Doc, fields [][]bm25.Field, deleted []st
 		t.ok = false
 		return err
 	}
-	changed := make(map[string][]bm25.Field, len(docs))
-	for i, d := range docs {
-		changed[d.ID] = fields[i]
-	}
 	m := t.merging
 	m.recs = append(m.recs, rec)
-	m.after = append(m.after, loggedWrite{changed, deleted})
 	m.logN += len(docs) + len(deleted)
 	t.gen = gen
 	t.logN += len(docs) + len(deleted)
@@ -516,8 +524,9 @@ func (t *BM25Text) finishMerge() error {
 		t.mergeFailures++
 		_ = os.RemoveAll(m.path)
 		t.over = m.over
-		for _, w := range m.after {
-			t.over.Apply(w.docs, w.deleted)
+		if err := applyRecs(t.over, m.recs); err != nil {
+			t.ok = false
+			return err
 		}
 		return nil
 	}
@@ -542,14 +551,14 @@ func (t *BM25Text) finishMerge() error {
 		return err
 	}
 	t.logN = m.logN
-	if len(m.after) > 0 {
+	if len(m.recs) > 0 {
 		o, err := t.saved.NewOverlay()
+		if err == nil {
+			err = applyRecs(o, m.recs)
+		}
 		if err != nil {
 			t.ok = false
 			return err
-		}
-		for _, w := range m.after {
-			o.Apply(w.docs, w.deleted)
 		}
 		t.over = o
 		if o.Compacts() {

@@ -205,8 +205,9 @@ and with --json prints one JSON object per line, in input order, each with "id"
 				g.storeCache, g.storeBulk = batchStoreCacheBytes, true
 				// Set before connect so that it holds until the workspace
 				// is closed: closing folds the last writes into the text
-				// and vector indexes, which without it peaked 60 MB over
-				// the batch itself (docs/benchmarks.md).
+				// and vector indexes (a +80,000 batch whose close folded
+				// a 12,000-document text log peaked there at 340 MB,
+				// 50 MB over the batch itself, docs/benchmarks.md).
 				defer setMemoryLimit(batchMemoryLimit)()
 			}
 			b, err := g.connect(cmd.Context())

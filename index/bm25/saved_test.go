@@ -1,6 +1,7 @@
 package bm25
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"math"
@@ -250,5 +251,24 @@ func TestSavedSeek(t *testing.T) {
 	}
 	if long == 0 {
 		t.Fatal("no list spans more than two blocks")
+	}
+}
+
+// TestSavedFormatGolden pins the bytes of the saved form (the SHA-256 of
+// savedFixture's file): a change of writeSaved that is meant to change
+// nothing, such as how it buffers the dictionary, must keep them.
+func TestSavedFormatGolden(t *testing.T) {
+	x, _ := savedFixture(t)
+	path := filepath.Join(t.TempDir(), "x.bm25")
+	if _, err := x.WriteSaved(path, []byte("golden tag")); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "282c3bbf9075a40f930ac770275f075a56883f3bbc5d60161e9640f94d6bc8e3"
+	if got := fmt.Sprintf("%x", sha256.Sum256(data)); got != want {
+		t.Fatalf("saved form of the fixture: %d bytes, SHA-256 %s, want %s", len(data), got, want)
 	}
 }
