@@ -15,7 +15,7 @@ import (
 // "create file uploads", "HTTPServer_v2" → "http server v 2"... digits
 // and letters are separated.
 func Split(s string) string {
-	if isASCII(s) {
+	if IsASCII(s) {
 		return splitASCII(s)
 	}
 	var b strings.Builder
@@ -66,8 +66,8 @@ func Split(s string) string {
 	return b.String()
 }
 
-// isASCII reports whether every byte of s is < 0x80.
-func isASCII(s string) bool {
+// IsASCII reports whether every byte of s is < 0x80 (s is ASCII text).
+func IsASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
 			return false

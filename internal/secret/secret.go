@@ -295,8 +295,15 @@ func isTokenByte(c byte) bool {
 
 // normalize removes zero-width characters and NFKC-folds text
 // (fullwidth letters, ligatures and other compatibility forms become their
-// ASCII equivalents).
+// ASCII equivalents). ASCII text is returned as it is: it has no
+// zero-width character (all are outside ASCII) and is its own NFKC form
+// (Unicode Standard Annex #15: ASCII characters have no decomposition
+// and do not compose), which skips both passes for most memories (0.4 of
+// 2.2 CPU-s of the secret scan of 80,000 memories, docs/benchmarks.md).
 func normalize(text string) string {
+	if ident.IsASCII(text) {
+		return text
+	}
 	return norm.NFKC.String(zeroWidth.Replace(text))
 }
 
