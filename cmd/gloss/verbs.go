@@ -206,8 +206,8 @@ and with --json prints one JSON object per line, in input order, each with "id"
 				// Set before connect so that it holds until the workspace
 				// is closed: closing folds the last writes into the text
 				// and vector indexes (a +80,000 batch whose close folded
-				// a 12,000-document text log peaked there at 340 MB,
-				// 50 MB over the batch itself, docs/benchmarks.md).
+				// a 12,000-document text log peaked there at 332 MiB,
+				// its chunks under 285, docs/benchmarks.md).
 				defer setMemoryLimit(batchMemoryLimit)()
 			}
 			b, err := g.connect(cmd.Context())
