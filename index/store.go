@@ -424,28 +424,52 @@ func (s *Store) readFile(path string, decode func(val []byte) (*FileRecord, erro
 }
 
 // FileDefs returns the stored record of path without its calls and
-// imports, or (nil, nil) when it is not indexed. It decodes the stored
-// bytes each time, skipping the calls (most of a record) instead of
-// decoding them, and leaves the record cache alone: for a reader that
-// reads each file once and keeps what it needs, such as an ingest of many
-// memories, which would otherwise hold every record of the workspace
-// twice (stored bytes and decoded calls) in the cache.
+// imports, and its definitions without their doc comments (Doc ""), or
+// (nil, nil) when it is not indexed. It decodes the stored bytes each
+// time, skipping the calls (most of a record) and the doc comments
+// instead of decoding them, and leaves the record cache alone: for a
+// reader that reads each file once and keeps what it needs to anchor,
+// such as an ingest of many memories, which would otherwise hold every
+// record of the workspace twice (stored bytes and decoded calls) in the
+// cache, and every doc comment in the heap its collector scans. Each
+// definition's Path is the record's path, one string for the file.
 func (s *Store) FileDefs(path string) (rec *FileRecord, err error) {
 	return s.readFile(path, func(val []byte) (*FileRecord, error) {
 		var r struct {
-			V        int          `json:"v"`
-			Path     string       `json:"path"`
-			Lang     string       `json:"lang"`
-			Hash     string       `json:"hash"`
-			HasError bool         `json:"has_error"`
-			Defs     []Definition `json:"defs"`
+			V        int        `json:"v"`
+			Path     string     `json:"path"`
+			Lang     string     `json:"lang"`
+			Hash     string     `json:"hash"`
+			HasError bool       `json:"has_error"`
+			Defs     []defNoDoc `json:"defs"`
 		}
 		if err := json.Unmarshal(val, &r); err != nil {
 			return nil, fmt.Errorf("corrupt file record %s: %w", path, err)
 		}
-		return &FileRecord{V: r.V, Path: r.Path, Lang: r.Lang, Hash: r.Hash, HasError: r.HasError, Defs: r.Defs}, nil
+		defs := make([]Definition, len(r.Defs))
+		for i := range r.Defs {
+			defs[i] = r.Defs[i].Definition
+			if defs[i].Path == r.Path {
+				defs[i].Path = r.Path
+			}
+		}
+		return &FileRecord{V: r.V, Path: r.Path, Lang: r.Lang, Hash: r.Hash, HasError: r.HasError, Defs: defs}, nil
 	})
 }
+
+// defNoDoc decodes a stored Definition without its doc comment: the
+// outer Doc field, shallower than the embedded one, takes the "doc" key
+// (encoding/json's rule for embedded fields) and discards it.
+type defNoDoc struct {
+	Definition
+	Doc skipJSON `json:"doc,omitempty"`
+}
+
+// skipJSON discards the JSON value it is decoded from.
+type skipJSON struct{}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (skipJSON) UnmarshalJSON([]byte) error { return nil }
 
 // Files calls fn for every stored file record in path order.
 func (s *Store) Files(fn func(*FileRecord) error) error {
