@@ -3,6 +3,7 @@ package bm25
 import (
 	"fmt"
 	"hash/crc32"
+	"hash/maphash"
 	"math"
 	"sort"
 )
@@ -18,25 +19,64 @@ import (
 // from the document frequencies of the query terms whose postings hold
 // them. A CLI search after a few CLI writes ranks through one.
 type Overlay struct {
-	s        *Saved
-	x        *Index            // the documents put by the writes
-	num      map[string]uint32 // the saved index's live ids -> their numbers
-	baseDead int               // the saved index's tombstones
-	removed  map[uint32]bool   // saved documents the writes replaced or deleted
-	compacts bool              // see Compacts
+	s *Saved
+	x *Index // the documents put by the writes
+	// num maps the hash (seed, hash/maphash) of each live saved id to its
+	// document number, or to sharedHash when several saved ids have that
+	// hash; those are in shared, by id. A number found by hash is checked
+	// against the saved id (Saved.id) before use. The map holds no
+	// pointer, unlike a map of the 100,000 id strings of a large index,
+	// which a batch's collector scanned at every cycle (NewOverlay's ids
+	// were 6.6 MB of its live heap, docs/benchmarks.md).
+	num      map[uint64]uint32
+	shared   map[string]uint32
+	seed     maphash.Seed
+	live     int             // live saved documents not removed
+	baseDead int             // the saved index's tombstones
+	removed  map[uint32]bool // saved documents the writes replaced or deleted
+	compacts bool            // see Compacts
+	err      error           // a saved id that could not be read (removeSaved)
 }
 
+// sharedHash marks a hash that several saved ids have (Overlay.num).
+const sharedHash = math.MaxUint32
+
+// idHashBytes and idHashString hash a saved id for Overlay.num: the same
+// value for the same bytes (hash/maphash). Tests replace them with a
+// hash of few values, so that ids share them.
+var (
+	idHashBytes  = maphash.Bytes
+	idHashString = maphash.String
+)
+
 // NewOverlay returns an Overlay of s with no write yet. It reads every
-// id block of s (the map of ids the writes may replace) and returns
+// id block of s (the ids the writes may replace) and returns
 // ErrSavedCorrupt (wrapped) or the error of reading.
 func (s *Saved) NewOverlay() (*Overlay, error) {
-	o := &Overlay{s: s, x: New(), num: make(map[string]uint32, s.nDocs), removed: map[uint32]bool{}}
+	o := &Overlay{s: s, x: New(), num: make(map[uint64]uint32, s.nDocs), seed: maphash.MakeSeed(), removed: map[uint32]bool{}}
 	err := s.eachID(func(n uint32, id []byte) error {
 		if len(id) == 0 {
 			o.baseDead++
-		} else {
-			o.num[string(id)] = n
+			return nil
 		}
+		o.live++
+		h := idHashBytes(o.seed, id)
+		prev, ok := o.num[h]
+		if !ok {
+			o.num[h] = n
+			return nil
+		}
+		if o.shared == nil {
+			o.shared = map[string]uint32{}
+		}
+		if prev != sharedHash { // the first id of this hash moves to shared
+			pid, err := s.id(prev)
+			if err != nil {
+				return err
+			}
+			o.shared[pid], o.num[h] = prev, sharedHash
+		}
+		o.shared[string(id)] = n
 		return nil
 	})
 	if err != nil {
@@ -67,10 +107,29 @@ func (o *Overlay) Apply(docs map[string][]Field, deleted []string) {
 
 // removeSaved marks the saved document of id, if live, removed.
 func (o *Overlay) removeSaved(id string) {
-	if n, ok := o.num[id]; ok {
-		delete(o.num, id)
-		o.removed[n] = true
+	h := idHashString(o.seed, id)
+	n, ok := o.num[h]
+	switch {
+	case !ok:
+		return
+	case n == sharedHash:
+		if n, ok = o.shared[id]; !ok {
+			return
+		}
+		delete(o.shared, id)
+	default:
+		sid, err := o.s.id(n)
+		if err != nil {
+			o.err = err
+			return
+		}
+		if sid != id { // another id of the same hash
+			return
+		}
+		delete(o.num, h)
 	}
+	o.removed[n] = true
+	o.live--
 }
 
 // Compacts reports whether the saved index loaded and given the writes
@@ -81,7 +140,7 @@ func (o *Overlay) removeSaved(id string) {
 func (o *Overlay) Compacts() bool { return o.compacts }
 
 // Len returns the number of live documents.
-func (o *Overlay) Len() int { return len(o.num) + o.x.Len() }
+func (o *Overlay) Len() int { return o.live + o.x.Len() }
 
 // Search is Index.Search on the saved index loaded with the writes
 // applied (see Overlay). It reads what Saved.Search reads, and the whole
@@ -90,6 +149,9 @@ func (o *Overlay) Len() int { return len(o.num) + o.x.Len() }
 func (o *Overlay) Search(clauses []Clause, k int, prune bool) ([]Hit, error) {
 	if k <= 0 {
 		return nil, nil
+	}
+	if o.err != nil {
+		return nil, o.err
 	}
 	s, x := o.s, o.x
 	x.mu.RLock()
@@ -206,6 +268,9 @@ func (o *Overlay) Search(clauses []Clause, k int, prune bool) ([]Hit, error) {
 func (o *Overlay) WriteSaved(path string, tag []byte) (int64, error) {
 	if o.compacts {
 		return 0, fmt.Errorf("bm25: the writes laid over a saved index compact it; load it to save it")
+	}
+	if o.err != nil {
+		return 0, o.err
 	}
 	o.x.mu.RLock()
 	defer o.x.mu.RUnlock()

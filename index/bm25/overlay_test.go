@@ -1,0 +1,96 @@
+package bm25
+
+import (
+	"bytes"
+	"fmt"
+	"hash/maphash"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// An Overlay finds the saved documents its writes replace or delete by
+// the hash of their ids, checked against the saved id: with a hash of
+// four values (most ids sharing one) it counts, searches and saves as the
+// saved index loaded with the same writes, as with the real hash. Writes
+// replace and delete saved documents, delete unknown ids and ids that
+// share a hash with a saved one.
+func TestOverlaySharedIDHashes(t *testing.T) {
+	x, qs := savedFixture(t)
+	base := filepath.Join(t.TempDir(), "base.bm25")
+	if _, err := x.WriteSaved(base, []byte("tag")); err != nil {
+		t.Fatal(err)
+	}
+	weak := func(_ maphash.Seed, b []byte) uint64 { return uint64(len(b)+int(b[len(b)-1])) % 4 }
+	for _, hashes := range []string{"maphash", "weak"} {
+		if hashes == "weak" {
+			defer func(b func(maphash.Seed, []byte) uint64, s func(maphash.Seed, string) uint64) {
+				idHashBytes, idHashString = b, s
+			}(idHashBytes, idHashString)
+			idHashBytes = weak
+			idHashString = func(seed maphash.Seed, s string) uint64 { return weak(seed, []byte(s)) }
+		}
+		s, err := OpenSaved(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loaded, err := s.Load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := s.NewOverlay()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hashes == "weak" && len(o.shared) == 0 {
+			t.Fatal("no id shares a hash")
+		}
+		rng := rand.New(rand.NewSource(9))
+		z := rand.NewZipf(rng, 1.1, 1, 299)
+		for w := range 4 {
+			docs := map[string][]Field{}
+			var deleted []string
+			for range 150 {
+				switch id := fmt.Sprintf("d%04d", rng.Intn(3300)); rng.Intn(4) {
+				case 0:
+					deleted = append(deleted, id, "unknown"+id)
+				default:
+					docs[id] = zipfDoc(z, rng)
+				}
+			}
+			loaded.Apply(docs, deleted)
+			o.Apply(docs, deleted)
+			if o.Compacts() {
+				t.Fatalf("%s: write %d compacts", hashes, w)
+			}
+			if o.Len() != loaded.Len() {
+				t.Fatalf("%s: write %d: overlay %d documents, loaded %d", hashes, w, o.Len(), loaded.Len())
+			}
+		}
+		for i, q := range qs[:50] {
+			got, err := o.Search(q, 10, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := loaded.Search(q, 10, true); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: query %d: overlay %v, loaded %v", hashes, i, got, want)
+			}
+		}
+		dir := t.TempDir()
+		a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+		if _, err := loaded.WriteSaved(a, []byte("new")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := o.WriteSaved(b, []byte("new")); err != nil {
+			t.Fatal(err)
+		}
+		da, _ := os.ReadFile(a)
+		db, _ := os.ReadFile(b)
+		if len(da) == 0 || !bytes.Equal(da, db) {
+			t.Fatalf("%s: the overlay saves %d bytes, the loaded index %d, not the same", hashes, len(db), len(da))
+		}
+		s.Close()
+	}
+}
