@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -45,8 +46,14 @@ func TestStoredFileAnchorsMatchParse(t *testing.T) {
 		if stored == nil {
 			t.Fatalf("%s: no stored file for an unchanged indexed file", rel)
 		}
-		if !reflect.DeepEqual(stored.Defs, parsed.Defs) {
-			t.Fatalf("%s: stored definitions differ from the parse:\n%+v\n%+v", rel, stored.Defs, parsed.Defs)
+		// The stored records a batch anchors with have no doc comments
+		// (index.Store.FileDefs); everything else is the parse's.
+		want := slices.Clone(parsed.Defs)
+		for i := range want {
+			want[i].Doc = ""
+		}
+		if !reflect.DeepEqual(stored.Defs, want) {
+			t.Fatalf("%s: stored definitions differ from the parse:\n%+v\n%+v", rel, stored.Defs, want)
 		}
 		for i, d := range parsed.Defs {
 			if got, want := w.SymbolAnchor(stored, stored.Defs[i]), w.SymbolAnchor(parsed, d); !reflect.DeepEqual(got, want) {
