@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"hash/maphash"
 	"io"
 	"math"
 	"os"
@@ -100,7 +101,15 @@ type vecState struct {
 	comp []byte
 	// old is set for a state decoded from a GLOSSVX2 base file.
 	old bool
-	pos map[string]int // id → row; built on first use (index)
+	// pos maps the hash (posSeed, hash/maphash) of each row's id to the
+	// row, or to sharedRow when several ids have that hash (those are in
+	// posShared, by id); built on first use (index). A row found by hash
+	// is checked against ids. It holds no pointer: a map of the 100,000
+	// id strings of a large index was scanned by a batch's collector at
+	// every cycle (docs/benchmarks.md).
+	pos       map[uint64]int32
+	posShared map[string]int32
+	posSeed   maphash.Seed
 	// file is the base file data points into (nil when data is the
 	// heap's); Vectors releases it only when no state uses it (dropBase).
 	file *baseFile
@@ -325,13 +334,68 @@ func (s *vecState) index(id string) (int, bool) {
 	s.decodeIDs()
 	s.decodeHashes()
 	if s.pos == nil {
-		s.pos = make(map[string]int, len(s.ids))
+		s.pos, s.posSeed = make(map[uint64]int32, len(s.ids)), maphash.MakeSeed()
 		for i, x := range s.ids {
-			s.pos[x] = i
+			s.posAdd(x, i)
 		}
 	}
-	i, ok := s.pos[id]
-	return i, ok
+	h := posHash(s.posSeed, id)
+	r, ok := s.pos[h]
+	switch {
+	case !ok:
+		return 0, false
+	case r == sharedRow:
+		r, ok = s.posShared[id]
+		return int(r), ok
+	case s.ids[r] != id: // another id of the same hash
+		return 0, false
+	}
+	return int(r), true
+}
+
+// sharedRow marks a hash that several rows' ids have (vecState.pos).
+const sharedRow = -1
+
+// posHash hashes an id for vecState.pos (hash/maphash); tests replace it
+// with a hash of few values, so that ids share them.
+var posHash = maphash.String
+
+// posAdd records that id is at row i (s.ids[i] may not be set yet);
+// every other id in pos is at its row in s.ids.
+func (s *vecState) posAdd(id string, i int) {
+	h := posHash(s.posSeed, id)
+	r, ok := s.pos[h]
+	if !ok {
+		s.pos[h] = int32(i)
+		return
+	}
+	if s.posShared == nil {
+		s.posShared = map[string]int32{}
+	}
+	if r != sharedRow { // the first id of this hash moves to posShared
+		s.posShared[s.ids[r]], s.pos[h] = r, sharedRow
+	}
+	s.posShared[id] = int32(i)
+}
+
+// posMove records that id, in pos, is now at row i.
+func (s *vecState) posMove(id string, i int) {
+	h := posHash(s.posSeed, id)
+	if s.pos[h] == sharedRow {
+		s.posShared[id] = int32(i)
+	} else {
+		s.pos[h] = int32(i)
+	}
+}
+
+// posDelete forgets id, in pos.
+func (s *vecState) posDelete(id string) {
+	h := posHash(s.posSeed, id)
+	if s.pos[h] == sharedRow {
+		delete(s.posShared, id)
+	} else {
+		delete(s.pos, h) // no other id has its hash
+	}
 }
 
 // put adds or replaces the row of id.
@@ -343,7 +407,7 @@ func (s *vecState) put(id string, h uint64, v []float32) {
 		s.check.setRow(i, s.row(i))
 		return
 	}
-	s.pos[id] = len(s.ids)
+	s.posAdd(id, len(s.ids))
 	s.ids = append(s.ids, id)
 	s.hash = append(s.hash, h)
 	if len(s.extra) == 0 && len(s.data)+len(v) <= cap(s.data) {
@@ -372,9 +436,9 @@ func (s *vecState) remove(id string) {
 			s.requantize(i)
 		}
 		s.check.moveRow(last, i, s.row(i))
-		s.pos[s.ids[i]] = i
+		s.posMove(s.ids[i], i)
 	}
-	delete(s.pos, id)
+	s.posDelete(id)
 	s.ids, s.hash = s.ids[:last], s.hash[:last]
 	s.comp = s.comp[:min(len(s.comp), last*compactStride(s.dim))]
 	if len(s.extra) > 0 {
