@@ -7,13 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"hash/maphash"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
 
 	"github.com/gloss-dev/gloss/internal/f32"
+	"github.com/gloss-dev/gloss/internal/idhash"
 )
 
 // The vector index of a directory is two files:
@@ -101,15 +101,11 @@ type vecState struct {
 	comp []byte
 	// old is set for a state decoded from a GLOSSVX2 base file.
 	old bool
-	// pos maps the hash (posSeed, hash/maphash) of each row's id to the
-	// row, or to sharedRow when several ids have that hash (those are in
-	// posShared, by id); built on first use (index). A row found by hash
-	// is checked against ids. It holds no pointer: a map of the 100,000
-	// id strings of a large index was scanned by a batch's collector at
-	// every cycle (docs/benchmarks.md).
-	pos       map[uint64]int32
-	posShared map[string]int32
-	posSeed   maphash.Seed
+	// pos maps each row's id to the row through a map of the ids'
+	// hashes (internal/idhash, no pointer: a map of the 100,000 id
+	// strings of a large index was scanned by a batch's collector at
+	// every cycle, docs/benchmarks.md); built on first use (index).
+	pos *idhash.Map
 	// file is the base file data points into (nil when data is the
 	// heap's); Vectors releases it only when no state uses it (dropBase).
 	file *baseFile
@@ -334,69 +330,21 @@ func (s *vecState) index(id string) (int, bool) {
 	s.decodeIDs()
 	s.decodeHashes()
 	if s.pos == nil {
-		s.pos, s.posSeed = make(map[uint64]int32, len(s.ids)), maphash.MakeSeed()
+		s.pos = newIDMap(len(s.ids))
 		for i, x := range s.ids {
-			s.posAdd(x, i)
+			_ = s.pos.Add(x, int32(i), s) // ID never fails
 		}
 	}
-	h := posHash(s.posSeed, id)
-	r, ok := s.pos[h]
-	switch {
-	case !ok:
-		return 0, false
-	case r == sharedRow:
-		r, ok = s.posShared[id]
-		return int(r), ok
-	case s.ids[r] != id: // another id of the same hash
-		return 0, false
-	}
-	return int(r), true
+	r, ok, _ := s.pos.Get(id, s)
+	return int(r), ok
 }
 
-// sharedRow marks a hash that several rows' ids have (vecState.pos).
-const sharedRow = -1
+// ID implements idhash.IDs: the id of row n.
+func (s *vecState) ID(n int32) (string, error) { return s.ids[n], nil }
 
-// posHash hashes an id for vecState.pos (hash/maphash); tests replace it
-// with a hash of few values, so that ids share them.
-var posHash = maphash.String
-
-// posAdd records that id is at row i (s.ids[i] may not be set yet);
-// every other id in pos is at its row in s.ids.
-func (s *vecState) posAdd(id string, i int) {
-	h := posHash(s.posSeed, id)
-	r, ok := s.pos[h]
-	if !ok {
-		s.pos[h] = int32(i)
-		return
-	}
-	if s.posShared == nil {
-		s.posShared = map[string]int32{}
-	}
-	if r != sharedRow { // the first id of this hash moves to posShared
-		s.posShared[s.ids[r]], s.pos[h] = r, sharedRow
-	}
-	s.posShared[id] = int32(i)
-}
-
-// posMove records that id, in pos, is now at row i.
-func (s *vecState) posMove(id string, i int) {
-	h := posHash(s.posSeed, id)
-	if s.pos[h] == sharedRow {
-		s.posShared[id] = int32(i)
-	} else {
-		s.pos[h] = int32(i)
-	}
-}
-
-// posDelete forgets id, in pos.
-func (s *vecState) posDelete(id string) {
-	h := posHash(s.posSeed, id)
-	if s.pos[h] == sharedRow {
-		delete(s.posShared, id)
-	} else {
-		delete(s.pos, h) // no other id has its hash
-	}
-}
+// newIDMap makes the id maps of vector states (idhash.New); tests give
+// one of a weak hash.
+var newIDMap = idhash.New
 
 // put adds or replaces the row of id.
 func (s *vecState) put(id string, h uint64, v []float32) {
@@ -407,7 +355,7 @@ func (s *vecState) put(id string, h uint64, v []float32) {
 		s.check.setRow(i, s.row(i))
 		return
 	}
-	s.posAdd(id, len(s.ids))
+	_ = s.pos.Add(id, int32(len(s.ids)), s)
 	s.ids = append(s.ids, id)
 	s.hash = append(s.hash, h)
 	if len(s.extra) == 0 && len(s.data)+len(v) <= cap(s.data) {
@@ -436,9 +384,9 @@ func (s *vecState) remove(id string) {
 			s.requantize(i)
 		}
 		s.check.moveRow(last, i, s.row(i))
-		s.posMove(s.ids[i], i)
+		s.pos.Move(s.ids[i], int32(i))
 	}
-	s.posDelete(id)
+	s.pos.Delete(id)
 	s.ids, s.hash = s.ids[:last], s.hash[:last]
 	s.comp = s.comp[:min(len(s.comp), last*compactStride(s.dim))]
 	if len(s.extra) > 0 {

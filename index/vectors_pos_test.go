@@ -2,9 +2,10 @@ package index
 
 import (
 	"fmt"
-	"hash/maphash"
 	"math/rand"
 	"testing"
+
+	"github.com/gloss-dev/gloss/internal/idhash"
 )
 
 // vecState's id map finds each id's row, and no other, through any
@@ -14,8 +15,10 @@ import (
 func TestVecStatePos(t *testing.T) {
 	for _, weak := range []bool{false, true} {
 		if weak {
-			defer func(h func(maphash.Seed, string) uint64) { posHash = h }(posHash)
-			posHash = func(_ maphash.Seed, id string) uint64 { return uint64(id[len(id)-1]) % 3 }
+			defer func(f func(int) *idhash.Map) { newIDMap = f }(newIDMap)
+			newIDMap = func(n int) *idhash.Map {
+				return idhash.NewHash(n, func(id string) uint64 { return uint64(id[len(id)-1]) % 3 })
+			}
 		}
 		s := &vecState{dim: 2}
 		want := map[string]float32{} // id → the first value of its row
@@ -45,7 +48,7 @@ func TestVecStatePos(t *testing.T) {
 				}
 			}
 		}
-		if weak && len(s.posShared) == 0 {
+		if weak && s.pos.Shared() == 0 {
 			t.Fatal("no id shares a hash")
 		}
 	}

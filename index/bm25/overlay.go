@@ -3,9 +3,10 @@ package bm25
 import (
 	"fmt"
 	"hash/crc32"
-	"hash/maphash"
 	"math"
 	"sort"
+
+	"github.com/gloss-dev/gloss/internal/idhash"
 )
 
 // Overlay is a saved index with writes laid over it, ranked without
@@ -21,16 +22,12 @@ import (
 type Overlay struct {
 	s *Saved
 	x *Index // the documents put by the writes
-	// num maps the hash (seed, hash/maphash) of each live saved id to its
-	// document number, or to sharedHash when several saved ids have that
-	// hash; those are in shared, by id. A number found by hash is checked
-	// against the saved id (Saved.id) before use. The map holds no
-	// pointer, unlike a map of the 100,000 id strings of a large index,
-	// which a batch's collector scanned at every cycle (NewOverlay's ids
-	// were 6.6 MB of its live heap, docs/benchmarks.md).
-	num      map[uint64]uint32
-	shared   map[string]uint32
-	seed     maphash.Seed
+	// num maps the live saved ids to their document numbers through a
+	// map of their hashes (internal/idhash, no pointer: a map of the
+	// 100,000 id strings of a large index was scanned by a batch's
+	// collector at every cycle, NewOverlay's ids 6.6 MB of its live heap,
+	// docs/benchmarks.md).
+	num      *idhash.Map
 	live     int             // live saved documents not removed
 	baseDead int             // the saved index's tombstones
 	removed  map[uint32]bool // saved documents the writes replaced or deleted
@@ -38,46 +35,28 @@ type Overlay struct {
 	err      error           // a saved id that could not be read (removeSaved)
 }
 
-// sharedHash marks a hash that several saved ids have (Overlay.num).
-const sharedHash = math.MaxUint32
+// newIDMap makes an Overlay's id map (idhash.New); tests give one of a
+// weak hash.
+var newIDMap = idhash.New
 
-// idHashBytes and idHashString hash a saved id for Overlay.num: the same
-// value for the same bytes (hash/maphash). Tests replace them with a
-// hash of few values, so that ids share them.
-var (
-	idHashBytes  = maphash.Bytes
-	idHashString = maphash.String
-)
+// savedIDs is a Saved as idhash.IDs: the id of document number n.
+type savedIDs struct{ s *Saved }
+
+// ID implements idhash.IDs.
+func (v savedIDs) ID(n int32) (string, error) { return v.s.id(uint32(n)) }
 
 // NewOverlay returns an Overlay of s with no write yet. It reads every
 // id block of s (the ids the writes may replace) and returns
 // ErrSavedCorrupt (wrapped) or the error of reading.
 func (s *Saved) NewOverlay() (*Overlay, error) {
-	o := &Overlay{s: s, x: New(), num: make(map[uint64]uint32, s.nDocs), seed: maphash.MakeSeed(), removed: map[uint32]bool{}}
+	o := &Overlay{s: s, x: New(), num: newIDMap(int(s.nDocs)), removed: map[uint32]bool{}}
 	err := s.eachID(func(n uint32, id []byte) error {
 		if len(id) == 0 {
 			o.baseDead++
 			return nil
 		}
 		o.live++
-		h := idHashBytes(o.seed, id)
-		prev, ok := o.num[h]
-		if !ok {
-			o.num[h] = n
-			return nil
-		}
-		if o.shared == nil {
-			o.shared = map[string]uint32{}
-		}
-		if prev != sharedHash { // the first id of this hash moves to shared
-			pid, err := s.id(prev)
-			if err != nil {
-				return err
-			}
-			o.shared[pid], o.num[h] = prev, sharedHash
-		}
-		o.shared[string(id)] = n
-		return nil
+		return o.num.AddBytes(id, int32(n), savedIDs{s})
 	})
 	if err != nil {
 		return nil, err
@@ -107,28 +86,15 @@ func (o *Overlay) Apply(docs map[string][]Field, deleted []string) {
 
 // removeSaved marks the saved document of id, if live, removed.
 func (o *Overlay) removeSaved(id string) {
-	h := idHashString(o.seed, id)
-	n, ok := o.num[h]
-	switch {
-	case !ok:
-		return
-	case n == sharedHash:
-		if n, ok = o.shared[id]; !ok {
-			return
-		}
-		delete(o.shared, id)
-	default:
-		sid, err := o.s.id(n)
-		if err != nil {
-			o.err = err
-			return
-		}
-		if sid != id { // another id of the same hash
-			return
-		}
-		delete(o.num, h)
+	n, ok, err := o.num.Get(id, savedIDs{o.s})
+	if err != nil {
+		o.err = err
 	}
-	o.removed[n] = true
+	if !ok {
+		return
+	}
+	o.num.Delete(id)
+	o.removed[uint32(n)] = true
 	o.live--
 }
 
