@@ -61,6 +61,24 @@ func apply(ref *bm25.Index, docs []Doc, deleted []string) {
 	ref.Apply(m, deleted)
 }
 
+// rebuiltText opens a memory text index in a new directory, rebuilt
+// with docs at generation 1, and returns it, its directory and the
+// reference bm25.Index given the same documents.
+func rebuiltText(t *testing.T, docs []Doc) (*BM25Text, string, *bm25.Index) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "text")
+	x, _, err := OpenBM25Text(dir, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Rebuild(docs, 1); err != nil {
+		t.Fatal(err)
+	}
+	ref := bm25.New()
+	apply(ref, docs, nil)
+	return x, dir, ref
+}
+
 // TestBM25Text checks the memory text index: it ranks as a bm25.Index
 // given the same writes, to the last bit, in every state — rebuilt and
 // loaded, with writes in its log and not loaded (a process that only
@@ -218,15 +236,7 @@ func TestBM25Text(t *testing.T) {
 // loading it; either ranks as before, and as reopened.
 func TestBM25TextCompacts(t *testing.T) {
 	for _, loaded := range []bool{true, false} {
-		dir := filepath.Join(t.TempDir(), "text")
-		x, _, err := OpenBM25Text(dir, "s1")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ref := bm25.New()
-		if err := x.Rebuild(nil, 1); err != nil {
-			t.Fatal(err)
-		}
+		x, _, ref := rebuiltText(t, nil)
 		if loaded {
 			if err := x.Load(); err != nil {
 				t.Fatal(err)
@@ -280,15 +290,7 @@ func reopenSame(t *testing.T, when string, x *BM25Text, gen uint64, ref *bm25.In
 // and log, the writes laid over them, and the next merge succeeds.
 func TestBM25TextMergeBehind(t *testing.T) {
 	for _, fail := range []bool{false, true} {
-		dir := filepath.Join(t.TempDir(), "text")
-		x, _, err := OpenBM25Text(dir, "s1")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ref := bm25.New()
-		if err := x.Rebuild(nil, 1); err != nil {
-			t.Fatal(err)
-		}
+		x, dir, ref := rebuiltText(t, nil)
 		if fail { // a directory where the merged base goes: its rename fails
 			if err := os.MkdirAll(filepath.Join(dir, bm25MergeFile, "x"), 0o700); err != nil {
 				t.Fatal(err)
@@ -337,23 +339,14 @@ func TestBM25TextMergeBehind(t *testing.T) {
 // have compacted the loaded index is not laid over the base: the index
 // is loaded, and ranks as the bm25.Index given the same writes.
 func TestBM25TextOverlayCompacts(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "text")
-	x, _, err := OpenBM25Text(dir, "s1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref := bm25.New()
 	var docs []Doc
 	for i := range 1500 {
 		docs = append(docs, textDoc(i, ""))
 	}
-	if err := x.Rebuild(docs, 1); err != nil {
-		t.Fatal(err)
-	}
+	x, dir, ref := rebuiltText(t, docs)
 	if err := x.Close(); err != nil {
 		t.Fatal(err)
 	}
-	apply(ref, docs, nil)
 	y, ok, err := OpenBM25Text(dir, "s1")
 	if err != nil || !ok {
 		t.Fatal(ok, err)
