@@ -92,3 +92,56 @@ func TestOverlaySharedIDHashes(t *testing.T) {
 		s.Close()
 	}
 }
+
+// An Overlay saves as the loaded index does when its writes' terms fall
+// everywhere in the saved dictionary's order: before its first term,
+// between terms, at the first and last terms of its 64-term blocks, and
+// after its last term, in one field and in a field the base lacks
+// (overlaySource reads the dictionary a block at a time).
+func TestOverlayWriteSavedInterleaves(t *testing.T) {
+	x := New()
+	docs := map[string][]Field{}
+	for i := range 400 { // terms t0000, t0002, … in blocks of 64
+		docs[fmt.Sprintf("d%03d", i)] = []Field{FieldOf("body", 2, map[string]int{fmt.Sprintf("t%04d", 2*i): 1, "common": 1})}
+	}
+	x.Apply(docs, nil)
+	base := filepath.Join(t.TempDir(), "base.bm25")
+	if _, err := x.WriteSaved(base, []byte("tag")); err != nil {
+		t.Fatal(err)
+	}
+	s, err := OpenSaved(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	loaded, err := s.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := s.NewOverlay()
+	if err != nil {
+		t.Fatal(err)
+	}
+	writes := map[string][]Field{}
+	for i, term := range []string{"a", "t0000", "t0001", "t0126", "t0127", "t0128", "t0129", "t0255", "t0256", "t0798", "t0799", "zzz"} {
+		writes[fmt.Sprintf("w%02d", i)] = []Field{
+			FieldOf("body", 3, map[string]int{term: 2, "common": 1}),
+			FieldOf("title", 1, map[string]int{term: 1}),
+		}
+	}
+	loaded.Apply(writes, []string{"d005"})
+	o.Apply(writes, []string{"d005"})
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	if _, err := loaded.WriteSaved(a, []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.WriteSaved(b, []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	da, _ := os.ReadFile(a)
+	db, _ := os.ReadFile(b)
+	if len(da) == 0 || !bytes.Equal(da, db) {
+		t.Fatalf("the overlay saves %d bytes, the loaded index %d, not the same", len(db), len(da))
+	}
+}

@@ -80,7 +80,7 @@ var ErrSavedCorrupt = errors.New("saved BM25 index corrupt")
 func (x *Index) WriteSaved(path string, tag []byte) (n int64, err error) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return writeSavedFile(path, tag, indexSource{x})
+	return writeSavedFile(path, tag, &indexSource{x: x})
 }
 
 // writeSavedFile writes the saved form of src, tagged with tag, to path
@@ -148,18 +148,25 @@ type savedSource interface {
 	numIDs() int
 	// fieldNames returns the fields, sorted.
 	fieldNames() []string
-	// field returns a field's statistics and its terms, sorted.
-	field(name string) (docs int, sumLen uint64, terms []string, err error)
-	// postings returns a term's postings in a field: the blocks of a
-	// saved region to copy as they are (nil: none), then p's postings
-	// with the field lengths by document number (lens[d]) and, when some
-	// of them are of deleted documents, dead reporting them (else nil);
-	// maxTF and minLen bound them all. Valid until the next call.
-	postings(name, term string) (t termPostings, err error)
+	// field starts the field name: it returns its statistics; its
+	// terms follow (next).
+	field(name string) (docs int, sumLen uint64, err error)
+	// next returns the field's next term, in term order (ok false after
+	// the last), and its postings: the blocks of a saved region to copy as
+	// they are (nil: none), then p's postings with the field lengths by
+	// document number (lens[d]) and, when some of them are of deleted
+	// documents, dead reporting them (else nil); maxTF and minLen bound
+	// them all. Both are valid until the next call.
+	next() (term []byte, t termPostings, ok bool, err error)
 }
 
 // indexSource is an Index as a savedSource; the caller holds x.mu.
-type indexSource struct{ x *Index }
+type indexSource struct {
+	x     *Index
+	f     *field   // the field being written
+	terms []string // its terms not yet returned, sorted
+	tbuf  []byte   // the term returned (next)
+}
 
 func (s indexSource) eachID(fn func(string) error) error {
 	for _, id := range s.x.ids {
@@ -181,24 +188,29 @@ func (s indexSource) fieldNames() []string {
 	return names
 }
 
-func (s indexSource) field(name string) (int, uint64, []string, error) {
+func (s *indexSource) field(name string) (int, uint64, error) {
 	f := s.x.fields[name]
-	terms := make([]string, 0, len(f.terms))
+	s.f, s.terms = f, s.terms[:0]
 	for t := range f.terms {
-		terms = append(terms, t)
+		s.terms = append(s.terms, t)
 	}
-	sort.Strings(terms)
-	return f.docs, f.sumLen, terms, nil
+	sort.Strings(s.terms)
+	return f.docs, f.sumLen, nil
 }
 
-func (s indexSource) postings(name, term string) (termPostings, error) {
-	f := s.x.fields[name]
-	p := f.terms[term]
-	t := termPostings{p: p, lens: f.lens, maxTF: p.maxTF, minLen: p.minLen}
+func (s *indexSource) next() ([]byte, termPostings, bool, error) {
+	if len(s.terms) == 0 {
+		return nil, termPostings{}, false, nil
+	}
+	term := s.terms[0]
+	s.terms = s.terms[1:]
+	p := s.f.terms[term]
+	t := termPostings{p: p, lens: s.f.lens, maxTF: p.maxTF, minLen: p.minLen}
 	if s.x.dead > 0 {
 		t.dead = func(d uint32) bool { return s.x.ids[d] == "" }
 	}
-	return t, nil
+	s.tbuf = append(s.tbuf[:0], term...)
+	return s.tbuf, t, true, nil
 }
 
 // termPostings is a term's postings for writeSaved (savedSource.postings).
@@ -266,7 +278,7 @@ func writeSaved(w *countWriter, tag []byte, src savedSource) error {
 	var dict []byte
 	var blocks []int
 	for _, name := range names {
-		docs, sumLen, terms, err := src.field(name)
+		docs, sumLen, err := src.field(name)
 		if err != nil {
 			return err
 		}
@@ -277,10 +289,13 @@ func writeSaved(w *countWriter, tag []byte, src savedSource) error {
 		// Postings of every term first, then the dictionary blocks.
 		dict, blocks = dict[:0], blocks[:0]
 		n := 0
-		for _, t := range terms {
-			tp, err := src.postings(name, t)
+		for {
+			t, tp, ok, err := src.next()
 			if err != nil {
 				return err
+			}
+			if !ok {
+				break
 			}
 			var df int
 			post, df = pw.appendPostings(post[:0], tp.prefix, tp.p, tp.lens, tp.dead)
