@@ -1,10 +1,12 @@
 package memory
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/memory/confidence"
@@ -121,7 +123,9 @@ func (w *Workspace) putMemory(b *index.MemoryBatch, old, m *Memory) error {
 	m.V = SchemaVersion
 	markStale(m, w.now())
 	m.Confidence = confidence.Of(m.Lifecycle(), w.now()).Value
-	data, err := json.Marshal(m)
+	enc := memoryEncoders.Get().(*memoryEncoder)
+	defer memoryEncoders.Put(enc)
+	data, err := enc.encode(m)
 	if err != nil {
 		return fmt.Errorf("encode memory %s: %w", m.ID, err)
 	}
@@ -132,6 +136,32 @@ func (w *Workspace) putMemory(b *index.MemoryBatch, old, m *Memory) error {
 		return err
 	}
 	return putSummary(b, m)
+}
+
+// memoryEncoder encodes memories as json.Marshal does into a reused
+// buffer (putMemory: the store's batch copies the bytes), so that a batch
+// of 80,000 memories does not allocate their 186 MB of JSON one record
+// at a time (heap profile, docs/benchmarks.md).
+type memoryEncoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+var memoryEncoders = sync.Pool{New: func() any {
+	e := &memoryEncoder{}
+	e.enc = json.NewEncoder(&e.buf)
+	return e
+}}
+
+// encode returns json.Marshal(m)'s bytes, valid until the next call:
+// json.Encoder writes the same bytes (HTML escaped, no indent) and a
+// newline, which is cut.
+func (e *memoryEncoder) encode(m *Memory) ([]byte, error) {
+	e.buf.Reset()
+	if err := e.enc.Encode(m); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")), nil
 }
 
 // deleteMemory removes m (and its entries in the relation index) from b.
