@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"strings"
@@ -273,6 +274,29 @@ func appendLogRecord(b []byte, gen uint64, docs []Doc, fields [][]bm25.Field, de
 		str(id)
 	}
 	return b
+}
+
+// logRecordSize is the length of appendLogRecord's payload, so that it
+// is made in one allocation (grown from a guess, a batch's records
+// allocated twice their size and copied on the way).
+func logRecordSize(gen uint64, docs []Doc, fields [][]bm25.Field, deleted []string) int {
+	ulen := func(v uint64) int { return (bits.Len64(v|1) + 6) / 7 }
+	str := func(s string) int { return ulen(uint64(len(s))) + len(s) }
+	n := ulen(gen) + ulen(uint64(len(docs)))
+	for i, d := range docs {
+		n += str(d.ID) + ulen(uint64(len(fields[i])))
+		for _, f := range fields[i] {
+			n += str(f.Name) + ulen(uint64(f.Length)) + ulen(uint64(len(f.Terms)))
+			for _, t := range f.Terms {
+				n += str(t.Term) + ulen(uint64(max(t.TF, 0)))
+			}
+		}
+	}
+	n += ulen(uint64(len(deleted)))
+	for _, id := range deleted {
+		n += str(id)
+	}
+	return n
 }
 
 // decodeLogRecord decodes a payload of appendLogRecord; with decode
@@ -602,7 +626,7 @@ func (t *BM25Text) appendLog(gen uint64, docs []Doc, fields [][]bm25.Field, dele
 		}
 		t.logFile = f
 	}
-	rec := make([]byte, 8, 64+64*len(docs))
+	rec := make([]byte, 8, 8+logRecordSize(gen, docs, fields, deleted))
 	rec = appendLogRecord(rec, gen, docs, fields, deleted)
 	binary.LittleEndian.PutUint32(rec, uint32(len(rec)-8))
 	binary.LittleEndian.PutUint32(rec[4:], crc32.ChecksumIEEE(rec[8:]))

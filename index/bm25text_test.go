@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/gloss-dev/gloss/index/bm25"
@@ -571,4 +572,30 @@ func sameField(a, b bm25.Field) bool {
 		}
 	}
 	return true
+}
+
+// logRecordSize is the length of the payload appendLogRecord writes, for
+// records with no documents, short and long ids, fields and terms
+// (uvarints of one to three bytes), and deletions; the payload decodes.
+func TestLogRecordSize(t *testing.T) {
+	long := strings.Repeat("x", 200)
+	docs := []Doc{
+		{ID: "a", Fields: map[string]string{"title": "one", "body": "two three"}},
+		{ID: long, Fields: map[string]string{"body": strings.Repeat("alpha beta gamma ", 400) + long}},
+		{ID: "c", Fields: map[string]string{}},
+	}
+	fields := bm25FieldsOf(docs)
+	for _, c := range []struct {
+		gen     uint64
+		docs    []Doc
+		deleted []string
+	}{{0, nil, nil}, {1, docs[:1], nil}, {1 << 40, docs, []string{"d", long}}, {300, nil, []string{"e"}}} {
+		rec := appendLogRecord(nil, c.gen, c.docs, fields[:len(c.docs)], c.deleted)
+		if n := logRecordSize(c.gen, c.docs, fields[:len(c.docs)], c.deleted); n != len(rec) {
+			t.Errorf("gen %d, %d documents: size %d, record %d bytes", c.gen, len(c.docs), n, len(rec))
+		}
+		if gen, got, deleted, err := decodeLogRecord(rec, true); err != nil || gen != c.gen || len(got) != len(c.docs) || len(deleted) != len(c.deleted) {
+			t.Errorf("gen %d: decoded gen %d, %d documents, %d deleted, %v", c.gen, gen, len(got), len(deleted), err)
+		}
+	}
 }

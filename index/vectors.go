@@ -392,10 +392,19 @@ func (v *Vectors) update(ctx context.Context, docs []Doc, deleted []string, gen 
 		return err
 	}
 	recs := make([][]byte, 0, len(docs)+len(deleted)+1)
+	// The upsert records share one buffer of their exact size: grown row
+	// by row from one byte they allocated 131 MB per 80,000 memories.
+	size := 0
+	for i, d := range docs {
+		size += 1 + rowSize(d.ID, len(vecs[i]))
+	}
+	rows := make([]byte, 0, size)
 	for i, d := range docs {
 		embed.Normalize(vecs[i])
 		st.put(d.ID, hashes[i], vecs[i])
-		recs = append(recs, appendRow([]byte{recUpsert}, d.ID, hashes[i], vecs[i]))
+		start := len(rows)
+		rows = appendRow(append(rows, recUpsert), d.ID, hashes[i], vecs[i])
+		recs = append(recs, rows[start:len(rows):len(rows)])
 	}
 	for _, id := range deleted {
 		st.remove(id)

@@ -505,6 +505,11 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// rowSize is the length of appendRow's row of id and a vector of dim
+// values: the id's length (2 bytes), the id, its hash (8) and the values
+// (4 each).
+func rowSize(id string, dim int) int { return 2 + len(id) + 8 + 4*dim }
+
 func appendRow(dst []byte, id string, h uint64, v []float32) []byte {
 	dst = le.AppendUint16(dst, uint16(len(id)))
 	dst = append(dst, id...)
