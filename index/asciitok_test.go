@@ -125,7 +125,7 @@ func TestASCIITokenizerSameAsUnicode(t *testing.T) {
 // eachRepoFile calls fn with the path and bytes of every .go and .md
 // file under root (this repository from the index package: ".."),
 // hidden folders skipped: the corpus of the analyzer's differential
-// tests (asciiTokenizer, textField, stemCache). A walk or read error
+// tests (asciiTokenizer, textField, termMemo). A walk or read error
 // fails the test.
 func eachRepoFile(t *testing.T, root string, fn func(path string, data []byte)) {
 	t.Helper()

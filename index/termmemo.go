@@ -1,76 +1,112 @@
 package index
 
 import (
+	"bytes"
 	"sync"
 
-	"github.com/blevesearch/snowballstem"
-	snowball "github.com/blevesearch/snowballstem/english"
 	"github.com/blugelabs/bluge/analysis"
 	"github.com/blugelabs/bluge/analysis/lang/en"
 	"github.com/blugelabs/bluge/analysis/token"
 )
 
-// maxStemCache bounds the terms a stemCache holds; past it the cache is
-// emptied (about 100 bytes per entry: at most about 20 MB).
-const maxStemCache = 200_000
+// maxTermMemo bounds the tokens a termMemo holds; past it the memo is
+// emptied (about 70 bytes per entry: at most about 5 MB).
+const maxTermMemo = 1 << 16
 
-// stemCache is the English (Porter 2, snowball) stemming filter of
-// bluge's analysis/lang/en (EnglishStemmerFilter) with a memo of each
-// term's stem: memory texts and code repeat the same words, and the
-// stemmer's cost (a string, a snowball Env and a copy per token) is paid
-// once per distinct term. A token whose stem is itself keeps its Term; any
-// other token's Term becomes the memo's copy of the stem, shared by every
-// token of that term and never written (bluge and gloss only read
-// terms). The output is the same term for term
-// (TestEnglishSameAsBluge). Safe for concurrent use (bluge runs analysis
-// on several goroutines).
-type stemCache struct {
+// termMemo is the token filters of the English analyzer (possessives,
+// lower case, stop words, snowball stemming: en.NewAnalyzer's) memoized
+// by the tokenizer's term: each of them maps one token's term to a term
+// or, for the stop filter, removes the token, whatever the tokens around
+// it, so the chain's answer for a term is the same at every occurrence.
+// A known term's token takes the memo's copy of its final term, shared by
+// every token of that term and never written (bluge and gloss only read
+// terms); a removed token's position increment goes to the next kept one,
+// as token.StopTokensFilter does. The output is the same token for token
+// (TestEnglishSameAsBluge). The chain ran four passes, a map lookup, a
+// lock and a stem per token: 2.6 CPU-s of a +80,000 memory batch
+// (docs/benchmarks.md). Safe for concurrent use (bluge runs analysis on
+// several goroutines): the memo is read under one read lock per stream.
+type termMemo struct {
+	chain []analysis.TokenFilter
 	mu    sync.RWMutex
-	stems map[string][]byte // nil: the term is its own stem
+	terms map[string][]byte // nil: the token is removed
 }
 
-func newStemCache() *stemCache { return &stemCache{stems: map[string][]byte{}} }
+func newTermMemo(chain ...analysis.TokenFilter) *termMemo {
+	return &termMemo{chain: chain, terms: map[string][]byte{}}
+}
 
-// Filter implements analysis.TokenFilter: each token's Term becomes its
-// stem (the input bytes are not written).
-func (c *stemCache) Filter(input analysis.TokenStream) analysis.TokenStream {
-	for _, tok := range input {
-		c.mu.RLock()
-		st, ok := c.stems[string(tok.Term)]
-		c.mu.RUnlock()
+// Filter implements analysis.TokenFilter.
+func (m *termMemo) Filter(input analysis.TokenStream) analysis.TokenStream {
+	var misses []int
+	m.mu.RLock()
+	for i, tok := range input {
+		out, ok := m.terms[string(tok.Term)]
 		if !ok {
-			env := snowballstem.NewEnv(string(tok.Term))
-			snowball.Stem(env)
-			if s := env.Current(); s != string(tok.Term) {
-				st = []byte(s)
-				st = st[:len(st):len(st)] // an append copies
-			}
-			c.mu.Lock()
-			if len(c.stems) >= maxStemCache {
-				c.stems = map[string][]byte{}
-			}
-			c.stems[string(tok.Term)] = st
-			c.mu.Unlock()
+			misses = append(misses, i)
+			continue
 		}
-		if st != nil {
-			tok.Term = st
-		}
+		tok.Term = out
 	}
-	return input
+	m.mu.RUnlock()
+	if len(misses) > 0 {
+		m.learn(input, misses)
+	}
+	var j, skipped int
+	for _, tok := range input {
+		if tok.Term == nil {
+			skipped += tok.PositionIncr
+			continue
+		}
+		tok.PositionIncr += skipped
+		skipped = 0
+		input[j] = tok
+		j++
+	}
+	return input[:j]
+}
+
+// learn runs the chain on each token of input at misses alone, sets its
+// term to the result (nil: removed) and remembers it.
+func (m *termMemo) learn(input analysis.TokenStream, misses []int) {
+	keys := make([]string, len(misses))
+	outs := make([][]byte, len(misses))
+	for k, i := range misses {
+		tok := input[i]
+		keys[k] = string(tok.Term) // before a filter writes the term in place
+		one := *tok
+		stream := analysis.TokenStream{&one}
+		for _, f := range m.chain {
+			stream = f.Filter(stream)
+		}
+		if len(stream) == 1 {
+			outs[k] = bytes.Clone(stream[0].Term) // not nil, even when empty
+			outs[k] = outs[k][:len(outs[k]):len(outs[k])]
+		}
+		tok.Term = outs[k]
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for k, key := range keys {
+		if len(m.terms) >= maxTermMemo {
+			m.terms = map[string][]byte{}
+		}
+		m.terms[key] = outs[k]
+	}
 }
 
 // newEnglish returns bluge's English analyzer (en.NewAnalyzer: Unicode
 // word tokenizer, possessives, lower case, stop words, snowball stemming)
-// with the stemming filter memoized (stemCache) and the tokenizer's fast
+// with the filters memoized by term (termMemo) and the tokenizer's fast
 // path for ASCII input (asciiTokenizer), both of the same output.
 func newEnglish() *analysis.Analyzer {
 	return &analysis.Analyzer{
 		Tokenizer: newASCIITokenizer(),
-		TokenFilters: []analysis.TokenFilter{
+		TokenFilters: []analysis.TokenFilter{newTermMemo(
 			en.NewPossessiveFilter(),
 			token.NewLowerCaseFilter(),
 			en.StopWordsFilter(),
-			newStemCache(),
-		},
+			en.StemmerFilter(),
+		)},
 	}
 }

@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
 	"github.com/blugelabs/bluge/analysis"
@@ -36,7 +37,7 @@ func cloneTokens(ts analysis.TokenStream) analysis.TokenStream {
 }
 
 // TestEnglishSameAsBluge compares the English analyzer (ASCII tokenizer,
-// memoized stemmer) with bluge's (en.NewAnalyzer) on every .go and .md
+// filters memoized by term) with bluge's (en.NewAnalyzer) on every .go and .md
 // file of this repository, each line and each file with its non-ASCII
 // bytes replaced, every text twice (the second time from the memo), and
 // checks that no later analysis changes the terms an earlier one
@@ -73,5 +74,29 @@ func TestEnglishSameAsBluge(t *testing.T) {
 		if d := sameAnalysis(k.got, k.copy); d != "" {
 			t.Fatalf("a later analysis changed an earlier one's terms: %s", d)
 		}
+	}
+}
+
+// A full termMemo is emptied and goes on answering as bluge's analyzer;
+// tokens the chain removes (stop words, runs of them) pass their
+// position increments on, and a possessive alone leaves an empty term,
+// from the memo as the first time.
+func TestTermMemoFullAndRemoved(t *testing.T) {
+	ours, theirs := newEnglish(), en.NewAnalyzer()
+	memo := ours.TokenFilters[0].(*termMemo)
+	for i := range maxTermMemo {
+		memo.terms[fmt.Sprintf("filler%d", i)] = []byte("x")
+	}
+	for round := range 2 {
+		for _, text := range []string{"the cat's toys and the THE of", "'s ’s 's", "a an the", "Running ran runs the runner's"} {
+			got := ours.Analyze([]byte(text))
+			want := theirs.Analyze([]byte(text))
+			if d := sameAnalysis(got, want); d != "" {
+				t.Fatalf("round %d: %q: %s", round, text, d)
+			}
+		}
+	}
+	if n := len(memo.terms); n >= maxTermMemo || n == 0 {
+		t.Fatalf("the memo holds %d terms after it filled", n)
 	}
 }
