@@ -1,16 +1,20 @@
 package index
 
 import (
+	"bytes"
 	"container/heap"
 	"context"
+	"fmt"
 	"hash/crc32"
 	"math"
 	"math/rand"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/viterin/vek/vek32"
@@ -463,6 +467,76 @@ func TestCompactCandidatesSameAsRef(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// A compaction writes the compact rows a mapped base keeps as they are
+// and quantizes the rest: after rows of the base are replaced and
+// removed (the last row moved into the gap) and rows are appended past
+// the log bound, every compact row of the new base is the quantized form
+// of its float32 row, and every id reads back its vector.
+func TestWriteBaseKeepsCompactRows(t *testing.T) {
+	dir := t.TempDir()
+	e := &letterEmbedder{model: "letters@1"}
+	v, _ := openVec(t, dir, e)
+	text := func(i int) string { return strings.Repeat(string(rune('a'+i%8)), 1+i%5) + string(rune('a'+(i/8)%8)) }
+	var docs []Doc
+	for i := range 300 {
+		docs = append(docs, vdoc(fmt.Sprintf("r%03d", i), text(i)))
+	}
+	if err := v.Rebuild(docs, 1); err != nil {
+		t.Fatal(err)
+	}
+	v.Close()
+	v = openVecOK(t, dir, e)
+	if len(v.st.comp) == 0 {
+		t.Fatal("the reopened base keeps no compact rows")
+	}
+	want := map[string]string{}
+	for _, d := range docs {
+		want[d.ID] = d.Fields[VectorText]
+	}
+	var changed []Doc
+	for i := 0; i < 300; i += 7 {
+		d := vdoc(fmt.Sprintf("r%03d", i), text(i+3))
+		changed, want[d.ID] = append(changed, d), d.Fields[VectorText]
+	}
+	var deleted []string
+	for i := 1; i < 300; i += 11 {
+		deleted = append(deleted, fmt.Sprintf("r%03d", i))
+		delete(want, fmt.Sprintf("r%03d", i))
+	}
+	if err := v.Append(changed, deleted, 2); err != nil {
+		t.Fatal(err)
+	}
+	var added []Doc
+	for i := range 1100 { // past the log bound, max(1,024, rows/64)
+		d := vdoc(fmt.Sprintf("n%04d", i), text(i*3))
+		added, want[d.ID] = append(added, d), d.Fields[VectorText]
+	}
+	if err := v.Append(added, nil, 3); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.CompactLog(); err != nil || v.logRecs != 0 {
+		t.Fatalf("CompactLog: %v, %d log records left", err, v.logRecs)
+	}
+	v.Close()
+	v = openVecOK(t, dir, e)
+	defer v.Close()
+	st := v.st
+	stride := compactStride(st.dim)
+	if st.rows() != len(want) || len(st.comp) != st.rows()*stride {
+		t.Fatalf("%d rows, %d compact bytes; want %d rows of %d", st.rows(), len(st.comp), len(want), stride)
+	}
+	q := make([]byte, stride)
+	for i := range st.rows() {
+		quantizeRow(q, st.row(i))
+		if !bytes.Equal(q, st.comp[i*stride:(i+1)*stride]) {
+			t.Fatalf("row %d (%s): compact form %v, its float32 row quantizes to %v", i, st.id(i), st.comp[i*stride:(i+1)*stride], q)
+		}
+		if w := letterVec(e, want[st.id(i)]); !slices.Equal(st.row(i), w) {
+			t.Fatalf("row %d (%s): %v, want %v", i, st.id(i), st.row(i), w)
 		}
 	}
 }

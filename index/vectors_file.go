@@ -440,12 +440,24 @@ func writeBaseFile(path string, s *vecState) error {
 	// The rows of a mapped base are read a part at a time, each part
 	// then reclaimed from the resident set (baseFile.pageOut): once for
 	// the compact rows, once for the float32 rows.
+	//
+	// The compact rows s keeps (those of a mapped GLOSSVX3 base, kept
+	// current by put and remove) are written as they are, the rest
+	// quantized: quantizing every row at each compaction of a batch's
+	// log was a sixth of the batch's vector CPU (pprof,
+	// docs/benchmarks.md). Same bytes (TestWriteBaseKeepsCompactRows).
 	stride := compactStride(s.dim)
+	kept := min(len(s.comp)/stride, s.rows())
+	put(s.comp[:kept*stride])
 	comp := make([]byte, stride)
+	row := 0
 	eachPart(s, func(rows []float32) {
 		for o := 0; o < len(rows); o += s.dim {
-			quantizeRow(comp, rows[o:o+s.dim])
-			put(comp)
+			if row >= kept {
+				quantizeRow(comp, rows[o:o+s.dim])
+				put(comp)
+			}
+			row++
 		}
 	})
 	crcBefore := crc.Sum32()
