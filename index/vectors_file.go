@@ -448,7 +448,12 @@ func writeBaseFile(path string, s *vecState) error {
 	// docs/benchmarks.md). Same bytes (TestWriteBaseKeepsCompactRows).
 	stride := compactStride(s.dim)
 	kept := min(len(s.comp)/stride, s.rows())
-	put(s.comp[:kept*stride])
+	for c := s.comp[:kept*stride]; len(c) > 0; { // in parts, each then reclaimed as the rows are
+		n := min(len(c), 4<<20)
+		put(c[:n])
+		s.file.pageOut(c[:n])
+		c = c[n:]
+	}
 	comp := make([]byte, stride)
 	row := 0
 	eachPart(s, func(rows []float32) {
