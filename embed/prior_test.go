@@ -63,8 +63,8 @@ func TestEmbeddedPrior(t *testing.T) {
 	if !strings.HasPrefix(p.Model(), "prior:go-src go") {
 		t.Errorf("prior model %q, want prior:go-src go…", p.Model())
 	}
-	word := func(w string) []float32 {
-		v, _ := p.wordVector(stem(w))
+	vec := func(w string) []float32 {
+		v, _ := p.wordVector(word(w))
 		if v == nil {
 			t.Fatalf("no prior vector for %q", w)
 		}
@@ -75,8 +75,8 @@ func TestEmbeddedPrior(t *testing.T) {
 		{"credential", "password", "pixel"},
 		{"timeout", "deadline", "rounding"},
 	} {
-		if dot(word(c.w), word(c.near)) <= dot(word(c.w), word(c.far)) {
-			t.Errorf("prior: cos(%s, %s) = %.3f ≤ cos(%s, %s) = %.3f", c.w, c.near, dot(word(c.w), word(c.near)), c.w, c.far, dot(word(c.w), word(c.far)))
+		if dot(vec(c.w), vec(c.near)) <= dot(vec(c.w), vec(c.far)) {
+			t.Errorf("prior: cos(%s, %s) = %.3f ≤ cos(%s, %s) = %.3f", c.w, c.near, dot(vec(c.w), vec(c.near)), c.w, c.far, dot(vec(c.w), vec(c.far)))
 		}
 	}
 }

@@ -29,22 +29,19 @@ func Words(text string) []string {
 	fields := strings.Fields(ident.Split(text))
 	out := fields[:0]
 	for _, f := range fields {
-		if len(f) < 2 || len(f) > maxWordLen || stopWords[f] || allDigits(f) {
-			continue
+		if s := word(f); s != "" {
+			out = append(out, s)
 		}
-		s := stem(f)
-		if len(s) < 2 || stopWords[s] {
-			continue
-		}
-		out = append(out, s)
 	}
 	return out
 }
 
-// stems caches stem results (identifiers repeat a lot), up to
-// maxCachedStems words: a map under a read-write lock, which costs less
-// per lookup than a sync.Map (no interface conversion of the key, no
-// allocation), read by several goroutines during training.
+// stems caches the words of fields (word; identifiers repeat a lot), up
+// to maxCachedStems fields: a map under a read-write lock, which costs
+// less per lookup than a sync.Map (no interface conversion of the key,
+// no allocation), read by several goroutines during training. One lookup
+// answers what took two of the stop list and one of a memo of stems
+// alone (pprof of a batch's embedding, docs/benchmarks.md).
 var stems = struct {
 	sync.RWMutex
 	m map[string]string
@@ -52,21 +49,40 @@ var stems = struct {
 
 const maxCachedStems = 200_000
 
-func stem(w string) string {
+// word returns the word a field of Words stands for: its Snowball stem,
+// or "" when the field or its stem is dropped (wordOf).
+func word(f string) string {
+	if len(f) > maxWordLen {
+		return "" // not remembered: such runs rarely repeat
+	}
 	stems.RLock()
-	s, ok := stems.m[w]
+	s, ok := stems.m[f]
 	stems.RUnlock()
 	if ok {
 		return s
 	}
-	env := snowballstem.NewEnv(w)
-	english.Stem(env)
-	s = env.Current()
+	s = wordOf(f)
 	stems.Lock()
 	if len(stems.m) < maxCachedStems {
-		stems.m[strings.Clone(w)] = s // not the text w may be a slice of
+		stems.m[strings.Clone(f)] = s // not the text f may be a slice of
 	}
 	stems.Unlock()
+	return s
+}
+
+// wordOf is word without the memo: "" for a field shorter than 2 bytes
+// or longer than maxWordLen, a stop word, digits only, or whose stem is
+// shorter than 2 bytes or a stop word; else the stem.
+func wordOf(f string) string {
+	if len(f) < 2 || len(f) > maxWordLen || stopWords[f] || allDigits(f) {
+		return ""
+	}
+	env := snowballstem.NewEnv(f)
+	english.Stem(env)
+	s := env.Current()
+	if len(s) < 2 || stopWords[s] {
+		return ""
+	}
 	return s
 }
 

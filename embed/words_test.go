@@ -21,10 +21,19 @@ func TestWords(t *testing.T) {
 	}
 }
 
-// TestStemMemoSameAsStemmer checks that stem, memoized or not, is the
-// Snowball English stemmer, from any number of goroutines.
+// TestStemMemoSameAsStemmer checks that word, memoized or not, is the
+// Snowball English stemmer for the words it keeps, and drops stop words,
+// digits, one-letter fields and fields whose stem is one letter, from
+// any number of goroutines.
 func TestStemMemoSameAsStemmer(t *testing.T) {
-	words := strings.Fields("retries capped running organizational generously flushing the caches cached cache hoping dying skis idly")
+	words := strings.Fields("retries capped running organizational generously flushing caches cached cache hoping dying skis idly")
+	for _, f := range []string{"the", "a", "x", "42", "is", "its", "ss", "being"} {
+		for range 2 {
+			if got, want := word(f), wordOf(f); got != want {
+				t.Errorf("word(%q) = %q, unmemoized %q", f, got, want)
+			}
+		}
+	}
 	var wg sync.WaitGroup
 	for g := 0; g < 4; g++ {
 		wg.Add(1)
@@ -34,8 +43,8 @@ func TestStemMemoSameAsStemmer(t *testing.T) {
 				for _, w := range words {
 					env := snowballstem.NewEnv(w)
 					english.Stem(env)
-					if got, want := stem(w), env.Current(); got != want {
-						t.Errorf("stem(%q) = %q, want %q", w, got, want)
+					if got, want := word(w), env.Current(); got != want {
+						t.Errorf("word(%q) = %q, want %q", w, got, want)
 					}
 				}
 			}
