@@ -447,7 +447,7 @@ func (v *Vectors) writeBase(st *vecState) error {
 // the index was opened (about 1 KiB each with the built-in model) then
 // leave the Go heap, whose collector otherwise ran ever more often as an
 // ingest added them (at 100,000 memories, 80 MB of rows under
-// `remember --batch`'s 200 MiB heap limit; docs/benchmarks.md). The
+// `remember --batch`'s 200 MiB heap limit then; docs/benchmarks.md). The
 // caller holds mu for writing. The checksum is not verified here (the
 // next OpenVectors does): reading every page would make the whole file
 // resident. Should the file not read back as the state written (it
