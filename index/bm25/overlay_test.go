@@ -30,18 +30,7 @@ func TestOverlaySharedIDHashes(t *testing.T) {
 			defer func(f func(int) *idhash.Map) { newIDMap = f }(newIDMap)
 			newIDMap = func(n int) *idhash.Map { return idhash.NewHash(n, weak) }
 		}
-		s, err := OpenSaved(base)
-		if err != nil {
-			t.Fatal(err)
-		}
-		loaded, err := s.Load()
-		if err != nil {
-			t.Fatal(err)
-		}
-		o, err := s.NewOverlay()
-		if err != nil {
-			t.Fatal(err)
-		}
+		s, loaded, o := openOverlay(t, base)
 		if hashes == "weak" && o.num.Shared() == 0 {
 			t.Fatal("no id shares a hash")
 		}
@@ -99,19 +88,8 @@ func TestOverlayWriteSavedInterleaves(t *testing.T) {
 	if _, err := x.WriteSaved(base, []byte("tag")); err != nil {
 		t.Fatal(err)
 	}
-	s, err := OpenSaved(base)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, loaded, o := openOverlay(t, base)
 	defer s.Close()
-	loaded, err := s.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := s.NewOverlay()
-	if err != nil {
-		t.Fatal(err)
-	}
 	writes := map[string][]Field{}
 	for i, term := range []string{"a", "t0000", "t0001", "t0126", "t0127", "t0128", "t0129", "t0255", "t0256", "t0798", "t0799", "zzz"} {
 		writes[fmt.Sprintf("w%02d", i)] = []Field{
@@ -124,6 +102,24 @@ func TestOverlayWriteSavedInterleaves(t *testing.T) {
 	if d := savesAlike(t, loaded, o); d != "" {
 		t.Fatal(d)
 	}
+}
+
+// openOverlay opens the saved index base, loads it, and lays an empty
+// overlay over it; the caller closes s.
+func openOverlay(t *testing.T, base string) (s *Saved, loaded *Index, o *Overlay) {
+	t.Helper()
+	s, err := OpenSaved(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loaded, err = s.Load(); err == nil {
+		o, err = s.NewOverlay()
+	}
+	if err != nil {
+		s.Close()
+		t.Fatal(err)
+	}
+	return s, loaded, o
 }
 
 // savesAlike saves loaded and o with the same tag and returns "" when
