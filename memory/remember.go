@@ -315,20 +315,24 @@ func (w *Workspace) anchorLines(req RememberRequest, st *batchState) (Anchor, er
 	if end < req.StartLine {
 		return Anchor{}, fmt.Errorf("end line %d is before start line %d", end, req.StartLine)
 	}
+	// The file as the batch read it gives its size (a file over the limit
+	// has none: it is not read); a stat per request was 0.4 CPU-s of a
+	// +80,000 batch (pprof, docs/benchmarks.md).
+	var stored *index.File
 	size := int64(len(req.Content))
 	if req.Content == nil {
-		if fi, err := os.Stat(filepath.Join(w.Root, filepath.FromSlash(rel))); err == nil {
+		if stored = w.storedFile(rel, st); stored != nil {
+			size = int64(len(stored.Src))
+		} else if fi, err := os.Stat(filepath.Join(w.Root, filepath.FromSlash(rel))); err == nil {
 			size = fi.Size()
 		}
 	}
 	if max := w.MaxFileSize(); size > max {
 		return Anchor{}, fmt.Errorf("%s is %d bytes, over the %d-byte limit of indexed files (--max-file-size): gloss cannot follow code there", rel, size, max)
 	}
-	if req.Content == nil {
-		if f := w.storedFile(rel, st); f != nil {
-			if a, ok, err := w.storedLinesAnchor(f, req.StartLine-1, end-1); ok || err != nil {
-				return a, err
-			}
+	if stored != nil {
+		if a, ok, err := w.storedLinesAnchor(stored, req.StartLine-1, end-1); ok || err != nil {
+			return a, err
 		}
 	}
 	var f *index.File
