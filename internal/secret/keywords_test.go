@@ -1,6 +1,7 @@
 package secret
 
 import (
+	"math/rand"
 	"strings"
 	"testing"
 )
@@ -223,4 +224,42 @@ func (r *secretRule) admits(lower string) bool {
 		}
 	}
 	return false
+}
+
+// TestPrefilterAdmitsEveryMatch checks the rules' pre conditions against
+// their regexps: on every corpus text and example, and on 200,000 random
+// texts of key words in any case, key characters, quotes, blanks
+// (\v is not one), operators and the non-ASCII letters folding and (?i)
+// treat apart (ſ, the Kelvin sign, İ, é), a text a rule's regexp
+// matches meets its pre condition, and some texts are matched.
+func TestPrefilterAdmitsEveryMatch(t *testing.T) {
+	texts := keywordTexts(t)
+	parts := []string{"password", "PassWD", "pwd", "Secret", "TOKEN", "api", "API_KEY", "apikey", "private-key", "access.key", "auth_key", "License", "credentials",
+		"x", "Z9", "_", ".", "-", "\"", "'", "`", " ", "\t", "\n", "\v", "\r", ":", "=", "=>", ":=", "==", ",", ";", "(", "ſ", "\u212a", "İ", "é", "hunter2hunter2", "abc"}
+	rng := rand.New(rand.NewSource(7))
+	for range 200_000 {
+		var b strings.Builder
+		for range 1 + rng.Intn(8) {
+			b.WriteString(parts[rng.Intn(len(parts))])
+		}
+		texts = append(texts, b.String())
+	}
+	for _, r := range contextRules() {
+		if r.pre == nil {
+			continue
+		}
+		matched := 0
+		for _, x := range texts {
+			if !r.re.MatchString(x) {
+				continue
+			}
+			matched++
+			if !r.pre(fold(x)) {
+				t.Fatalf("rule %q matches %q but its pre condition is false", r.name, x)
+			}
+		}
+		if matched < 1000 {
+			t.Errorf("rule %q matched %d texts: too few to check its pre condition", r.name, matched)
+		}
+	}
 }
