@@ -153,17 +153,23 @@ func (w *Workspace) rememberChunk(ctx context.Context, reqs []RememberRequest, o
 	w.stampBlobs(created, st)
 	b := w.Store.NewMemoryBatchSize(st.writeBytes + st.writeBytes/8)
 	created = created[:0]
+	var at []int // the place in out of each memory of created
 	for i, m := range out {
 		if m == nil || kept[i] {
 			continue
 		}
 		w.stampFile(m) // the file first: a crash before the commit reloads it
-		if err := w.putMemory(b, nil, m); err != nil {
-			_ = w.RemoveMemoryFile(m)
+		created, at = append(created, m), append(at, i)
+	}
+	putErrs := w.putMemories(b, created)
+	created = created[:0]
+	for k, i := range at {
+		if err := putErrs[k]; err != nil {
+			_ = w.RemoveMemoryFile(out[i])
 			out[i], errs[i] = nil, err
 			continue
 		}
-		created = append(created, m)
+		created = append(created, out[i])
 	}
 	if len(created) == 0 {
 		b.Close()

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/gloss-dev/gloss/index"
+	"github.com/gloss-dev/gloss/internal/syncx"
 	"github.com/gloss-dev/gloss/memory/confidence"
 )
 
@@ -120,28 +121,90 @@ func anchorPaths(m *Memory) []string {
 // with its StaleSince brought in step with its anchors (markStale) and its
 // confidence as of now.
 func (w *Workspace) putMemory(b *index.MemoryBatch, old, m *Memory) error {
+	enc := memoryEncoders.Get().(*memoryEncoder)
+	defer memoryEncoders.Put(enc)
+	enc.buf.Reset()
+	rec := w.encodeRecord(enc, m)
+	return putRecord(b, old, m, rec, enc.buf.Bytes())
+}
+
+// memoryRecord is what putMemory stores of a memory besides its index
+// entries, encoded: its JSON record (bytes [start, end) of its encoder's
+// buffer, which it is appended to) and its summary (encodeSummary), or
+// the error of encoding them.
+type memoryRecord struct {
+	start, end int
+	summary    []byte
+	err        error
+}
+
+// encodeRecord brings m in step for storing as putMemory does (schema
+// version, StaleSince, confidence as of now) and appends its record to
+// enc's buffer.
+func (w *Workspace) encodeRecord(enc *memoryEncoder, m *Memory) memoryRecord {
 	m.V = SchemaVersion
 	markStale(m, w.now())
 	m.Confidence = confidence.Of(m.Lifecycle(), w.now()).Value
-	enc := memoryEncoders.Get().(*memoryEncoder)
-	defer memoryEncoders.Put(enc)
-	data, err := enc.encode(m)
-	if err != nil {
-		return fmt.Errorf("encode memory %s: %w", m.ID, err)
+	rec := memoryRecord{start: enc.buf.Len()}
+	if err := enc.enc.Encode(m); err != nil {
+		enc.buf.Truncate(rec.start)
+		rec.err = fmt.Errorf("encode memory %s: %w", m.ID, err)
+		return rec
 	}
-	if err := b.Put(m.ID, data, anchorPaths(m), anchorPaths(old)); err != nil {
+	rec.end = enc.buf.Len() - 1 // json.Encoder's newline is not stored
+	rec.summary, rec.err = encodeSummary(ViewOf(m))
+	return rec
+}
+
+// putRecord adds m, encoded as rec into buf (its encoder's bytes), to b,
+// replacing old (may be nil): the record and its path entries, its
+// relations and its summary.
+func putRecord(b *index.MemoryBatch, old, m *Memory, rec memoryRecord, buf []byte) error {
+	if rec.err != nil {
+		return rec.err
+	}
+	if err := b.Put(m.ID, buf[rec.start:rec.end], anchorPaths(m), anchorPaths(old)); err != nil {
 		return err
 	}
 	if err := putRelations(b, old, m); err != nil {
 		return err
 	}
-	return putSummary(b, m)
+	return b.PutSummary(m.ID, rec.summary)
 }
 
-// memoryEncoder encodes memories as json.Marshal does into a reused
-// buffer (putMemory: the store's batch copies the bytes), so that a batch
-// of 80,000 memories does not allocate their 186 MB of JSON one record
-// at a time (heap profile, docs/benchmarks.md).
+// putMemories is putMemory for each memory of ms (none of them stored
+// before), its records encoded on up to GOMAXPROCS goroutines first, each
+// range of ms into one pooled encoder (encoding was 1.8 CPU-s of a
+// +80,000 batch's main goroutine, pprof, docs/benchmarks.md); then they
+// are added to b in order. errs[i] is ms[i]'s error.
+func (w *Workspace) putMemories(b *index.MemoryBatch, ms []*Memory) (errs []error) {
+	recs := make([]memoryRecord, len(ms))
+	encs := make([]*memoryEncoder, len(ms)) // the encoder of each record
+	_ = syncx.Ranges(len(ms), 64, func(lo, hi int) error {
+		enc := memoryEncoders.Get().(*memoryEncoder)
+		enc.buf.Reset()
+		for i := lo; i < hi; i++ {
+			recs[i], encs[i] = w.encodeRecord(enc, ms[i]), enc
+		}
+		return nil
+	})
+	errs = make([]error, len(ms))
+	for i, m := range ms {
+		errs[i] = putRecord(b, nil, m, recs[i], encs[i].buf.Bytes())
+	}
+	for i, enc := range encs {
+		if i == 0 || enc != encs[i-1] {
+			memoryEncoders.Put(enc)
+		}
+	}
+	return errs
+}
+
+// memoryEncoder encodes memories as json.Marshal does (HTML escaped, no
+// indent; json.Encoder adds a newline, which encodeRecord leaves out)
+// into a reused buffer (putMemory, putMemories: the store's batch copies
+// the bytes), so that a batch of 80,000 memories does not allocate their
+// 186 MB of JSON one record at a time (heap profile, docs/benchmarks.md).
 type memoryEncoder struct {
 	buf bytes.Buffer
 	enc *json.Encoder
@@ -152,17 +215,6 @@ var memoryEncoders = sync.Pool{New: func() any {
 	e.enc = json.NewEncoder(&e.buf)
 	return e
 }}
-
-// encode returns json.Marshal(m)'s bytes, valid until the next call:
-// json.Encoder writes the same bytes (HTML escaped, no indent) and a
-// newline, which is cut.
-func (e *memoryEncoder) encode(m *Memory) ([]byte, error) {
-	e.buf.Reset()
-	if err := e.enc.Encode(m); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")), nil
-}
 
 // deleteMemory removes m (and its entries in the relation index) from b.
 func deleteMemory(b *index.MemoryBatch, m *Memory) error {

@@ -14,6 +14,7 @@ import (
 	"github.com/gloss-dev/gloss/embed"
 	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/internal/ident"
+	"github.com/gloss-dev/gloss/internal/syncx"
 	"github.com/gloss-dev/gloss/internal/timing"
 	"github.com/gloss-dev/gloss/scip"
 )
@@ -112,11 +113,17 @@ func (w *Workspace) vectorDocsAt() ([]index.Doc, uint64, error) {
 	return vectorDocs(mems), gen, nil
 }
 
+// vectorDocs returns the vector documents of mems (vectorText), made on
+// up to GOMAXPROCS goroutines as searchDocs are.
 func vectorDocs(mems []*Memory) []index.Doc {
 	out := make([]index.Doc, len(mems))
-	for i, m := range mems {
-		out[i] = index.Doc{ID: m.ID, Fields: map[string]string{index.VectorText: vectorText(m)}}
-	}
+	_ = syncx.Ranges(len(mems), 64, func(lo, hi int) error {
+		for i := lo; i < hi; i++ {
+			m := mems[i]
+			out[i] = index.Doc{ID: m.ID, Fields: map[string]string{index.VectorText: vectorText(m)}}
+		}
+		return nil
+	})
 	return out
 }
 
