@@ -921,16 +921,22 @@ func (w *Workspace) keepCheckStates(b *index.MemoryBatch, mems []*Memory) error 
 	if err != nil {
 		return err
 	}
+	var want []string
+	for _, p := range order {
+		if states[p].ok {
+			want = append(want, p)
+		}
+	}
+	stored, err := w.Store.CheckStatesOf(want)
+	if err != nil {
+		return err
+	}
 	for _, p := range order {
 		ps := states[p]
 		if !ps.ok {
 			continue
 		}
-		data, err := w.Store.CheckState(p)
-		if err != nil {
-			return err
-		}
-		if data != nil {
+		if data := stored[p]; data != nil {
 			var old checkState
 			if json.Unmarshal(data, &old) != nil || old.Hash != ps.cs.Hash {
 				continue
