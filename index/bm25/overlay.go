@@ -393,13 +393,11 @@ func (src *overlaySource) advance() error {
 		}
 	}
 	src.left--
-	d := &src.dict
-	t := d.bytes()
-	src.peekE = savedTerm{df: d.uvarint(), maxTF: d.uvarint(), minLen: d.uvarint(), post: d.ref()}
-	if d.err != nil {
+	t, e := src.dict.entry()
+	if src.dict.err != nil {
 		return fmt.Errorf("%w: dictionary block of field %q", ErrSavedCorrupt, src.name)
 	}
-	src.peek = t
+	src.peek, src.peekE = t, e
 	return nil
 }
 

@@ -589,6 +589,13 @@ func (d *decoder) bytes() []byte {
 	return v
 }
 
+// entry decodes a dictionary entry: the term (a view of d's bytes) and
+// its statistics and postings region, as writeSaved encodes them.
+func (d *decoder) entry() ([]byte, savedTerm) {
+	t := d.bytes()
+	return t, savedTerm{df: d.uvarint(), maxTF: d.uvarint(), minLen: d.uvarint(), post: d.ref()}
+}
+
 func (d *decoder) ref() blockRef {
 	r := blockRef{off: d.uvarint(), n: d.uvarint()}
 	if d.err != nil || len(d.b) < 4 {
@@ -622,8 +629,7 @@ func (s *Saved) lookup(f *savedField, term string) (savedTerm, bool, error) {
 	d := decoder{b: b}
 	n := d.uvarint()
 	for j := uint64(0); j < n && d.err == nil; j++ {
-		t := d.bytes()
-		e := savedTerm{df: d.uvarint(), maxTF: d.uvarint(), minLen: d.uvarint(), post: d.ref()}
+		t, e := d.entry()
 		if d.err == nil && string(t) == term {
 			return e, true, nil
 		}
@@ -953,11 +959,11 @@ func (s *Saved) Load() (*Index, error) {
 			d := decoder{b: b}
 			nt := d.uvarint()
 			for j := uint64(0); j < nt && d.err == nil; j++ {
-				term := string(d.bytes())
-				e := savedTerm{df: d.uvarint(), maxTF: d.uvarint(), minLen: d.uvarint(), post: d.ref()}
+				t, e := d.entry()
 				if d.err != nil {
 					break
 				}
+				term := string(t)
 				if uint64(cap(raw)) < e.post.n {
 					raw = make([]byte, e.post.n)
 				}
