@@ -6,10 +6,11 @@ import (
 	"testing"
 )
 
-// addScaled gives axpy's bits: random vectors of every length from 1 to
-// 300 (the AVX2 kernels' blocks and their tails), scales of 1, of
-// ordinary and extreme magnitudes, and values with subnormals, zeros and
-// mixed signs, summed over repeated calls.
+// addScaled and axpy give the bits of the Go loop y[i] += a*x[i]: random
+// vectors of every length from 1 to 300 (the AVX2 kernels' blocks and
+// their tails), scales of 1, of ordinary and extreme magnitudes, and
+// values with subnormals, zeros and mixed signs, summed over repeated
+// calls.
 func TestAddScaledSameAsAxpy(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
 	val := func() float32 {
@@ -25,7 +26,7 @@ func TestAddScaledSameAsAxpy(t *testing.T) {
 		}
 	}
 	for n := 1; n <= 300; n++ {
-		want, got := make([]float32, n), make([]float32, n)
+		want, got, viaAxpy := make([]float32, n), make([]float32, n), make([]float32, n)
 		tmp := make([]float32, n+5)
 		for round := range 6 {
 			x := make([]float32, n)
@@ -33,11 +34,19 @@ func TestAddScaledSameAsAxpy(t *testing.T) {
 				x[i] = val()
 			}
 			a := []float32{1, 0.37, -2.5, 1e-20, 3e20, float32(rng.Float64())}[round]
-			axpy(a, x, want)
+			for i := range x {
+				want[i] += a * x[i]
+			}
 			addScaled(a, x, got, tmp)
+			axpy(a, x, viaAxpy)
 			for i := range want {
-				if math.Float32bits(want[i]) != math.Float32bits(got[i]) && !(want[i] != want[i] && got[i] != got[i]) {
-					t.Fatalf("n %d round %d: [%d] = %g (%#x), axpy %g (%#x)", n, round, i, got[i], math.Float32bits(got[i]), want[i], math.Float32bits(want[i]))
+				for _, c := range []struct {
+					name string
+					v    float32
+				}{{"addScaled", got[i]}, {"axpy", viaAxpy[i]}} {
+					if math.Float32bits(want[i]) != math.Float32bits(c.v) && !(want[i] != want[i] && c.v != c.v) {
+						t.Fatalf("n %d round %d: %s [%d] = %g (%#x), the loop %g (%#x)", n, round, c.name, i, c.v, math.Float32bits(c.v), want[i], math.Float32bits(want[i]))
+					}
 				}
 			}
 		}

@@ -467,22 +467,28 @@ func dot(a, b []float32) float32 {
 	return s
 }
 
-// axpy adds a·x to y.
+// axpy adds a·x to y (y[i] += a·x[i], the product rounded before the
+// sum; x and y of one length, not overlapping). For a = 1 the sum is
+// vek32's kernel, AVX2 where the CPU has it (the same float32 additions:
+// TestAddScaledSameAsAxpy).
 func axpy(a float32, x, y []float32) {
+	if a == 1 {
+		vek32.Add_Inplace(y, x)
+		return
+	}
 	for i := range x {
 		y[i] += a * x[i]
 	}
 }
 
-// addScaled is axpy (y[i] += a·x[i], the product rounded before the
-// sum) through tmp (len(x) values) with vek32's kernels, AVX2 where the
-// CPU has it: a product pass, then a sum pass, so the same float32
+// addScaled is axpy through tmp (len(x) values) with vek32's kernels
+// for any a: a product pass, then a sum pass, so the same float32
 // operations in the same order give the same bits
 // (TestAddScaledSameAsAxpy). Summing word vectors was a quarter of a
 // batch's embedding CPU (pprof, docs/benchmarks.md).
 func addScaled(a float32, x, y, tmp []float32) {
 	if a == 1 {
-		vek32.Add_Inplace(y, x)
+		axpy(1, x, y)
 		return
 	}
 	vek32.Add_Inplace(y, vek32.MulNumber_Into(tmp[:len(x)], x, a))

@@ -226,6 +226,7 @@ func (m *Model2Vec) Dim() int { return m.dim }
 // vector. It fails only when ctx ends.
 func (m *Model2Vec) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
+	tmp := make([]float32, m.dim) // addScaled's products
 	for i, t := range texts {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -239,7 +240,7 @@ func (m *Model2Vec) Embed(ctx context.Context, texts []string) ([][]float32, err
 			if m.weights != nil {
 				w = m.weights[id]
 			}
-			axpy(w, m.rows[row*m.dim:(row+1)*m.dim], v)
+			addScaled(w, m.rows[row*m.dim:(row+1)*m.dim], v, tmp)
 		}
 		Normalize(v) // the mean's direction
 		out[i] = v
