@@ -106,6 +106,56 @@ const (
 	bulkL0StopWritesThreshold     = 48
 )
 
+// storeFormat is the Pebble format major version of a store opened for
+// writing: FormatValueSeparation, the newest of Pebble v2.1 (columnar
+// blocks, table format Pebblev7, blob files). A store of an older format
+// (gloss before 2026-11-28 made FormatFlushableIngest, 13) is ratcheted to
+// it when it is opened for writing: Pebble rewrites its format marker,
+// not its tables, and a gloss built with the same Pebble (v2.1.7) still
+// opens it. A format cannot be lowered again.
+const storeFormat = pebble.FormatValueSeparation
+
+// Value separation of a store opened for writing (Pebble's
+// ValueSeparationPolicy; docs/benchmarks.md, session 17). Values of
+// valueSeparationMin bytes or more, memory records (2.3 KB of JSON on
+// prometheus) and their summaries (616 B), are written to blob files when
+// a memtable is flushed, and compactions move a reference (a few bytes)
+// instead of rewriting the value: a +80,000 batch wrote 291 MB of tables
+// and blob files instead of 710 MB, and its compactions took 2.9 CPU-s
+// instead of 6.6. The symbol graph's keys have empty values and stay in
+// the tables.
+//
+// maxBlobReferenceDepth bounds how many blob files the values of one
+// table may be spread over before a compaction rewrites them into one
+// (Pebble sums the depths of the compaction's inputs, one per level-0
+// sublevel): 64 lets a bulk store's compaction out of 16 level-0 sublevels
+// (bulkL0CompactionThreshold) carry references over several times; with
+// Pebble's example of 10 every such compaction rewrote every value. A
+// read of a value reads one block of one blob file whatever the depth.
+//
+// blobGarbageRatio: a blob file is rewritten once half of its values are
+// no longer referenced (memories deleted or rewritten) and it is older
+// than blobRewriteAge, which bounds the space blob files waste to about
+// twice the live values.
+const (
+	valueSeparationMin    = 512
+	maxBlobReferenceDepth = 64
+	blobGarbageRatio      = 0.5
+	blobRewriteAge        = 5 * time.Minute
+)
+
+// valueSeparation returns the store's value separation policy (Pebble's
+// Options.Experimental.ValueSeparationPolicy).
+func valueSeparation() pebble.ValueSeparationPolicy {
+	return pebble.ValueSeparationPolicy{
+		Enabled:               true,
+		MinimumSize:           valueSeparationMin,
+		MaxBlobReferenceDepth: maxBlobReferenceDepth,
+		RewriteMinimumAge:     blobRewriteAge,
+		TargetGarbageRatio:    blobGarbageRatio,
+	}
+}
+
 // OpenStoreBulk is OpenStoreCache for a process that mostly writes, such
 // as `gloss remember --batch`: level 0 is compacted into the level below
 // after 16 flushed memtables rather than Pebble's default of 4
@@ -132,6 +182,8 @@ func openStore(dir string, fs vfs.FS, cacheBytes int64, bulk bool) (st *Store, e
 	cache := pebble.NewCache(cacheBytes)
 	defer cache.Unref() // the database holds its own reference
 	opts := &pebble.Options{Logger: quietLogger{}, EventListener: corruptionListener(), Cache: cache}
+	opts.FormatMajorVersion = storeFormat
+	opts.Experimental.ValueSeparationPolicy = valueSeparation
 	if bulk {
 		opts.L0CompactionThreshold = bulkL0CompactionThreshold
 		opts.L0CompactionFileThreshold = bulkL0CompactionFileThreshold

@@ -145,11 +145,14 @@ func randomWords(n int) string {
 	return b.String()
 }
 
-// flipSSTByte flips one byte of the memory body in the store's table file
-// (see storeWithMemory), leaving the other blocks readable.
+// flipSSTByte flips one byte of the memory body in the store's table or
+// blob file (see storeWithMemory: values of 512 bytes or more are kept in
+// blob files once flushed), leaving the other blocks readable.
 func flipSSTByte(t *testing.T, dir string) {
 	t.Helper()
 	ssts, _ := filepath.Glob(filepath.Join(dir, "*.sst"))
+	blobs, _ := filepath.Glob(filepath.Join(dir, "*.blob"))
+	ssts = append(ssts, blobs...)
 	for _, p := range ssts {
 		data, err := os.ReadFile(p)
 		if err != nil {
