@@ -27,9 +27,11 @@ func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 func main() {
 	timing.Mark("main")
 	stopProfile := startCPUProfile()
+	stopTrace := startTrace()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := newRoot().ExecuteContext(ctx)
 	stop()
+	stopTrace()
 	stopProfile()
 	timing.Mark("exit")
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"sync"
 )
 
@@ -112,5 +113,37 @@ func writeMemProfile() {
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "gloss: %s: %v\n", memProfileEnv, err)
+	}
+}
+
+// traceEnv names a file that receives an execution trace of the whole
+// process (runtime/trace format, `go tool trace`): which goroutine ran
+// on which core when, for finding the parts of a CLI call that leave a
+// core idle (docs/benchmarks.md). Unset: no trace.
+const traceEnv = "GLOSS_TRACE"
+
+// startTrace starts the execution trace named by $GLOSS_TRACE and returns
+// the function that stops it; a trace that cannot be started is reported
+// on standard error and the command runs without it.
+func startTrace() func() {
+	path := os.Getenv(traceEnv)
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		if err = trace.Start(f); err != nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "gloss: %s: %v\n", traceEnv, err)
+		return func() {}
+	}
+	return func() {
+		trace.Stop()
+		if err := f.Close(); err != nil {
+			fmt.Fprintf(os.Stderr, "gloss: %s: %v\n", traceEnv, err)
+		}
 	}
 }
