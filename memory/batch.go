@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -48,6 +49,11 @@ type batchState struct {
 	// duplicates asks for a near-duplicate check of each new memory
 	// (batches of at most maxDuplicateChecks requests).
 	duplicates bool
+	// derivedOpen is set once the derived indexes were opened before a
+	// chunk's write (commitChunk); derived runs the chunks' updates of
+	// them (derivedQueue).
+	derivedOpen bool
+	derived     derivedQueue
 	// writeBytes is the size of the last chunk's Pebble batch
 	// (index.MemoryBatch.Len), the next chunk's batch is allocated with
 	// room for an eighth more; 0 before the first chunk.
@@ -122,6 +128,9 @@ func (st *batchState) release() {
 // files are removed. w.writeMu is held.
 func (w *Workspace) rememberChunk(ctx context.Context, reqs []RememberRequest, out []*Memory, errs []error, st *batchState) {
 	w.noteBatchGeneration()
+	if st.duplicates || slices.ContainsFunc(reqs, func(r RememberRequest) bool { return r.OnDuplicate != "" }) {
+		st.derived.wait() // checkDuplicates searches them
+	}
 	w.preparse(reqs, st)
 	valid, verrs := w.validateChunk(reqs)
 	var created []*Memory
@@ -180,7 +189,7 @@ func (w *Workspace) rememberChunk(ctx context.Context, reqs []RememberRequest, o
 	if err != nil {
 		b.Close()
 	} else {
-		err = w.commit(b, created, nil)
+		err = w.commitChunk(b, created, st)
 	}
 	if err != nil {
 		for i := range out {
@@ -189,6 +198,62 @@ func (w *Workspace) rememberChunk(ctx context.Context, reqs []RememberRequest, o
 				out[i], errs[i] = nil, err
 			}
 		}
+	}
+}
+
+// commitChunk is commit for a chunk of RememberBatch: it writes b
+// durably, then hands the derived indexes' update (the search documents'
+// analysis, the embeddings) to st.derived, which runs it while the next
+// chunk is anchored, so that the two share the cores (a +80,000 batch
+// used 1.4 of 2 cores with them one after the other; docs/benchmarks.md,
+// session 17). The anchor place table is updated before it returns. The
+// derived indexes are opened once, before the first chunk's write, as
+// commit opens them.
+func (w *Workspace) commitChunk(b *index.MemoryBatch, created []*Memory, st *batchState) error {
+	if !st.derivedOpen {
+		w.openDerived()
+		st.derivedOpen = true
+	}
+	if err := markNewStoreSummaries(w.Store, b); err != nil {
+		b.Close()
+		return err
+	}
+	gen, err := w.commitBatch(b)
+	if err != nil {
+		return err
+	}
+	w.places.update(created, nil, gen)
+	st.derived.start(func() { w.indexDerived(created, nil, gen) })
+	return nil
+}
+
+// derivedQueue runs the derived-index updates of a batch's chunks one at
+// a time, in order, each on a goroutine of its own beside the batch's
+// next chunk. The zero value is ready; the batch waits for the last
+// update before it returns (wait), and before a chunk whose requests
+// search the derived indexes (a near-duplicate check), so that they see
+// every earlier chunk.
+type derivedQueue struct {
+	done chan struct{} // closed when the running update ends; nil: none
+}
+
+// start waits for the running update, then runs update on a new
+// goroutine.
+func (q *derivedQueue) start(update func()) {
+	q.wait()
+	done := make(chan struct{})
+	q.done = done
+	go func() {
+		defer close(done)
+		update()
+	}()
+}
+
+// wait returns when the running update, if any, has ended.
+func (q *derivedQueue) wait() {
+	if q.done != nil {
+		<-q.done
+		q.done = nil
 	}
 }
 

@@ -398,3 +398,35 @@ func TestRememberBatchEachPerChunk(t *testing.T) {
 		t.Fatalf("%d of %d requests reported", next, len(reqs))
 	}
 }
+
+// The derived indexes of a batch's chunks are updated beside the next
+// chunk (derivedQueue): a near-duplicate check in a later chunk still
+// sees the memories of the earlier ones, and when RememberBatchEach
+// returns, a search finds memories of its first and last chunks.
+func TestRememberBatchDerivedAcrossChunks(t *testing.T) {
+	w, repo := storedWorkspace(t, Options{})
+	ctx := context.Background()
+	first := "Retries are capped at 3\nThe upstream rate-limits bursts, so retries are capped at 3 attempts."
+	var reqs []RememberRequest
+	for i := 0; i < RememberChunk+2; i++ {
+		reqs = append(reqs, RememberRequest{Text: fmt.Sprintf("note %d about zebra%d", i, i), Path: repo + "/a.go", StartLine: 8, EndLine: 15})
+	}
+	reqs[0].Text = first
+	reqs[RememberChunk] = RememberRequest{Text: first, Path: repo + "/a.go", StartLine: 8, EndLine: 15, OnDuplicate: OnDuplicateNoop}
+	got := make([]*Memory, len(reqs))
+	w.RememberBatchEach(ctx, reqs, func(i int, m *Memory, err error) {
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		got[i] = m
+	})
+	if d := got[RememberChunk].Decision; d == nil || d.Action != DecisionNoop || got[RememberChunk].ID != got[0].ID {
+		t.Fatalf("the second chunk's duplicate of request 0: decision %+v, id %s, want noop with %s", d, got[RememberChunk].ID, got[0].ID)
+	}
+	for _, i := range []int{1, RememberChunk + 1} {
+		hits, err := w.Search(ctx, fmt.Sprintf("zebra%d", i), 5)
+		if err != nil || len(hits) == 0 || hits[0].Memory.ID != got[i].ID {
+			t.Fatalf("search for request %d's word: %d hits, %v", i, len(hits), err)
+		}
+	}
+}

@@ -146,6 +146,12 @@ func (w *Workspace) openSearch() (index.Derived, error) {
 // rebuild instead.
 func (w *Workspace) indexSearch(mems []*Memory, deleted []string, gen uint64) {
 	w.places.update(mems, deleted, gen)
+	w.indexDerived(mems, deleted, gen)
+}
+
+// indexDerived is indexSearch without the anchor place table: the
+// full-text index, then the vector index (indexVectors).
+func (w *Workspace) indexDerived(mems []*Memory, deleted []string, gen uint64) {
 	docs := searchDocs(mems)
 	defer w.indexVectors(mems, deleted, gen) // after searchMu is released
 	w.searchMu.Lock()
