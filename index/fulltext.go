@@ -21,6 +21,9 @@ import (
 // newEnglish), so "alerts" finds "alert" and "the" finds nothing.
 var english = newEnglish()
 
+// englishMemo is english's one token filter, the memoized English chain.
+var englishMemo = english.TokenFilters[0].(*termMemo)
+
 // analyzer returns the analyzer of text fields and queries.
 func analyzer() *analysis.Analyzer { return english }
 

@@ -31,16 +31,15 @@ func BM25Fields(d Doc) []bm25.Field {
 	buf := tokenBufs.Get().(*tokenBuf)
 	most := 0 // distinct terms of a field, at most
 	for _, name := range names {
-		tokens := buf.analyze([]byte(d.Fields[name]))
+		tokens := buf.analyzeStrings([]byte(d.Fields[name]))
 		// Distinct terms in first-occurrence order, counted through the
-		// pooled map (one string per distinct term, as a map's keys).
+		// pooled map; the strings are the analyzer memo's.
 		terms := make([]bm25.TermFreq, 0, len(tokens))
-		for _, t := range tokens {
-			if i, ok := buf.index[string(t.Term)]; ok {
+		for _, term := range buf.strs {
+			if i, ok := buf.index[term]; ok {
 				terms[i].TF++
 				continue
 			}
-			term := string(t.Term)
 			buf.index[term] = len(terms)
 			terms = append(terms, bm25.TermFreq{Term: term, TF: 1})
 		}

@@ -56,6 +56,9 @@ type tokenBuf struct {
 	ptrs  analysis.TokenStream
 	index map[string]int
 	terms []fieldTerm
+	// strs are the terms of the tokens analyzeStrings last returned, as
+	// strings.
+	strs []string
 }
 
 // maxPooledTokens bounds the tokens, and maxPooledTerms the distinct
@@ -100,12 +103,22 @@ func (b *tokenBuf) analyze(input []byte) analysis.TokenStream {
 	return tokens
 }
 
+// analyzeStrings is analyze that also sets b.strs to the term of each
+// token as a string, the memo's (termMemo.filterStrings): english's
+// filters are one termMemo.
+func (b *tokenBuf) analyzeStrings(input []byte) analysis.TokenStream {
+	b.strs = b.strs[:0]
+	return englishMemo.filterStrings(tokenize(input, b), &b.strs)
+}
+
 // empty clears b for another analysis: its term map and terms, and its
 // tokens, so that no input is kept alive by the pool.
 func (b *tokenBuf) empty() {
 	clear(b.index)
 	clear(b.terms)
 	b.terms = b.terms[:0]
+	clear(b.strs)
+	b.strs = b.strs[:0]
 	clear(b.toks[:b.used])
 	clear(b.ptrs[:b.used])
 	b.used = 0

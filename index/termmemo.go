@@ -29,16 +29,36 @@ const maxTermMemo = 1 << 16
 type termMemo struct {
 	chain []analysis.TokenFilter
 	mu    sync.RWMutex
-	terms map[string][]byte // nil: the token is removed
+	terms map[string]memoTerm
+}
+
+// memoTerm is a memoized term: the final term as bytes (tokens' Term) and
+// as a string (filterStrings), or removed (term nil).
+type memoTerm struct {
+	term []byte
+	str  string
 }
 
 func newTermMemo(chain ...analysis.TokenFilter) *termMemo {
-	return &termMemo{chain: chain, terms: map[string][]byte{}}
+	return &termMemo{chain: chain, terms: map[string]memoTerm{}}
 }
 
 // Filter implements analysis.TokenFilter.
 func (m *termMemo) Filter(input analysis.TokenStream) analysis.TokenStream {
+	return m.filterStrings(input, nil)
+}
+
+// filterStrings is Filter that also appends, when strs is not nil, the
+// final term of each kept token as a string to *strs (the memo's string,
+// shared like its bytes), so that a caller that keys terms by string
+// (BM25Fields) makes none: a string per distinct term of each field was
+// a sixth of a +80,000 batch's allocations (docs/benchmarks.md).
+func (m *termMemo) filterStrings(input analysis.TokenStream, strs *[]string) analysis.TokenStream {
 	var misses []int
+	var outs []string // the string of input[i], while misses are learnt
+	if strs != nil {
+		outs = make([]string, len(input))
+	}
 	m.mu.RLock()
 	for i, tok := range input {
 		out, ok := m.terms[string(tok.Term)]
@@ -46,14 +66,17 @@ func (m *termMemo) Filter(input analysis.TokenStream) analysis.TokenStream {
 			misses = append(misses, i)
 			continue
 		}
-		tok.Term = out
+		tok.Term = out.term
+		if outs != nil {
+			outs[i] = out.str
+		}
 	}
 	m.mu.RUnlock()
 	if len(misses) > 0 {
-		m.learn(input, misses)
+		m.learn(input, misses, outs)
 	}
 	var j, skipped int
-	for _, tok := range input {
+	for i, tok := range input {
 		if tok.Term == nil {
 			skipped += tok.PositionIncr
 			continue
@@ -62,15 +85,19 @@ func (m *termMemo) Filter(input analysis.TokenStream) analysis.TokenStream {
 		skipped = 0
 		input[j] = tok
 		j++
+		if strs != nil {
+			*strs = append(*strs, outs[i])
+		}
 	}
 	return input[:j]
 }
 
 // learn runs the chain on each token of input at misses alone, sets its
-// term to the result (nil: removed) and remembers it.
-func (m *termMemo) learn(input analysis.TokenStream, misses []int) {
+// term to the result (nil: removed), and its string in strs when strs
+// is not nil, and remembers it.
+func (m *termMemo) learn(input analysis.TokenStream, misses []int, strs []string) {
 	keys := make([]string, len(misses))
-	outs := make([][]byte, len(misses))
+	outs := make([]memoTerm, len(misses))
 	for k, i := range misses {
 		tok := input[i]
 		keys[k] = string(tok.Term) // before a filter writes the term in place
@@ -80,16 +107,22 @@ func (m *termMemo) learn(input analysis.TokenStream, misses []int) {
 			stream = f.Filter(stream)
 		}
 		if len(stream) == 1 {
-			outs[k] = bytes.Clone(stream[0].Term) // not nil, even when empty
-			outs[k] = outs[k][:len(outs[k]):len(outs[k])]
+			term := bytes.Clone(stream[0].Term) // not nil, even when empty
+			if term == nil {
+				term = []byte{}
+			}
+			outs[k] = memoTerm{term: term[:len(term):len(term)], str: string(term)}
 		}
-		tok.Term = outs[k]
+		tok.Term = outs[k].term
+		if strs != nil {
+			strs[i] = outs[k].str
+		}
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for k, key := range keys {
 		if len(m.terms) >= maxTermMemo {
-			m.terms = map[string][]byte{}
+			m.terms = map[string]memoTerm{}
 		}
 		m.terms[key] = outs[k]
 	}

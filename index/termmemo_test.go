@@ -3,6 +3,7 @@ package index
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/blugelabs/bluge/analysis"
@@ -85,7 +86,7 @@ func TestTermMemoFullAndRemoved(t *testing.T) {
 	ours, theirs := newEnglish(), en.NewAnalyzer()
 	memo := ours.TokenFilters[0].(*termMemo)
 	for i := range maxTermMemo {
-		memo.terms[fmt.Sprintf("filler%d", i)] = []byte("x")
+		memo.terms[fmt.Sprintf("filler%d", i)] = memoTerm{term: []byte("x"), str: "x"}
 	}
 	for round := range 2 {
 		for _, text := range []string{"the cat's toys and the THE of", "'s ’s 's", "a an the", "Running ran runs the runner's"} {
@@ -98,5 +99,42 @@ func TestTermMemoFullAndRemoved(t *testing.T) {
 	}
 	if n := len(memo.terms); n >= maxTermMemo || n == 0 {
 		t.Fatalf("the memo holds %d terms after it filled", n)
+	}
+}
+
+// analyzeStrings returns analyze's tokens, each with its term as a string
+// in strs, from a cold memo and then from a warm one, on every .go and
+// .md file of this repository and each of their lines.
+func TestAnalyzeStringsSameAsTerms(t *testing.T) {
+	var texts [][]byte
+	eachRepoFile(t, "..", func(_ string, data []byte) {
+		texts = append(texts, data)
+		for line := range bytes.Lines(data) {
+			texts = append(texts, line)
+		}
+	})
+	englishMemo.mu.Lock()
+	englishMemo.terms = map[string]memoTerm{} // cold
+	englishMemo.mu.Unlock()
+	for round := range 2 {
+		for _, text := range texts {
+			buf := tokenBufs.Get().(*tokenBuf)
+			got := cloneTokens(buf.analyzeStrings(bytes.Clone(text))) // first: the cold memo learns through it
+			strs := slices.Clone(buf.strs)
+			buf.empty()
+			want := buf.analyze(bytes.Clone(text))
+			if d := sameAnalysis(got, want); d != "" {
+				t.Fatalf("round %d: %q: %s", round, truncate(text, 200), d)
+			}
+			if len(strs) != len(got) {
+				t.Fatalf("round %d: %d strings for %d tokens", round, len(strs), len(got))
+			}
+			for i, tok := range got {
+				if strs[i] != string(tok.Term) {
+					t.Fatalf("round %d: token %d: string %q, term %q", round, i, strs[i], tok.Term)
+				}
+			}
+			buf.release(0)
+		}
 	}
 }
