@@ -37,7 +37,7 @@ func (pc *placeCache) file(e *Engine, w *memory.Workspace, path string) (placeFi
 	f.rel, f.err = w.RelPath(path)
 	if f.err == nil {
 		f.src, f.open, f.err = e.text(w, path)
-		f.lines = index.NewLines(f.src).Count()
+		f.lines = index.LineCount(f.src)
 	}
 	if pc != nil {
 		if pc.files == nil {

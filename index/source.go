@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"sort"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -47,6 +48,10 @@ func NewLines(src []byte) *Lines {
 	}
 	return &Lines{src: src, starts: starts}
 }
+
+// LineCount returns NewLines(src).Count() without making the table of
+// line starts: the newlines of src plus one (bytes.Count, vectorized).
+func LineCount(src []byte) int { return bytes.Count(src, []byte{'\n'}) + 1 }
 
 // Count returns the number of lines (at least 1).
 func (l *Lines) Count() int { return len(l.starts) }

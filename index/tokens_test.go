@@ -1,6 +1,7 @@
 package index
 
 import (
+	"strings"
 	"testing"
 
 	ts "github.com/odvcencio/gotreesitter"
@@ -94,5 +95,15 @@ func TestCheckContent(t *testing.T) {
 	}
 	if r := CheckContent([]byte("ok ✓")); r != "" {
 		t.Errorf("text: %q", r)
+	}
+}
+
+// LineCount counts lines as NewLines does: a final line without a
+// newline counts, an empty file has one line.
+func TestLineCount(t *testing.T) {
+	for _, src := range []string{"", "\n", "a", "a\n", "a\nb", "a\nb\n", "\n\n\n", "x\r\ny\r\n", strings.Repeat("line\n", 1000) + "tail"} {
+		if got, want := LineCount([]byte(src)), NewLines([]byte(src)).Count(); got != want {
+			t.Errorf("LineCount(%q) = %d, want %d", truncate([]byte(src), 20), got, want)
+		}
 	}
 }
