@@ -50,10 +50,10 @@ type batchState struct {
 	// (batches of at most maxDuplicateChecks requests).
 	duplicates bool
 	// derivedOpen is set once the derived indexes were opened before a
-	// chunk's write (commitChunk); text and vectors run the chunks'
-	// updates of the full-text and the vector index (derivedQueue).
-	derivedOpen   bool
-	text, vectors derivedQueue
+	// chunk's write (commitChunk); derived runs the chunks' updates of
+	// them (derivedQueue).
+	derivedOpen bool
+	derived     derivedQueue
 	// writeBytes is the size of the last chunk's Pebble batch
 	// (index.MemoryBatch.Len), the next chunk's batch is allocated with
 	// room for an eighth more; 0 before the first chunk.
@@ -129,7 +129,7 @@ func (st *batchState) release() {
 func (w *Workspace) rememberChunk(ctx context.Context, reqs []RememberRequest, out []*Memory, errs []error, st *batchState) {
 	w.noteBatchGeneration()
 	if st.duplicates || slices.ContainsFunc(reqs, func(r RememberRequest) bool { return r.OnDuplicate != "" }) {
-		st.waitDerived() // checkDuplicates searches them
+		st.derived.wait() // checkDuplicates searches them
 	}
 	w.preparse(reqs, st)
 	valid, verrs := w.validateChunk(reqs)
@@ -202,13 +202,13 @@ func (w *Workspace) rememberChunk(ctx context.Context, reqs []RememberRequest, o
 }
 
 // commitChunk is commit for a chunk of RememberBatch: it writes b
-// durably, then hands the derived indexes' updates to st.text (the search
-// documents and their analysis) and st.vectors (the embeddings), which
-// run them beside each other and beside the anchoring of the next chunk,
-// so that the three share the cores (a +80,000 batch used 1.4 of 2 cores
-// with them one after the other; docs/benchmarks.md, session 17). The
-// anchor place table is updated before it returns. The derived indexes
-// are opened once, before the first chunk's write, as commit opens them.
+// durably, then hands the derived indexes' update (the search documents'
+// analysis, the embeddings) to st.derived, which runs it while the next
+// chunk is anchored, so that the two share the cores (a +80,000 batch
+// used 1.4 of 2 cores with them one after the other; docs/benchmarks.md,
+// session 17). The anchor place table is updated before it returns. The
+// derived indexes are opened once, before the first chunk's write, as
+// commit opens them.
 func (w *Workspace) commitChunk(b *index.MemoryBatch, created []*Memory, st *batchState) error {
 	if !st.derivedOpen {
 		w.openDerived()
@@ -223,15 +223,8 @@ func (w *Workspace) commitChunk(b *index.MemoryBatch, created []*Memory, st *bat
 		return err
 	}
 	w.places.update(created, nil, gen)
-	st.text.start(func() { w.indexText(created, nil, gen) })
-	st.vectors.start(func() { w.indexVectors(created, nil, gen) })
+	st.derived.start(func() { w.indexDerived(created, nil, gen) })
 	return nil
-}
-
-// waitDerived returns when the derived indexes hold every chunk written.
-func (st *batchState) waitDerived() {
-	st.text.wait()
-	st.vectors.wait()
 }
 
 // derivedQueue runs the derived-index updates of a batch's chunks one at

@@ -131,7 +131,7 @@ func (w *Workspace) RememberBatchEach(ctx context.Context, reqs []RememberReques
 		}
 		st.trim()
 	}
-	st.waitDerived()
+	st.derived.wait()
 	clear(out) // the last chunk's memories are the caller's now
 }
 

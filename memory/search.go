@@ -146,14 +146,14 @@ func (w *Workspace) openSearch() (index.Derived, error) {
 // rebuild instead.
 func (w *Workspace) indexSearch(mems []*Memory, deleted []string, gen uint64) {
 	w.places.update(mems, deleted, gen)
-	w.indexText(mems, deleted, gen)
-	w.indexVectors(mems, deleted, gen)
+	w.indexDerived(mems, deleted, gen)
 }
 
-// indexText applies memory changes to the full-text index (under
-// searchMu).
-func (w *Workspace) indexText(mems []*Memory, deleted []string, gen uint64) {
+// indexDerived is indexSearch without the anchor place table: the
+// full-text index, then the vector index (indexVectors).
+func (w *Workspace) indexDerived(mems []*Memory, deleted []string, gen uint64) {
 	docs := searchDocs(mems)
+	defer w.indexVectors(mems, deleted, gen) // after searchMu is released
 	w.searchMu.Lock()
 	defer w.searchMu.Unlock()
 	ft, err := w.openSearch()
