@@ -12,6 +12,7 @@ import (
 	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/index/bm25"
 	"github.com/gloss-dev/gloss/internal/ident"
+	"github.com/gloss-dev/gloss/internal/memo"
 	"github.com/gloss-dev/gloss/internal/syncx"
 	"github.com/gloss-dev/gloss/internal/timing"
 	"github.com/gloss-dev/gloss/memory/confidence"
@@ -55,13 +56,11 @@ func searchDoc(m *Memory) index.Doc {
 	var syms, paths, code []string
 	for _, a := range m.Anchors {
 		if a.Symbol != "" {
-			if p, err := scip.Parse(a.Symbol); err == nil {
-				for _, d := range p.Descriptors {
-					syms = append(syms, d.Name, ident.Split(d.Name))
-				}
+			if w := symbolWords(a.Symbol); w != "" {
+				syms = append(syms, w)
 			}
 		}
-		paths = append(paths, a.Path, ident.Split(a.Path))
+		paths = append(paths, pathWords(a.Path))
 		code = append(code, ident.Split(a.Snapshot))
 	}
 	return index.Doc{ID: m.ID, Fields: map[string]string{
@@ -69,6 +68,41 @@ func searchDoc(m *Memory) index.Doc {
 		"symbols": strings.Join(syms, " "), "paths": strings.Join(paths, " "),
 		"words": ident.Split(m.Title + " " + m.Body), "code": strings.Join(code, " "),
 	}}
+}
+
+// symbolWordsMemo and pathWordsMemo memoize symbolWords and pathWords:
+// the memories of a batch anchor to a few thousand symbols and files,
+// each many times (scip.Parse and identifier splitting were a tenth of
+// the full-text update of a +80,000 batch, pprof; docs/benchmarks.md).
+var symbolWordsMemo, pathWordsMemo = memo.Map[string]{Max: 1 << 14}, memo.Map[string]{Max: 1 << 14}
+
+// symbolWords returns the "symbols" field text of an anchor on sym: each
+// descriptor's name, then its words (ident.Split), joined by spaces; ""
+// for a symbol that does not parse or has no descriptor.
+func symbolWords(sym string) string {
+	if w, ok := symbolWordsMemo.Get(sym); ok {
+		return w
+	}
+	var parts []string
+	if p, err := scip.Parse(sym); err == nil {
+		for _, d := range p.Descriptors {
+			parts = append(parts, d.Name, ident.Split(d.Name))
+		}
+	}
+	w := strings.Join(parts, " ")
+	symbolWordsMemo.Put(sym, w)
+	return w
+}
+
+// pathWords returns the "paths" field text of an anchor in path: the
+// path, a space and its words (ident.Split).
+func pathWords(path string) string {
+	if w, ok := pathWordsMemo.Get(path); ok {
+		return w
+	}
+	w := path + " " + ident.Split(path)
+	pathWordsMemo.Put(path, w)
+	return w
 }
 
 // searchDocs returns searchDoc of each of mems, made on up to GOMAXPROCS

@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
@@ -159,12 +160,14 @@ func runBatch(cmd *cobra.Command, g *globals, b *backend, file string) error {
 	}
 	var pending []batchResult
 	var sum batchSummary
+	out := newResultWriter(cmd.OutOrStdout())
 	valid := 0
 	var sendErr error
 	flush := func() {
 		if sendErr == nil {
-			sendErr = sendBatch(cmd.Context(), b, pending, func(lines []batchResult) { printBatch(cmd, g, lines, &sum) })
+			sendErr = sendBatch(cmd.Context(), b, pending, func(lines []batchResult) { printBatch(cmd, g, out, lines, &sum) })
 		}
+		out.flush()
 		clear(pending)
 		pending, valid = pending[:0], 0
 	}
@@ -188,6 +191,7 @@ func runBatch(cmd *cobra.Command, g *globals, b *backend, file string) error {
 	if err == nil && sendErr == nil && len(pending) > 0 {
 		flush()
 	}
+	out.flush() // before the summary and any error
 	writeMemProfile()
 	if err == nil {
 		err = sendErr
@@ -314,30 +318,59 @@ type batchSummary struct{ ok, failed int }
 
 // printBatch prints one result per line of a chunk (JSON lines with
 // --json; errors go to standard error otherwise) and counts them in sum.
-func printBatch(cmd *cobra.Command, g *globals, lines []batchResult, sum *batchSummary) {
-	// Standard output is written through one buffer per group of lines
-	// (a chunk's, as the engine reports them), flushed before an error
-	// goes to standard error and at the end: a write per line was 80,000
-	// system calls for a batch of 80,000 (docs/benchmarks.md).
-	out := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
-	defer out.Flush()
-	enc := json.NewEncoder(out)
+func printBatch(cmd *cobra.Command, g *globals, out *resultWriter, lines []batchResult, sum *batchSummary) {
 	for _, l := range lines {
 		if l.err != nil {
 			sum.failed++
 			if g.json {
-				_ = enc.Encode(map[string]any{"error": l.err.Error(), "line": l.line})
+				_ = out.enc.Encode(map[string]any{"error": l.err.Error(), "line": l.line})
 			} else {
-				_ = out.Flush()
+				out.flush() // the results before it first
 				fmt.Fprintf(cmd.ErrOrStderr(), "line %d: %v\n", l.line, l.err)
 			}
 			continue
 		}
 		sum.ok++
 		if g.json {
-			_ = enc.Encode(l.memory)
+			_ = out.enc.Encode(l.memory)
 		} else {
-			fmt.Fprintf(out, "%s  %s\n", l.memory.ID, termSafe(l.memory.Title, false))
+			fmt.Fprintf(out.w, "%s  %s\n", l.memory.ID, termSafe(l.memory.Title, false))
 		}
+	}
+	out.flushEvery(resultFlushInterval)
+}
+
+// resultWriter is the buffered standard output of `remember --batch`:
+// results are written as the engine reports them (often one at a time),
+// and the buffer reaches standard output when it is full, when
+// resultFlushInterval has passed since it last did, after each call of
+// the batch, and at the end: a write per result was 80,000 system calls
+// for a batch of 80,000 (docs/benchmarks.md).
+type resultWriter struct {
+	w       *bufio.Writer
+	enc     *json.Encoder // JSON lines into w, as printLine writes them
+	flushed time.Time
+}
+
+// resultFlushInterval bounds how long a result waits in the buffer for
+// the next print (ms).
+const resultFlushInterval = 200 * time.Millisecond
+
+func newResultWriter(w io.Writer) *resultWriter {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	return &resultWriter{w: bw, enc: json.NewEncoder(bw), flushed: time.Now()}
+}
+
+// flush writes the buffered results to standard output.
+func (r *resultWriter) flush() {
+	_ = r.w.Flush()
+	r.flushed = time.Now()
+}
+
+// flushEvery flushes when results are buffered and d has passed since
+// the last flush.
+func (r *resultWriter) flushEvery(d time.Duration) {
+	if r.w.Buffered() > 0 && time.Since(r.flushed) >= d {
+		r.flush()
 	}
 }
