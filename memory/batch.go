@@ -125,7 +125,9 @@ func (st *batchState) release() {
 // the blob of their file (one git ls-tree for the chunk's new paths), then
 // the memories are written in one durable batch and one search index
 // update. On a failed write the chunk's memories are errors and their
-// files are removed. w.writeMu is held.
+// files are removed. w.writeMu is held. The derived indexes' update of
+// the chunk may still run when it returns (commitChunk): the caller waits
+// for st.derived before it releases w.writeMu, as RememberBatchEach does.
 func (w *Workspace) rememberChunk(ctx context.Context, reqs []RememberRequest, out []*Memory, errs []error, st *batchState) {
 	w.noteBatchGeneration()
 	if st.duplicates || slices.ContainsFunc(reqs, func(r RememberRequest) bool { return r.OnDuplicate != "" }) {

@@ -217,6 +217,7 @@ func TestStoredSpanAnchorsMatchParse(t *testing.T) {
 		errs := make([]error, len(reqs))
 		w.writeMu.Lock()
 		w.rememberChunk(context.Background(), reqs, out, errs, st)
+		st.derived.wait() // as RememberBatchEach does: the indexes' update writes in the workspace
 		w.writeMu.Unlock()
 		if parsedFiles := len(st.files); parse == (parsedFiles == 0) {
 			t.Fatalf("parse=%v: %d files parsed", parse, parsedFiles)
