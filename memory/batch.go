@@ -216,11 +216,7 @@ func (w *Workspace) commitChunk(b *index.MemoryBatch, created []*Memory, st *bat
 		w.openDerived()
 		st.derivedOpen = true
 	}
-	if err := markNewStoreSummaries(w.Store, b); err != nil {
-		b.Close()
-		return err
-	}
-	gen, err := w.commitBatch(b)
+	gen, err := w.writeBatch(b)
 	if err != nil {
 		return err
 	}

@@ -233,16 +233,24 @@ func deleteMemory(b *index.MemoryBatch, m *Memory) error {
 // `gloss check` that re-resolved something).
 func (w *Workspace) commit(b *index.MemoryBatch, changed []*Memory, deleted []string) error {
 	w.openDerived()
-	if err := markNewStoreSummaries(w.Store, b); err != nil {
-		b.Close()
-		return err
-	}
-	gen, err := w.commitBatch(b)
+	gen, err := w.writeBatch(b)
 	if err != nil {
 		return err
 	}
 	w.indexSearch(changed, deleted, gen)
 	return nil
+}
+
+// writeBatch writes b durably (commitBatch), with every summary marked
+// current when it is the first write of an empty store
+// (markNewStoreSummaries), and returns the store's new memory
+// generation. b is closed on an error before the write.
+func (w *Workspace) writeBatch(b *index.MemoryBatch) (uint64, error) {
+	if err := markNewStoreSummaries(w.Store, b); err != nil {
+		b.Close()
+		return 0, err
+	}
+	return w.commitBatch(b)
 }
 
 // openDerived opens the full-text and vector indexes if this process has
