@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"runtime"
@@ -26,17 +27,8 @@ const cpuProfileEnv = "GLOSS_CPUPROFILE"
 // has settled; docs/benchmarks.md).
 func startCPUProfile() func() {
 	path := os.Getenv(cpuProfileEnv)
-	if path == "" {
-		return func() {}
-	}
-	f, err := os.Create(path)
-	if err == nil {
-		if err = pprof.StartCPUProfile(f); err != nil {
-			f.Close()
-		}
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "gloss: %s: %v\n", cpuProfileEnv, err)
+	f := startFile(cpuProfileEnv, pprof.StartCPUProfile)
+	if f == nil {
 		return func() {}
 	}
 	var mu sync.Mutex // guards f
@@ -126,18 +118,8 @@ const traceEnv = "GLOSS_TRACE"
 // the function that stops it; a trace that cannot be started is reported
 // on standard error and the command runs without it.
 func startTrace() func() {
-	path := os.Getenv(traceEnv)
-	if path == "" {
-		return func() {}
-	}
-	f, err := os.Create(path)
-	if err == nil {
-		if err = trace.Start(f); err != nil {
-			f.Close()
-		}
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "gloss: %s: %v\n", traceEnv, err)
+	f := startFile(traceEnv, trace.Start)
+	if f == nil {
 		return func() {}
 	}
 	return func() {
@@ -146,4 +128,27 @@ func startTrace() func() {
 			fmt.Fprintf(os.Stderr, "gloss: %s: %v\n", traceEnv, err)
 		}
 	}
+}
+
+// startFile creates the file named by $env and starts writing a profile
+// or trace to it with start (pprof.StartCPUProfile, trace.Start). It
+// returns nil when env is unset, and when the file cannot be created or
+// start fails, which it reports on standard error (the command runs
+// without it).
+func startFile(env string, start func(io.Writer) error) *os.File {
+	path := os.Getenv(env)
+	if path == "" {
+		return nil
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		if err = start(f); err != nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "gloss: %s: %v\n", env, err)
+		return nil
+	}
+	return f
 }
