@@ -45,6 +45,9 @@ func BM25Fields(d Doc) []bm25.Field {
 		}
 		most = max(most, len(terms))
 		out = append(out, bm25.Field{Name: name, Length: len(tokens), Terms: terms})
+		for _, t := range terms {
+			delete(buf.index, t.Term) // as many deletes as keys (tokenBuf.empty)
+		}
 		buf.empty()
 	}
 	buf.release(most)

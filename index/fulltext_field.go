@@ -112,9 +112,15 @@ func (b *tokenBuf) analyzeStrings(input []byte) analysis.TokenStream {
 }
 
 // empty clears b for another analysis: its term map and terms, and its
-// tokens, so that no input is kept alive by the pool.
+// tokens, so that no input is kept alive by the pool. A caller that
+// deleted its keys from the map leaves it empty, and empty does not
+// clear it: clearing a map costs its capacity, not its length (a map
+// grown by one long field once, cleared for each short field after it,
+// was 0.7 CPU-s of a +80,000 batch's analysis; pprof).
 func (b *tokenBuf) empty() {
-	clear(b.index)
+	if len(b.index) > 0 {
+		clear(b.index)
+	}
 	clear(b.terms)
 	b.terms = b.terms[:0]
 	clear(b.strs)
