@@ -56,7 +56,7 @@ func searchDoc(m *Memory) index.Doc {
 	var syms, paths, code []string
 	for _, a := range m.Anchors {
 		if a.Symbol != "" {
-			if w := symbolWords(a.Symbol); w != "" {
+			if w := symbolTextsOf(a.Symbol).search; w != "" {
 				syms = append(syms, w)
 			}
 		}
@@ -70,28 +70,40 @@ func searchDoc(m *Memory) index.Doc {
 	}}
 }
 
-// symbolWordsMemo and pathWordsMemo memoize symbolWords and pathWords:
-// the memories of a batch anchor to a few thousand symbols and files,
-// each many times (scip.Parse and identifier splitting were a tenth of
-// the full-text update of a +80,000 batch, pprof; docs/benchmarks.md).
-var symbolWordsMemo, pathWordsMemo = memo.Map[string]{Max: 1 << 14}, memo.Map[string]{Max: 1 << 14}
+// symbolTextsMemo and pathWordsMemo memoize symbolTextsOf and
+// pathWords: the memories of a batch anchor to a few thousand symbols and
+// files, each many times (scip.Parse and identifier splitting were a
+// tenth of the full-text update of a +80,000 batch, pprof;
+// docs/benchmarks.md).
+var symbolTextsMemo, pathWordsMemo = memo.Map[symbolTexts]{Max: 1 << 14}, memo.Map[string]{Max: 1 << 14}
 
-// symbolWords returns the "symbols" field text of an anchor on sym: each
-// descriptor's name, then its words (ident.Split), joined by spaces; ""
-// for a symbol that does not parse or has no descriptor.
-func symbolWords(sym string) string {
-	if w, ok := symbolWordsMemo.Get(sym); ok {
-		return w
+// symbolTexts are what the documents of a memory take from an anchor's
+// symbol, from one parse of it: search is the "symbols" field text
+// (searchDoc: each descriptor's name, then its words, joined by spaces),
+// vector the symbol's part of vectorText (its last descriptor's name and
+// words, "Name (words) "). Both are "" for a symbol that does not parse
+// or has no descriptor.
+type symbolTexts struct {
+	search, vector string
+}
+
+// symbolTextsOf returns the symbolTexts of sym.
+func symbolTextsOf(sym string) symbolTexts {
+	if t, ok := symbolTextsMemo.Get(sym); ok {
+		return t
 	}
-	var parts []string
-	if p, err := scip.Parse(sym); err == nil {
+	var t symbolTexts
+	if p, err := scip.Parse(sym); err == nil && len(p.Descriptors) > 0 {
+		parts := make([]string, 0, 2*len(p.Descriptors))
 		for _, d := range p.Descriptors {
 			parts = append(parts, d.Name, ident.Split(d.Name))
 		}
+		t.search = strings.Join(parts, " ")
+		name := p.Descriptors[len(p.Descriptors)-1].Name
+		t.vector = name + " (" + parts[len(parts)-1] + ") "
 	}
-	w := strings.Join(parts, " ")
-	symbolWordsMemo.Put(sym, w)
-	return w
+	symbolTextsMemo.Put(sym, t)
+	return t
 }
 
 // pathWords returns the "paths" field text of an anchor in path: the
@@ -108,11 +120,15 @@ func pathWords(path string) string {
 // searchDocs returns searchDoc of each of mems, made on up to GOMAXPROCS
 // goroutines (identifier splitting was 1 CPU-s of a +80,000 batch's
 // main goroutine, pprof, docs/benchmarks.md).
-func searchDocs(mems []*Memory) []index.Doc {
+func searchDocs(mems []*Memory) []index.Doc { return docsOf(mems, searchDoc) }
+
+// docsOf returns doc of each of mems, made on up to GOMAXPROCS
+// goroutines (syncx.Ranges) when there are enough of them to share.
+func docsOf(mems []*Memory, doc func(*Memory) index.Doc) []index.Doc {
 	out := make([]index.Doc, len(mems))
 	_ = syncx.Ranges(len(mems), 64, func(lo, hi int) error {
 		for i := lo; i < hi; i++ {
-			out[i] = searchDoc(mems[i])
+			out[i] = doc(mems[i])
 		}
 		return nil
 	})

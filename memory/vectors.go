@@ -13,10 +13,7 @@ import (
 
 	"github.com/gloss-dev/gloss/embed"
 	"github.com/gloss-dev/gloss/index"
-	"github.com/gloss-dev/gloss/internal/ident"
-	"github.com/gloss-dev/gloss/internal/syncx"
 	"github.com/gloss-dev/gloss/internal/timing"
-	"github.com/gloss-dev/gloss/scip"
 )
 
 // NearDuplicateCosine is the cosine similarity (built-in embedder) at or
@@ -83,10 +80,7 @@ func vectorText(m *Memory) string {
 	b.WriteString(m.Type + ": " + m.Title + "\n")
 	for _, a := range m.Anchors {
 		if a.Symbol != "" {
-			if p, err := scip.Parse(a.Symbol); err == nil && len(p.Descriptors) > 0 {
-				name := p.Descriptors[len(p.Descriptors)-1].Name
-				b.WriteString(name + " (" + ident.Split(name) + ") ")
-			}
+			b.WriteString(symbolTextsOf(a.Symbol).vector)
 		}
 		b.WriteString("in " + a.Path + "\n")
 	}
@@ -116,15 +110,9 @@ func (w *Workspace) vectorDocsAt() ([]index.Doc, uint64, error) {
 // vectorDocs returns the vector documents of mems (vectorText), made on
 // up to GOMAXPROCS goroutines as searchDocs are.
 func vectorDocs(mems []*Memory) []index.Doc {
-	out := make([]index.Doc, len(mems))
-	_ = syncx.Ranges(len(mems), 64, func(lo, hi int) error {
-		for i := lo; i < hi; i++ {
-			m := mems[i]
-			out[i] = index.Doc{ID: m.ID, Fields: map[string]string{index.VectorText: vectorText(m)}}
-		}
-		return nil
+	return docsOf(mems, func(m *Memory) index.Doc {
+		return index.Doc{ID: m.ID, Fields: map[string]string{index.VectorText: vectorText(m)}}
 	})
-	return out
 }
 
 // openVectors opens the vector index (once) and brings it in step with
