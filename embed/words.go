@@ -2,7 +2,6 @@ package embed
 
 import (
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/blevesearch/snowballstem"
@@ -10,6 +9,7 @@ import (
 	"github.com/blugelabs/bluge/analysis/lang/en"
 
 	"github.com/gloss-dev/gloss/internal/ident"
+	"github.com/gloss-dev/gloss/internal/memo"
 )
 
 // stopWords is the Snowball English stop list (as in the full-text
@@ -36,16 +36,13 @@ func Words(text string) []string {
 	return out
 }
 
-// stems caches the words of fields (word; identifiers repeat a lot), up
-// to maxCachedStems fields: a map under a read-write lock, which costs
-// less per lookup than a sync.Map (no interface conversion of the key,
-// no allocation), read by several goroutines during training. One lookup
-// answers what took two of the stop list and one of a memo of stems
-// alone (pprof of a batch's embedding, docs/benchmarks.md).
-var stems = struct {
-	sync.RWMutex
-	m map[string]string
-}{m: map[string]string{}}
+// stems memoizes word by field, up to maxCachedStems fields (identifiers
+// repeat a lot; internal/memo: a map under a read-write lock, which costs
+// less per lookup than a sync.Map, read by several goroutines during
+// training). One lookup answers what took two of the stop list and one of
+// a memo of stems alone (pprof of a batch's embedding,
+// docs/benchmarks.md).
+var stems = memo.Map[string]{Max: maxCachedStems}
 
 const maxCachedStems = 200_000
 
@@ -55,18 +52,11 @@ func word(f string) string {
 	if len(f) > maxWordLen {
 		return "" // not remembered: such runs rarely repeat
 	}
-	stems.RLock()
-	s, ok := stems.m[f]
-	stems.RUnlock()
-	if ok {
+	if s, ok := stems.Get(f); ok {
 		return s
 	}
-	s = wordOf(f)
-	stems.Lock()
-	if len(stems.m) < maxCachedStems {
-		stems.m[strings.Clone(f)] = s // not the text f may be a slice of
-	}
-	stems.Unlock()
+	s := wordOf(f)
+	stems.Put(strings.Clone(f), s) // not the text f may be a slice of
 	return s
 }
 
