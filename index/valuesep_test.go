@@ -36,19 +36,7 @@ func TestStoreSeparatesValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = b.Close()
-	check := func(s *Store, when string) {
-		t.Helper()
-		for k, v := range want {
-			got, closer, err := s.pdb().Get([]byte(k))
-			if err != nil {
-				t.Fatalf("%s: get %q: %v", when, k, err)
-			}
-			if !bytes.Equal(got, v) {
-				t.Fatalf("%s: %q has %d bytes, want %d", when, k, len(got), len(v))
-			}
-			_ = closer.Close()
-		}
-	}
+	check := func(s *Store, when string) { t.Helper(); storeHolds(t, s, want, when) }
 	if err := st.pdb().Flush(); err != nil {
 		t.Fatal(err)
 	}
@@ -101,11 +89,7 @@ func TestStoreFormatUpgrade(t *testing.T) {
 	}
 	read := func(s *Store, when string) {
 		t.Helper()
-		got, closer, err := s.pdb().Get([]byte("test\x00big"))
-		if err != nil || !bytes.Equal(got, big) {
-			t.Fatalf("%s: %d bytes, %v", when, len(got), err)
-		}
-		_ = closer.Close()
+		storeHolds(t, s, map[string][]byte{"test\x00big": big}, when)
 	}
 	ro, err := OpenStoreReadOnly(dir)
 	if err != nil {
@@ -135,4 +119,19 @@ func TestStoreFormatUpgrade(t *testing.T) {
 	}
 	defer ro.Close()
 	read(ro, "read-only, new format")
+}
+
+// storeHolds fails t unless s holds each value of want under its key.
+func storeHolds(t *testing.T, s *Store, want map[string][]byte, when string) {
+	t.Helper()
+	for k, v := range want {
+		got, closer, err := s.pdb().Get([]byte(k))
+		if err != nil {
+			t.Fatalf("%s: get %q: %v", when, k, err)
+		}
+		if !bytes.Equal(got, v) {
+			t.Fatalf("%s: %q has %d bytes, want %d", when, k, len(got), len(v))
+		}
+		_ = closer.Close()
+	}
 }
