@@ -259,47 +259,105 @@ func (e *Engine) RememberBatch(ctx context.Context, a RememberBatchArgs) (Rememb
 // write lock held: it must not write through e. Drafts' memory files are
 // shown (Host.ShowDocument) after the lock is released.
 func (e *Engine) RememberBatchEach(ctx context.Context, a RememberBatchArgs, each func(i int, it BatchItem)) error {
-	type job struct {
-		i   int
-		req memory.RememberRequest
-	}
-	byW := map[*memory.Workspace][]job{}
-	var order []*memory.Workspace
-	var bySymbol []job
+	r := newBatchReport(e, each)
 	pc := &placeCache{}
+	var jobs []batchJob
 	for i, it := range a.Items {
 		req, pl, err := e.request(it, pc)
 		switch {
 		case err != nil:
 			each(i, BatchItem{Error: err.Error()})
 		case pl == nil:
-			bySymbol = append(bySymbol, job{i, req})
+			jobs = append(jobs, batchJob{i: i, req: req})
 		default:
-			if byW[pl.w] == nil {
-				order = append(order, pl.w)
-			}
-			byW[pl.w] = append(byW[pl.w], job{i, req})
+			jobs = append(jobs, batchJob{i: i, req: req, w: pl.w})
 		}
 	}
-	var drafts []string // memory files of drafts, shown when the write lock is released
-	set := func(w *memory.Workspace, i int, m *memory.Memory) {
-		v := memory.ViewOf(m)
-		each(i, BatchItem{Memory: &v})
-		if m.Body == memory.DraftText {
-			if f := w.MemoryFile(m); f != "" {
-				drafts = append(drafts, f)
-			}
+	return r.rememberJobs(ctx, jobs)
+}
+
+// batchJob is an item of a batch placed: its 0-based index in the batch,
+// its request, and its workspace (nil: placed by symbol, in the first
+// workspace that defines it).
+type batchJob struct {
+	i   int
+	req memory.RememberRequest
+	w   *memory.Workspace
+}
+
+// batchReport is what the batches of an Engine call share: the call's
+// each, the memory files of drafts to show once the workspace's write
+// lock is released, and the workspaces already indexed for the call
+// (Engine.IndexFirst: once per workspace and call).
+type batchReport struct {
+	e       *Engine
+	each    func(i int, it BatchItem)
+	drafts  []string
+	indexed map[*memory.Workspace]bool
+}
+
+func newBatchReport(e *Engine, each func(i int, it BatchItem)) *batchReport {
+	return &batchReport{e: e, each: each, indexed: map[*memory.Workspace]bool{}}
+}
+
+// indexFirst is Engine.indexFirst once per workspace of the call.
+func (r *batchReport) indexFirst(ctx context.Context, w *memory.Workspace) error {
+	if r.indexed[w] {
+		return nil
+	}
+	if err := r.e.indexFirst(ctx, w); err != nil {
+		return err
+	}
+	r.indexed[w] = true
+	return nil
+}
+
+// report reports item i's result: m stored in w, or err.
+func (r *batchReport) report(w *memory.Workspace, i int, m *memory.Memory, err error) {
+	if err != nil {
+		r.each(i, BatchItem{Error: err.Error()})
+		return
+	}
+	v := memory.ViewOf(m)
+	r.each(i, BatchItem{Memory: &v})
+	if m.Body == memory.DraftText {
+		if f := w.MemoryFile(m); f != "" {
+			r.drafts = append(r.drafts, f)
 		}
 	}
-	showDrafts := func() {
-		for _, f := range drafts {
-			e.Host.ShowDocument(f)
+}
+
+// done is called when w's write lock is released after a batch stored in
+// it: the drafts are shown and the host told.
+func (r *batchReport) done(w *memory.Workspace) {
+	for _, f := range r.drafts {
+		r.e.Host.ShowDocument(f)
+	}
+	r.drafts = r.drafts[:0]
+	r.e.Host.Changed(w, nil, true)
+}
+
+// rememberJobs stores jobs: each workspace's, in their order, in one
+// memory.Workspace.RememberBatchEach (workspaces in the order of their
+// first job), then those placed by symbol one at a time. The error of an
+// index run (indexFirst) stops it; jobs not stored then are not reported.
+func (r *batchReport) rememberJobs(ctx context.Context, jobs []batchJob) error {
+	byW := map[*memory.Workspace][]batchJob{}
+	var order []*memory.Workspace
+	var bySymbol []batchJob
+	for _, j := range jobs {
+		if j.w == nil {
+			bySymbol = append(bySymbol, j)
+			continue
 		}
-		drafts = drafts[:0]
+		if byW[j.w] == nil {
+			order = append(order, j.w)
+		}
+		byW[j.w] = append(byW[j.w], j)
 	}
 	for _, w := range order {
 		jobs := byW[w]
-		if err := e.indexFirst(ctx, w); err != nil {
+		if err := r.indexFirst(ctx, w); err != nil {
 			return err
 		}
 		reqs := make([]memory.RememberRequest, len(jobs))
@@ -308,25 +366,17 @@ func (e *Engine) RememberBatchEach(ctx context.Context, a RememberBatchArgs, eac
 		}
 		byW[w] = nil // the requests are in reqs now
 		w.RememberBatchEach(ctx, reqs, func(k int, m *memory.Memory, err error) {
-			if err != nil {
-				each(jobs[k].i, BatchItem{Error: err.Error()})
-			} else {
-				set(w, jobs[k].i, m)
-			}
+			r.report(w, jobs[k].i, m, err)
 			reqs[k], jobs[k].req = memory.RememberRequest{}, memory.RememberRequest{} // reported: nothing of it is kept
 		})
-		showDrafts()
-		e.Host.Changed(w, nil, true)
+		r.done(w)
 	}
 	for _, j := range bySymbol {
-		w, m, err := e.rememberSymbol(ctx, j.req)
-		if err != nil {
-			each(j.i, BatchItem{Error: err.Error()})
-			continue
+		w, m, err := r.e.rememberSymbol(ctx, j.req)
+		r.report(w, j.i, m, err)
+		if err == nil {
+			r.done(w)
 		}
-		set(w, j.i, m)
-		showDrafts()
-		e.Host.Changed(w, nil, true)
 	}
 	return nil
 }

@@ -58,6 +58,9 @@ type batchState struct {
 	// (index.MemoryBatch.Len), the next chunk's batch is allocated with
 	// room for an eighth more; 0 before the first chunk.
 	writeBytes int
+	// bulk counts the rows a batch of several chunks adds to the vector
+	// index between compactions of its log; nil for a batch of one chunk.
+	bulk *bulkRows
 }
 
 func (w *Workspace) newBatchState() *batchState {
@@ -221,7 +224,13 @@ func (w *Workspace) commitChunk(b *index.MemoryBatch, created []*Memory, st *bat
 		return err
 	}
 	w.places.update(created, nil, gen)
-	st.derived.start(func() { w.indexDerived(created, nil, gen) })
+	compact, reserve := st.bulk.add(len(created))
+	st.derived.start(func() {
+		w.indexDerived(created, nil, gen)
+		if compact {
+			w.compactBulkVectors(reserve)
+		}
+	})
 	return nil
 }
 

@@ -431,3 +431,63 @@ func TestRememberBatchDerivedAcrossChunks(t *testing.T) {
 		}
 	}
 }
+
+// RememberStream reads its source a chunk at a time (plus one request
+// ahead): when request i is reported, the source has yielded no request
+// beyond the chunk after i's first one; every request is reported once,
+// in order.
+func TestRememberStreamReadsByChunk(t *testing.T) {
+	w, repo := storedWorkspace(t, Options{})
+	ctx := context.Background()
+	total := 2*RememberChunk + 3
+	yielded := 0
+	src := func(yield func(RememberRequest) bool) {
+		for i := range total {
+			yielded++
+			if !yield(RememberRequest{Text: fmt.Sprintf("note %d", i), Path: repo + "/a.go", StartLine: 8, EndLine: 15}) {
+				return
+			}
+		}
+	}
+	next := 0
+	w.RememberStream(ctx, src, 0, func(i int, m *Memory, err error) {
+		if i != next || err != nil || m == nil {
+			t.Fatalf("request %d reported (want %d): memory %v, error %v", i, next, m != nil, err)
+		}
+		next++
+		if most := (i/RememberChunk+1)*RememberChunk + 1; yielded > most {
+			t.Fatalf("at request %d the source had yielded %d requests, want at most %d", i, yielded, most)
+		}
+	})
+	if next != total {
+		t.Fatalf("%d of %d requests reported", next, total)
+	}
+	if n, err := w.Store.MemoryCount(); err != nil || n != total {
+		t.Fatalf("%d memories stored (%v), want %d", n, err, total)
+	}
+}
+
+// bulkRows compacts after each bulkWindow rows and reserves room for the
+// rows of the next window, fewer at the end of a batch of known size.
+func TestBulkRows(t *testing.T) {
+	b := newBulkRows(2*bulkWindow + 500)
+	if r := b.reserve(); r != bulkWindow {
+		t.Fatalf("first reserve %d, want %d", r, bulkWindow)
+	}
+	var compactions []int
+	for k := 0; k < 2*bulkWindow+500; k += RememberChunk / 2 {
+		if compact, reserve := b.add(RememberChunk / 2); compact {
+			compactions = append(compactions, reserve)
+		}
+	}
+	if fmt.Sprint(compactions) != fmt.Sprint([]int{bulkWindow, 500}) {
+		t.Fatalf("compactions reserving %v, want [%d 500]", compactions, bulkWindow)
+	}
+	if r := newBulkRows(0).reserve(); r != bulkWindow {
+		t.Fatalf("reserve of a batch of unknown size %d, want %d", r, bulkWindow)
+	}
+	var none *bulkRows
+	if compact, _ := none.add(bulkWindow); compact {
+		t.Fatal("a batch of one chunk compacted")
+	}
+}

@@ -3,9 +3,11 @@ package memory
 import (
 	"context"
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -104,32 +106,72 @@ func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) (
 // begins (trainAhead) and the first use of the embedder, before the first
 // write, waits for it: same model, trained beside the first chunk.
 func (w *Workspace) RememberBatchEach(ctx context.Context, reqs []RememberRequest, each func(i int, m *Memory, err error)) {
+	w.RememberStream(ctx, slices.Values(reqs), len(reqs), each)
+}
+
+// RememberStream is RememberBatchEach over the requests of reqs, read a
+// chunk of RememberChunk at a time as the batch goes, so that a batch of
+// any size is one call: the batch's set-up (the git commit, the body hash
+// sites, the embedder's bulk mode) is done once, and each chunk's
+// derived-index update runs beside the next chunk across the whole
+// stream, where calls of RememberBatchEach each wait for their last one.
+// i is the 0-based index of the request in the stream. size is the number
+// of requests reqs yields, when known (reserved room for their vectors);
+// size ≤ 0: unknown. A stream that ends within its first chunk is handled
+// exactly as a slice of that length (near-duplicate checks for at most
+// maxDuplicateChecks requests). reqs runs on the caller's goroutine, with
+// w.writeMu held (it must not call w's methods that write); every request
+// it yields is reported, those of a chunk begun after ctx is done with
+// ctx's error, so a source that should stop early checks ctx itself.
+func (w *Workspace) RememberStream(ctx context.Context, reqs iter.Seq[RememberRequest], size int, each func(i int, m *Memory, err error)) {
+	next, stop := iter.Pull(reqs)
+	defer stop()
+	chunk := make([]RememberRequest, 0, RememberChunk)
+	ahead, more := next() // the request after the chunk, when more
+	fill := func() {
+		chunk = chunk[:0]
+		for more && len(chunk) < RememberChunk {
+			chunk = append(chunk, ahead)
+			ahead, more = next()
+		}
+	}
+	fill()
+	if len(chunk) == 0 {
+		return
+	}
+	n := len(chunk) // requests of the stream, when it ended within the chunk
+	if more {
+		n = max(size, len(chunk)+1)
+	}
 	w.writeMu.Lock()
 	defer w.writeMu.Unlock()
 	defer w.trainAhead()() // first: it overlaps all of the batch before its first write
 	st := w.newBatchState()
-	st.duplicates = len(reqs) <= maxDuplicateChecks
+	st.duplicates = !more && n <= maxDuplicateChecks
 	if w.keepBatchFiles {
 		w.carryFiles(st)
 	}
 	defer st.release()
 	defer w.keepFiles(st) // before st.release empties st.stored
-	defer w.loadBatchSites(len(reqs))()
-	if len(reqs) > RememberChunk {
-		defer w.bulkVectors(len(reqs))()
+	defer w.loadBatchSites(n)()
+	if n > RememberChunk {
+		st.bulk = newBulkRows(size)
+		defer w.bulkVectors(st.bulk.reserve())()
 	}
 	defer w.batchGeneration()()
-	out := make([]*Memory, min(RememberChunk, len(reqs)))
+	out := make([]*Memory, RememberChunk)
 	errs := make([]error, len(out))
-	for lo := 0; lo < len(reqs); lo += RememberChunk {
-		hi := min(lo+RememberChunk, len(reqs))
+	for lo := 0; len(chunk) > 0; {
 		clear(out)
 		clear(errs)
-		w.rememberChunk(ctx, reqs[lo:hi], out[:hi-lo], errs[:hi-lo], st)
-		for k := range hi - lo {
+		w.rememberChunk(ctx, chunk, out[:len(chunk)], errs[:len(chunk)], st)
+		clear(chunk) // reported below: the caller may drop its requests
+		for k := range len(chunk) {
 			each(lo+k, out[k], errs[k])
 		}
+		lo += len(chunk)
 		st.trim()
+		fill()
 	}
 	st.derived.wait()
 	clear(out) // the last chunk's memories are the caller's now

@@ -383,6 +383,68 @@ func (w *Workspace) bulkVectors(n int) func() {
 	}
 }
 
+// bulkWindow is how many rows a bulk write (bulkVectors) adds to the
+// vector index's heap rows and log before the log is compacted: the base
+// written, its rows then mapped from the file, off the Go heap
+// (index.Vectors.CompactLog). A stream of 80,000 memories that kept
+// them all on the heap held 80 MB more live, and the collector ran three
+// times as often under `remember --batch`'s heap limit
+// (docs/benchmarks.md, session 18).
+const bulkWindow = 10 * RememberChunk
+
+// bulkRows counts the rows of a bulk write since its vector log was last
+// compacted (rows), and how many of the batch's size requests were
+// stored (seen); size ≤ 0: unknown.
+type bulkRows struct {
+	size, seen, rows int
+}
+
+func newBulkRows(size int) *bulkRows { return &bulkRows{size: size} }
+
+// reserve returns the rows to make room for until the next compaction:
+// bulkWindow, or fewer when the requests left of a batch of known size
+// are fewer.
+func (b *bulkRows) reserve() int {
+	if b.size <= 0 {
+		return bulkWindow
+	}
+	return min(bulkWindow, max(b.size-b.seen, 0))
+}
+
+// add counts n more rows; compact reports that they complete a window,
+// after which the log is to be compacted, with room made for reserve
+// rows. A nil b (no bulk write) never compacts.
+func (b *bulkRows) add(n int) (compact bool, reserve int) {
+	if b == nil {
+		return false, 0
+	}
+	b.seen += n
+	b.rows += n
+	if b.rows < bulkWindow {
+		return false, 0
+	}
+	b.rows = 0
+	return true, b.reserve()
+}
+
+// compactBulkVectors compacts the vector log of a bulk write at the end
+// of a window of bulkWindow rows (CompactLog), and makes the next update
+// reserve room for n rows. It runs with a chunk's derived-index update,
+// beside the batch's next chunk. A failed compaction leaves the log,
+// which the next opening replays, and is reported through Options.Warn.
+func (w *Workspace) compactBulkVectors(n int) {
+	w.vecs.mu.Lock()
+	defer w.vecs.mu.Unlock()
+	if v := w.vecs.idx; v != nil {
+		if err := v.CompactLog(); err != nil {
+			w.warn(fmt.Errorf("vector index: %w", err))
+		}
+	}
+	if w.vecs.bulk {
+		w.vecs.reserve = n
+	}
+}
+
 // vecGeneration is v.Generation, or (0, false) for a nil v.
 func vecGeneration(v *index.Vectors) (uint64, bool) {
 	if v == nil {

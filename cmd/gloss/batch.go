@@ -28,7 +28,7 @@ const maxBatchLine = 16 << 20
 // content (without the line end), or with an error for a line longer than
 // max bytes, whose content is skipped without being held in memory. It
 // returns read errors of r.
-func readBatchLines(r io.Reader, max int, fn func(n int, line []byte, err error)) error {
+func readBatchLines(r io.Reader, max int, fn func(n int, line []byte, err error) bool) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var buf []byte
 	tooLong := false
@@ -48,10 +48,14 @@ func readBatchLines(r io.Reader, max int, fn func(n int, line []byte, err error)
 		if tooLong || len(buf) > 0 || err == nil {
 			n++
 			line := bytes.TrimSuffix(bytes.TrimSuffix(buf, []byte("\n")), []byte("\r"))
+			var more bool
 			if tooLong || len(line) > max {
-				fn(n, nil, fmt.Errorf("longer than the limit of %d bytes (16 MiB); skipped", max))
+				more = fn(n, nil, fmt.Errorf("longer than the limit of %d bytes (16 MiB); skipped", max))
 			} else {
-				fn(n, line, nil)
+				more = fn(n, line, nil)
+			}
+			if !more {
+				return nil
 			}
 		}
 		buf, tooLong = buf[:0], false
@@ -103,11 +107,12 @@ func parseBatchLine(raw []byte, locate func(path string, first, last int) (api.L
 }
 
 // batchChunk is how many well-formed lines `gloss remember --batch` sends
-// to the engine at a time: the batch is read, stored and printed chunk by
-// chunk, so memory does not grow with it. The engine stores each
-// memory.RememberChunk of a call in one durable write and keeps the files
-// it read and the paths it checked for the whole call: ten of those per
-// call read each touched file once per 10,000 lines, not once per 1,000.
+// to a daemon per RememberBatch call: the batch is read, stored and
+// printed chunk by chunk, so memory does not grow with it. The daemon
+// stores each memory.RememberChunk of a call in one durable write and
+// keeps the files it read and the paths it checked for the whole call:
+// ten of those per call read each touched file once per 10,000 lines, not
+// once per 1,000. Without a daemon the batch is one stream (streamBatch).
 const batchChunk = 10 * memory.RememberChunk
 
 // batchMemoryLimit is the Go heap limit `gloss remember --batch` sets
@@ -140,8 +145,7 @@ func setMemoryLimit(limit int64) (restore func()) {
 // batchStoreCacheBytes is the Pebble block cache of `gloss remember
 // --batch` without a daemon (8 MiB, Pebble's own default; the store's
 // default is index.StoreCacheBytes, 64 MiB): the batch reads the file
-// records of the paths it anchors in once per call of batchChunk lines and
-// writes the rest, so a larger cache only held blocks read once. Peak
+// records of the paths it anchors in once per batch and writes the rest, so a larger cache only held blocks read once. Peak
 // resident set of 20,000 lines on prometheus: 311–325 MiB with 64 MiB,
 // 283 MiB with 8 MiB (docs/benchmarks.md, branch in9).
 const batchStoreCacheBytes = 8 << 20
@@ -158,44 +162,18 @@ func runBatch(cmd *cobra.Command, g *globals, b *backend, file string) error {
 		defer f.Close()
 		r = f
 	}
-	var pending []batchResult
 	var sum batchSummary
 	out := newResultWriter(cmd.OutOrStdout())
-	valid := 0
-	var sendErr error
-	flush := func() {
-		if sendErr == nil {
-			sendErr = sendBatch(cmd.Context(), b, pending, func(lines []batchResult) { printBatch(cmd, g, out, lines, &sum) })
-		}
-		out.flush()
-		clear(pending)
-		pending, valid = pending[:0], 0
-	}
+	print := func(lines []batchResult) { printBatch(cmd, g, out, lines, &sum) }
 	locate := g.batchLocation()
-	err := readBatchLines(r, maxBatchLine, func(n int, line []byte, err error) {
-		var req api.RememberArgs
-		if err == nil {
-			if line = bytes.TrimSpace(line); len(line) == 0 {
-				return
-			}
-			req, err = parseBatchLine(line, locate)
-		}
-		pending = append(pending, batchResult{line: n, req: req, err: err})
-		if err == nil {
-			valid++
-		}
-		if valid >= batchChunk || len(pending) >= 4*batchChunk {
-			flush()
-		}
-	})
-	if err == nil && sendErr == nil && len(pending) > 0 {
-		flush()
+	var err error
+	if b.engine != nil {
+		err = streamBatch(cmd.Context(), b.engine, r, batchSize(r), locate, print)
+	} else {
+		err = sendBatches(cmd.Context(), b, r, locate, print, out)
 	}
 	out.flush() // before the summary and any error
 	writeMemProfile()
-	if err == nil {
-		err = sendErr
-	}
 	if err != nil {
 		if sum.ok+sum.failed > 0 {
 			return fmt.Errorf("%w (after %d lines were processed: %d remembered, %d failed)", err, sum.ok+sum.failed, sum.ok, sum.failed)
@@ -211,26 +189,188 @@ func runBatch(cmd *cobra.Command, g *globals, b *backend, file string) error {
 	return nil
 }
 
-// indexedOnce makes the later chunks of a batch on the direct backend skip
-// the index run the engine does before each remember (api.Engine
-// IndexFirst): the first chunk brought the index up to date, a file
-// changed since is parsed when a request anchors there, and a run per
-// chunk rescanned the tree and could retrain the built-in embedder once
-// per chunk (the memory count grows by a tenth).
-func indexedOnce(b *backend) {
-	if e, ok := b.Interface.(*api.Engine); ok {
-		e.IndexFirst = false
+// sendBatches stores the lines of r through a daemon, batchChunk
+// well-formed lines per RememberBatch call, and prints each call's lines
+// in order with print when it returns. It returns the first error of
+// reading r or of a call; lines not sent by then are not printed.
+func sendBatches(ctx context.Context, b *backend, r io.Reader, locate func(path string, first, last int) (api.Location, error), print func([]batchResult), out *resultWriter) error {
+	var pending []batchResult
+	valid := 0
+	var sendErr error
+	flush := func() {
+		if sendErr == nil {
+			sendErr = sendBatch(ctx, b, pending, print)
+		}
+		out.flush()
+		clear(pending)
+		pending, valid = pending[:0], 0
 	}
+	err := readBatchLines(r, maxBatchLine, func(n int, line []byte, err error) bool {
+		var req api.RememberArgs
+		if err == nil {
+			if line = bytes.TrimSpace(line); len(line) == 0 {
+				return true
+			}
+			req, err = parseBatchLine(line, locate)
+		}
+		pending = append(pending, batchResult{line: n, req: req, err: err})
+		if err == nil {
+			valid++
+		}
+		if valid >= batchChunk || len(pending) >= 4*batchChunk {
+			flush()
+		}
+		return sendErr == nil
+	})
+	if err == nil && sendErr == nil && len(pending) > 0 {
+		flush()
+	}
+	if err == nil {
+		err = sendErr
+	}
+	return err
 }
 
-// sendBatch stores the well-formed lines of one chunk (one RememberBatch
-// call), records each one's memory or error in lines, and prints them in
-// order with print, each line once. On the direct backend (api.Engine.
-// RememberBatchEach) lines are printed, then dropped, as the engine's
-// chunks of memory.RememberChunk lines are stored, so the results of a
-// call are not all held until it returns; through a daemon they are
-// printed when the call returns. On an error of the call the lines not
-// printed yet are not printed.
+// streamBatch stores the lines of r through the engine's RememberStream,
+// read as the engine asks for them, and prints each line with print, in
+// order, once the line's result is known: a malformed line when every
+// line before it is printed, a stored one when its memory or error is
+// reported. One stream covers the whole batch, so the engine sets up
+// once and overlaps each chunk's index update with the next chunk's
+// anchoring from start to end (docs/benchmarks.md, session 18). Lines
+// read and not printed yet are at most the engine's window
+// (api.StreamWindow) and chunk. size is the number of lines of r when
+// known (batchSize), else 0. It returns the error of reading r (the lines
+// read before it are stored and printed) or of the engine.
+func streamBatch(ctx context.Context, e *api.Engine, r io.Reader, size int, locate func(path string, first, last int) (api.Location, error), print func([]batchResult)) error {
+	var p streamPrinter
+	var readErr error
+	items := func(yield func(api.RememberArgs) bool) {
+		stopped := false
+		readErr = readBatchLines(r, maxBatchLine, func(n int, line []byte, err error) bool {
+			if stopped = stopped || ctx.Err() != nil; stopped {
+				return false
+			}
+			var req api.RememberArgs
+			if err == nil {
+				if line = bytes.TrimSpace(line); len(line) == 0 {
+					return true
+				}
+				req, err = parseBatchLine(line, locate)
+			}
+			if err != nil {
+				p.add(batchResult{line: n, err: err}, false)
+				p.advance(print)
+				return true
+			}
+			p.add(batchResult{line: n}, true)
+			stopped = !yield(req)
+			return !stopped
+		})
+	}
+	err := e.RememberStream(ctx, items, size, func(i int, it api.BatchItem) {
+		l := p.item(i)
+		if it.Error != "" {
+			l.err = errors.New(it.Error)
+		} else if it.Memory != nil {
+			l.memory = *it.Memory
+		}
+		l.done = true
+		p.advance(print)
+	})
+	if err == nil {
+		err = readErr
+	}
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	return err
+}
+
+// streamPrinter holds the lines of a streamBatch from the first one not
+// printed on (lines, in order), and where each stream item not printed
+// yet is among them (items[i-first] for item i of the stream).
+type streamPrinter struct {
+	lines []batchResult
+	items []int // absolute line positions (printed + index in lines)
+	first int   // stream index of items[0]
+	n     int   // stream items so far
+	gone  int   // lines printed and dropped
+}
+
+// add appends a line read; item marks a well-formed one, the stream's
+// next item.
+func (p *streamPrinter) add(l batchResult, item bool) {
+	l.done = !item
+	if item {
+		p.items = append(p.items, p.gone+len(p.lines))
+		p.n++
+	}
+	p.lines = append(p.lines, l)
+}
+
+// item returns the line of stream item i, which is not printed yet.
+func (p *streamPrinter) item(i int) *batchResult {
+	return &p.lines[p.items[i-p.first]-p.gone]
+}
+
+// advance prints the answered lines from the first on, up to the first
+// line not answered yet, and drops them.
+func (p *streamPrinter) advance(print func([]batchResult)) {
+	k := 0
+	for k < len(p.lines) && p.lines[k].done {
+		k++
+	}
+	if k == 0 {
+		return
+	}
+	print(p.lines[:k])
+	clear(p.lines[:k])
+	p.lines = p.lines[k:]
+	p.gone += k
+	d := 0 // items printed
+	for d < len(p.items) && p.items[d] < p.gone {
+		d++
+	}
+	p.items = p.items[d:]
+	p.first += d
+}
+
+// batchSize returns the number of lines of r when r is a regular file
+// (counted, then r is put back at its start), else 0.
+func batchSize(r io.Reader) int {
+	f, ok := r.(*os.File)
+	if !ok {
+		return 0
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return 0
+	}
+	n, last := 0, byte('\n')
+	buf := make([]byte, 256<<10)
+	for {
+		k, err := f.Read(buf)
+		if k > 0 {
+			n += bytes.Count(buf[:k], []byte{'\n'})
+			last = buf[k-1]
+		}
+		if err != nil {
+			break
+		}
+	}
+	if last != '\n' {
+		n++
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return 0
+	}
+	return n
+}
+
+// sendBatch stores the well-formed lines of one chunk through a daemon
+// (one RememberBatch call), records each one's memory or error in lines,
+// and prints them in order with print, each line once, when the call
+// returns. On an error of the call the lines are not printed.
 func sendBatch(ctx context.Context, b *backend, lines []batchResult, print func([]batchResult)) error {
 	var valid []api.RememberArgs
 	var pos []int
@@ -251,57 +391,15 @@ func sendBatch(ctx context.Context, b *backend, lines []batchResult, print func(
 			lines[i].memory = *it.Memory
 		}
 	}
-	if b.engine != nil {
-		p := batchPrinter{lines: lines, done: make([]bool, len(lines)), print: print}
-		for i, l := range lines {
-			p.done[i] = l.err != nil
-		}
-		p.advance()
-		err := b.engine.RememberBatchEach(ctx, api.RememberBatchArgs{Items: valid}, func(j int, it api.BatchItem) {
-			i := pos[j]
-			set(i, it)
-			p.done[i] = true
-			p.advance()
-		})
-		if err != nil {
-			return err
-		}
-		indexedOnce(b)
-		return nil
-	}
 	res, err := b.RememberBatch(ctx, api.RememberBatchArgs{Items: valid})
 	if err != nil {
 		return err
 	}
-	indexedOnce(b)
 	for j, i := range pos {
 		set(i, res.Items[j])
 	}
 	print(lines)
 	return nil
-}
-
-// batchPrinter prints the lines of a chunk in order as their results
-// arrive in any order: done[i] marks line i answered, next is the first
-// line not printed. A printed line is zeroed so its memory can be freed.
-type batchPrinter struct {
-	lines []batchResult
-	done  []bool
-	next  int
-	print func([]batchResult)
-}
-
-// advance prints the answered lines from next on, up to the first line
-// not answered yet.
-func (p *batchPrinter) advance() {
-	lo := p.next
-	for p.next < len(p.lines) && p.done[p.next] {
-		p.next++
-	}
-	if p.next > lo {
-		p.print(p.lines[lo:p.next])
-		clear(p.lines[lo:p.next])
-	}
 }
 
 // batchResult is one line of a batch: its number, request, and memory or
@@ -311,6 +409,7 @@ type batchResult struct {
 	req    api.RememberArgs
 	memory memory.View
 	err    error
+	done   bool // answered (streamPrinter)
 }
 
 // batchSummary counts the lines of a batch remembered and failed so far.

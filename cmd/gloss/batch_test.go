@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,12 +17,13 @@ import (
 func TestReadBatchLines(t *testing.T) {
 	in := "one\n" + strings.Repeat("x", 11) + "\n\r\nexactly10!\r\n" + strings.Repeat("y", 30) + "\nlast"
 	var got []string
-	err := readBatchLines(strings.NewReader(in), 10, func(n int, line []byte, err error) {
+	err := readBatchLines(strings.NewReader(in), 10, func(n int, line []byte, err error) bool {
 		if err != nil {
 			got = append(got, "ERR")
 		} else {
 			got = append(got, string(line))
 		}
+		return true
 	})
 	want := []string{"one", "ERR", "", "exactly10!", "ERR", "last"}
 	if err != nil || strings.Join(got, "|") != strings.Join(want, "|") {
@@ -142,38 +145,78 @@ func TestBatchEmptyText(t *testing.T) {
 	}
 }
 
-// batchPrinter prints lines in order whatever order their results come
-// in, each once, as soon as every line before it is answered, and drops
-// what it printed.
-func TestBatchPrinterInOrder(t *testing.T) {
-	lines := make([]batchResult, 5)
-	for i := range lines {
-		lines[i].line = i + 1
-	}
+// streamPrinter prints lines in order whatever order the stream items'
+// results come in, each once, as soon as every line before it is
+// answered (a malformed line is answered when read), and drops what it
+// printed.
+func TestStreamPrinterInOrder(t *testing.T) {
+	var p streamPrinter
 	var printed []int
-	p := batchPrinter{lines: lines, done: make([]bool, len(lines)), print: func(ls []batchResult) {
+	print := func(ls []batchResult) {
 		for _, l := range ls {
 			printed = append(printed, l.line)
 		}
-	}}
-	p.done[1] = true // a line that failed to parse: answered from the start
-	p.advance()
+	}
+	answer := func(i int) {
+		p.item(i).done = true
+		p.advance(print)
+	}
+	p.add(batchResult{line: 1}, true)                        // item 0
+	p.add(batchResult{line: 2, err: errors.New("x")}, false) // malformed
+	p.add(batchResult{line: 3}, true)                        // item 1
+	p.advance(print)
 	if len(printed) != 0 {
 		t.Fatalf("printed %v before line 1 was answered", printed)
 	}
-	for _, i := range []int{2, 0, 4, 3} {
-		p.done[i] = true
-		p.advance()
-		if i == 0 && len(printed) != 3 {
-			t.Fatalf("after line 1: printed %v, want lines 1-3", printed)
-		}
+	answer(1)
+	if len(printed) != 0 {
+		t.Fatalf("printed %v before line 1 was answered", printed)
 	}
-	if fmt.Sprint(printed) != "[1 2 3 4 5]" {
-		t.Fatalf("printed %v, want [1 2 3 4 5]", printed)
+	answer(0)
+	if fmt.Sprint(printed) != "[1 2 3]" {
+		t.Fatalf("after item 0: printed %v, want lines 1-3", printed)
 	}
-	for i, l := range lines {
-		if l.line != 0 {
-			t.Errorf("line %d kept after printing", i+1)
-		}
+	p.add(batchResult{line: 4}, true) // item 2
+	p.add(batchResult{line: 5}, true) // item 3
+	p.add(batchResult{line: 6, err: errors.New("x")}, false)
+	answer(3)
+	answer(2)
+	if fmt.Sprint(printed) != "[1 2 3 4 5 6]" {
+		t.Fatalf("printed %v, want [1 2 3 4 5 6]", printed)
+	}
+	if len(p.lines) != 0 || len(p.items) != 0 {
+		t.Errorf("kept %d lines and %d items after printing them all", len(p.lines), len(p.items))
+	}
+}
+
+// batchSize counts the lines of a regular file (the last one without a
+// line end too) and leaves it at its start; a pipe's size is unknown.
+func TestBatchSize(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "b.jsonl")
+	if err := os.WriteFile(p, []byte("a\nb\n\nc"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if n := batchSize(f); n != 4 {
+		t.Fatalf("batchSize = %d, want 4", n)
+	}
+	if b, _ := io.ReadAll(f); string(b) != "a\nb\n\nc" {
+		t.Fatalf("read %q after batchSize, want the whole file", b)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if n := batchSize(r); n != 0 {
+		t.Fatalf("batchSize of a pipe = %d, want 0", n)
+	}
+	if n := batchSize(strings.NewReader("x\n")); n != 0 {
+		t.Fatalf("batchSize of a reader = %d, want 0", n)
 	}
 }
