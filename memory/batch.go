@@ -66,8 +66,7 @@ type batchState struct {
 func (w *Workspace) newBatchState() *batchState {
 	st := &batchState{blobs: map[string]string{}, files: map[string]*index.File{},
 		stored: map[string]*index.File{}, rels: map[string]relResult{}}
-	st.commit, _ = git(w.Root, "rev-parse", "--verify", "-q", "HEAD")
-	st.branch, _ = git(w.Root, "rev-parse", "--abbrev-ref", "HEAD")
+	st.renew(w)
 	return st
 }
 
@@ -112,6 +111,31 @@ func (st *batchState) trim() {
 	if n > batchFilesBudget {
 		st.release()
 	}
+}
+
+// renew makes the rest of a long batch see the workspace as a new
+// RememberBatch call would, every bulkWindow requests of a stream
+// (RememberStream): the commit and branch checked out are read again, the
+// blobs and path answers asked again, the files parsed are dropped, and
+// those built from stored records are carried, to be compared with the
+// disk at their next use (storedFile). A file edited or a commit made
+// while a stream of minutes runs is seen within a window, as it was
+// between the calls a batch used to be cut into.
+func (st *batchState) renew(w *Workspace) {
+	st.commit, _ = git(w.Root, "rev-parse", "--verify", "-q", "HEAD")
+	st.branch, _ = git(w.Root, "rev-parse", "--abbrev-ref", "HEAD")
+	clear(st.blobs)
+	clear(st.rels)
+	for p, f := range st.stored {
+		if f == nil {
+			continue
+		}
+		if st.carried == nil {
+			st.carried = map[string]*index.File{}
+		}
+		st.carried[p] = f
+	}
+	st.release()
 }
 
 func (st *batchState) release() {

@@ -491,3 +491,43 @@ func TestBulkRows(t *testing.T) {
 		t.Fatal("a batch of one chunk compacted")
 	}
 }
+
+// A stream sees a commit made while it runs from its next window of
+// bulkWindow requests on (batchState.renew): the memories before carry
+// the first commit and a.go's blob in it, those after the new ones.
+func TestRememberStreamRenews(t *testing.T) {
+	w, repo := storedWorkspace(t, Options{KeepBatchFiles: true})
+	ctx := context.Background()
+	first, _ := git(repo, "rev-parse", "HEAD")
+	src := func(yield func(RememberRequest) bool) {
+		for i := range bulkWindow + 5 {
+			if i == bulkWindow {
+				testutil.WriteFiles(t, repo, map[string]string{"a.go": storedFixture["a.go"] + "\n// edited\n"})
+				testutil.Commit(t, repo, "edit")
+			}
+			if !yield(RememberRequest{Text: fmt.Sprintf("note %d", i), Path: repo + "/a.go", StartLine: 8, EndLine: 15}) {
+				return
+			}
+		}
+	}
+	got := map[int]*Memory{}
+	w.RememberStream(ctx, src, 0, func(i int, m *Memory, err error) {
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		if i == 0 || i == bulkWindow-1 || i == bulkWindow {
+			got[i] = m
+		}
+	})
+	second, _ := git(repo, "rev-parse", "HEAD")
+	if first == second {
+		t.Fatal("the edit made no commit")
+	}
+	before, after := got[bulkWindow-1], got[bulkWindow]
+	if got[0].GitCommit != first || before.GitCommit != first || after.GitCommit != second {
+		t.Fatalf("commits %s, %s, %s; want %s twice, then %s", got[0].GitCommit, before.GitCommit, after.GitCommit, first, second)
+	}
+	if before.Anchors[0].GitBlob == "" || before.Anchors[0].GitBlob == after.Anchors[0].GitBlob {
+		t.Fatalf("a.go's blob %q before the commit, %q after: want two blobs", before.Anchors[0].GitBlob, after.Anchors[0].GitBlob)
+	}
+}

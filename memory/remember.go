@@ -111,10 +111,13 @@ func (w *Workspace) RememberBatchEach(ctx context.Context, reqs []RememberReques
 
 // RememberStream is RememberBatchEach over the requests of reqs, read a
 // chunk of RememberChunk at a time as the batch goes, so that a batch of
-// any size is one call: the batch's set-up (the git commit, the body hash
-// sites, the embedder's bulk mode) is done once, and each chunk's
-// derived-index update runs beside the next chunk across the whole
-// stream, where calls of RememberBatchEach each wait for their last one.
+// any size is one call: the batch's set-up (the body hash sites, the
+// embedder's bulk mode) is done once, and each chunk's derived-index
+// update runs beside the next chunk across the whole stream, where calls
+// of RememberBatchEach each wait for their last one. Every bulkWindow
+// requests the stream looks at the workspace again as a new call would
+// (the commit checked out, files changed on disk: batchState.renew) and
+// compacts the vector log (bulkRows).
 // i is the 0-based index of the request in the stream. size is the number
 // of requests reqs yields, when known (reserved room for their vectors);
 // size ≤ 0: unknown. A stream that ends within its first chunk is handled
@@ -171,6 +174,9 @@ func (w *Workspace) RememberStream(ctx context.Context, reqs iter.Seq[RememberRe
 		}
 		lo += len(chunk)
 		st.trim()
+		if lo%bulkWindow == 0 {
+			st.renew(w)
+		}
 		fill()
 	}
 	st.derived.wait()
