@@ -31,7 +31,8 @@ func BM25Fields(d Doc) []bm25.Field {
 	buf := tokenBufs.Get().(*tokenBuf)
 	most := 0 // distinct terms of a field, at most
 	for _, name := range names {
-		tokens := buf.analyzeStrings([]byte(d.Fields[name]))
+		buf.src = append(buf.src[:0], d.Fields[name]...)
+		tokens := buf.analyzeStrings(buf.src)
 		// Distinct terms in first-occurrence order, counted through the
 		// pooled map; the strings are the analyzer memo's.
 		terms := make([]bm25.TermFreq, 0, len(tokens))

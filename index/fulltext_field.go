@@ -59,6 +59,10 @@ type tokenBuf struct {
 	// strs are the terms of the tokens analyzeStrings last returned, as
 	// strings.
 	strs []string
+	// src is a field's text copied for analysis (BM25Fields): no token
+	// refers to it once analyzeStrings returns (the memo's terms replace
+	// the tokens' own), so the next field reuses it.
+	src []byte
 }
 
 // maxPooledTokens bounds the tokens, and maxPooledTerms the distinct
@@ -68,6 +72,7 @@ type tokenBuf struct {
 const (
 	maxPooledTokens = 1 << 12
 	maxPooledTerms  = 1 << 10
+	maxPooledSrc    = 64 << 10 // bytes of tokenBuf.src
 )
 
 var tokenBufs = sync.Pool{New: func() any { return &tokenBuf{index: map[string]int{}} }}
@@ -135,7 +140,7 @@ func (b *tokenBuf) empty() {
 // (terms: the most) distinct terms in its map: a cleared map keeps its
 // size, so such a buffer is dropped.
 func (b *tokenBuf) release(terms int) {
-	if len(b.toks) > maxPooledTokens || terms > maxPooledTerms {
+	if len(b.toks) > maxPooledTokens || terms > maxPooledTerms || cap(b.src) > maxPooledSrc {
 		return
 	}
 	b.empty()

@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"slices"
 	"sync"
 
 	"github.com/blugelabs/bluge/analysis"
@@ -55,9 +56,14 @@ func (m *termMemo) Filter(input analysis.TokenStream) analysis.TokenStream {
 // a sixth of a +80,000 batch's allocations (docs/benchmarks.md).
 func (m *termMemo) filterStrings(input analysis.TokenStream, strs *[]string) analysis.TokenStream {
 	var misses []int
-	var outs []string // the string of input[i], while misses are learnt
+	// outs[i] is the string of input[i] while misses are learnt, in the
+	// room of *strs (kept tokens' strings are then moved down in place).
+	var outs []string
+	base := 0
 	if strs != nil {
-		outs = make([]string, len(input))
+		base = len(*strs)
+		*strs = slices.Grow(*strs, len(input))[:base+len(input)]
+		outs = (*strs)[base:]
 	}
 	m.mu.RLock()
 	for i, tok := range input {
@@ -84,10 +90,14 @@ func (m *termMemo) filterStrings(input analysis.TokenStream, strs *[]string) ana
 		tok.PositionIncr += skipped
 		skipped = 0
 		input[j] = tok
-		j++
 		if strs != nil {
-			*strs = append(*strs, outs[i])
+			outs[j] = outs[i] // j ≤ i
 		}
+		j++
+	}
+	if strs != nil {
+		clear(outs[j:])
+		*strs = (*strs)[:base+j]
 	}
 	return input[:j]
 }
