@@ -415,6 +415,35 @@ func (e *Engine) List(_ context.Context, _ NoArgs) (MemoriesResult, error) {
 	return MemoriesResult{memory.Views(all)}, nil
 }
 
+// ListEach is List for a caller that prints each memory as it is decoded
+// (`gloss list` without a daemon): with one workspace whose stored
+// summaries are current it is memory.Workspace.ListEach, which calls fn
+// with every memory in place order as its summary is decoded, so the
+// memories are never all decoded at once (the view is valid only during
+// the call; fn's first error stops it and is returned). Otherwise it is
+// List, then fn on each memory. It returns the number of memories.
+func (e *Engine) ListEach(ctx context.Context, fn func(*memory.View) error) (int, error) {
+	if ws := e.Host.Workspaces(); len(ws) == 1 {
+		n, ok, err := ws[0].ListEach(fn)
+		if !ok && err != nil {
+			return 0, &Error{Code: CodeInternalError, Message: "list " + ws[0].Root + ": " + err.Error()}
+		}
+		if ok {
+			return n, err
+		}
+	}
+	res, err := e.List(ctx, NoArgs{})
+	if err != nil {
+		return 0, err
+	}
+	for i := range res.Memories {
+		if err := fn(&res.Memories[i]); err != nil {
+			return i, err
+		}
+	}
+	return len(res.Memories), nil
+}
+
 // Status implements Interface.
 func (e *Engine) Status(_ context.Context, _ NoArgs) (StatusResult, error) {
 	out := StatusResult{Workspaces: []memory.Status{}}

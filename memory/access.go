@@ -170,3 +170,11 @@ func ApplyAccess(ms []*Memory, stats map[string]index.AccessStat) {
 		}
 	}
 }
+
+// ApplyAccessView is ApplyAccess for a view (a stored summary's).
+func ApplyAccessView(v *View, stats map[string]index.AccessStat) {
+	if st, ok := stats[v.ID]; ok {
+		v.AccessCount, v.LastAccessedAt = int(st.Count), st.Last
+	}
+}
+

@@ -329,6 +329,45 @@ func (c *summaryChunk) span(i int) ([]byte, string) {
 	return c.data[start:c.ends[i]], whole[start:c.ends[i]]
 }
 
+// ListEach calls fn with the view of every memory as List and ViewOf
+// give it (superseded_by from the relation index, access statistics up
+// to date, confidence as of now), in place order (SortViewsByPlace),
+// decoded from the stored summaries one at a time (SummarySet.Each), so
+// that a listing of 100,000 memories never holds them all decoded. The
+// view is valid only during the call; fn's first error stops the
+// listing and is returned. n is the number of memories. ok is false,
+// and fn is not called, when the store's summaries are not current or
+// in an older format (a store written by a gloss without them): the
+// caller lists the records then (List), as a read-only listing does not
+// write summaries.
+func (w *Workspace) ListEach(fn func(*View) error) (n int, ok bool, err error) {
+	current, err := w.Store.SummariesCurrent()
+	if err != nil || !current {
+		return 0, false, err
+	}
+	if format, err := w.Store.SummaryFormat(); err != nil || format != summaryFormat {
+		return 0, false, err
+	}
+	to, err := w.Incoming()
+	if err != nil {
+		return 0, false, err
+	}
+	stats, err := w.Accesses()
+	if err != nil {
+		stats = nil // as List: the stored statistics stand
+	}
+	set, err := w.ReadSummaries()
+	if err != nil {
+		return 0, false, err
+	}
+	n = set.Len()
+	return n, true, set.Each(func(v *View) error {
+		v.SupersededBy = supersededBy(to, v.ID, v.SupersededBy[:0])
+		ApplyAccessView(v, stats)
+		return fn(v)
+	})
+}
+
 // Len returns the number of summaries in s.
 func (s *SummarySet) Len() int {
 	if s == nil {

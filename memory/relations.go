@@ -147,12 +147,21 @@ func (w *Workspace) Annotate(ms ...*Memory) error {
 }
 
 func annotateWith(to map[string][]Relation, m *Memory) {
-	m.SupersededBy = nil
-	for _, r := range to[m.ID] {
+	m.SupersededBy = supersededBy(to, m.ID, nil)
+}
+
+// supersededBy appends to buf the ids of the memories that supersede id
+// by the incoming relations to; nil when none does.
+func supersededBy(to map[string][]Relation, id string, buf []string) []string {
+	for _, r := range to[id] {
 		if r.Kind == RelSupersedes {
-			m.SupersededBy = append(m.SupersededBy, r.ID)
+			buf = append(buf, r.ID)
 		}
 	}
+	if len(buf) == 0 {
+		return nil
+	}
+	return buf
 }
 
 // Superseded reports whether another memory supersedes m (set by

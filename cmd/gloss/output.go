@@ -214,6 +214,54 @@ func printCheckStream(ctx context.Context, w io.Writer, engine *api.Engine, asJS
 	return res, bw.Flush()
 }
 
+// printListStream prints the memories of `gloss list` that keep accepts
+// as engine decodes them (api.Engine.ListEach), in the bytes the listing
+// prints from a whole List result: with asJSON printJSON's
+// {"memories": [...]}, else printMemory of each, then the count line. A
+// listing of 100,000 memories took 12 s and 918 MB decoding every record
+// first (docs/benchmarks.md, session 18). An error after the first
+// memory leaves the output cut short.
+func printListStream(ctx context.Context, w io.Writer, engine *api.Engine, asJSON bool, keep func(*memory.View) bool) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var data []byte
+	n := 0
+	_, err := engine.ListEach(ctx, func(v *memory.View) error {
+		if !keep(v) {
+			return nil
+		}
+		n++
+		if !asJSON {
+			printMemory(bw, *v, false)
+			return nil
+		}
+		var err error
+		if data, err = viewjson.Append(data[:0], v, "    ", "  "); err != nil {
+			return err
+		}
+		if n == 1 {
+			bw.WriteString("{\n  \"memories\": [\n")
+		} else {
+			bw.WriteString(",\n")
+		}
+		bw.WriteString("    ")
+		_, err = bw.Write(data)
+		return err
+	})
+	if err != nil {
+		_ = bw.Flush()
+		return err
+	}
+	switch {
+	case !asJSON:
+		fmt.Fprintf(bw, "%d memories\n", n)
+	case n == 0:
+		bw.WriteString("{\n  \"memories\": []\n}\n")
+	default:
+		bw.WriteString("\n  ]\n}\n")
+	}
+	return bw.Flush()
+}
+
 // writeViewsJSON writes the elements of check's "memories" array, one
 // viewjson.Append per memory (indented as MarshalIndent would),
 // separated by ",\n", into bw as they are encoded.

@@ -473,16 +473,19 @@ func listCmd(g *globals) *cobra.Command {
 				return err
 			}
 			defer b.Close()
+			keep := func(m *memory.View) bool { return (!staleOnly || m.Stale) && (typ == "" || m.Type == typ) }
+			if b.engine != nil {
+				return printListStream(cmd.Context(), cmd.OutOrStdout(), b.engine, g.json, keep)
+			}
 			all, err := b.List(cmd.Context(), api.NoArgs{})
 			if err != nil {
 				return err
 			}
 			ms := []memory.View{}
-			for _, m := range all.Memories {
-				if (staleOnly && !m.Stale) || (typ != "" && m.Type != typ) {
-					continue
+			for i := range all.Memories {
+				if keep(&all.Memories[i]) {
+					ms = append(ms, all.Memories[i])
 				}
-				ms = append(ms, m)
 			}
 			if g.json {
 				return printJSON(cmd.OutOrStdout(), struct {

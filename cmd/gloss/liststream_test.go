@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/gloss-dev/gloss/api"
+	"github.com/gloss-dev/gloss/internal/testutil"
+	"github.com/gloss-dev/gloss/memory"
+)
+
+// TestListStreamSameBytes: `list` (all, --stale, --type) and `list
+// --json` printed from the stored summaries as they are decoded
+// (printListStream, api.Engine.ListEach) are byte for byte what printing
+// the whole result of Engine.List prints, on the same store: empty,
+// after a batch, with a memory superseding another, after an edit and a
+// check made anchors stale, and after accesses were recorded.
+func TestListStreamSameBytes(t *testing.T) {
+	_, repo := cliRepo(t)
+	compare := func(stage string, wantMemories int) {
+		t.Helper()
+		for _, mode := range []string{"json", "text", "stale", "type"} {
+			streamed, whole := listOutputs(t, repo, mode)
+			if streamed != whole {
+				t.Fatalf("%s, %s: streamed list printed\n%s\nthe whole result\n%s", stage, mode, streamed, whole)
+			}
+			if n := strings.Count(whole, `"title": "`); mode == "json" && n != wantMemories {
+				t.Fatalf("%s: %d memories printed, want %d:\n%s", stage, n, wantMemories, whole)
+			}
+		}
+	}
+	compare("empty store", 0)
+	batch := strings.Join([]string{
+		`{"text":"Capped at 3: upstream rate-limits bursts <&>","at":"main.go:4-12","type":"gotcha","tags":["retry","net"]}`,
+		`{"text":"span inside\n\"quoted\"","at":"main.go:6-6","title":"loop bound"}`,
+		`{"text":"uploads are counted twice","at":"main.go:14-17","type":"decision"}`,
+		`{"text":"the project has no configuration file at all"}`,
+	}, "\n")
+	if _, _, err := run(t, repo, batch, "--no-daemon", "remember", "--batch", "-", "--json"); err != nil {
+		t.Fatal(err)
+	}
+	compare("after a batch", 4)
+	if _, _, err := run(t, repo, "", "--no-daemon", "remember", "--json", "--symbol", "Retry", "--on-duplicate", "supersede",
+		"Capped at three: upstream rate-limits bursts <&>"); err != nil {
+		t.Fatal(err)
+	}
+	compare("a memory superseded", 5)
+	testutil.WriteFiles(t, repo, map[string]string{"main.go": "// header\n" + strings.Replace(cliGo, "i < 3", "i < 5", 1)})
+	if _, _, err := run(t, repo, "", "--no-daemon", "check"); err != nil {
+		t.Fatal(err)
+	}
+	compare("stale after an edit", 5)
+	w, err := memory.Open(repo, memory.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := w.List()
+	if err != nil || len(ms) == 0 {
+		t.Fatal(len(ms), err)
+	}
+	w.RecordAccess(ms[0].ID, ms[len(ms)-1].ID)
+	if err := w.Close(); err != nil { // flushes the accesses
+		t.Fatal(err)
+	}
+	compare("after accesses", 5)
+	if out, _ := listOutputs(t, repo, "json"); !strings.Contains(out, `"access_count": 1`) {
+		t.Fatalf("no access counted in\n%s", out)
+	}
+}
+
+// listOutputs returns what `gloss list` prints in mode (json, text, stale
+// for --stale, type for --type decision) on a directly opened store:
+// streamed with printListStream, and from the whole result of
+// Engine.List as the daemon's listing prints it.
+func listOutputs(t *testing.T, repo, mode string) (streamed, whole string) {
+	t.Helper()
+	w, err := memory.Open(repo, memory.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	e := &api.Engine{Host: api.Single{W: w}}
+	keep := func(m *memory.View) bool {
+		return (mode != "stale" || m.Stale) && (mode != "type" || m.Type == "decision")
+	}
+	var s, a bytes.Buffer
+	if err := printListStream(context.Background(), &s, e, mode == "json", keep); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.List(context.Background(), api.NoArgs{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := []memory.View{}
+	for i := range res.Memories {
+		if keep(&res.Memories[i]) {
+			ms = append(ms, res.Memories[i])
+		}
+	}
+	if mode == "json" {
+		if err := printJSON(&a, struct {
+			Memories []memory.View `json:"memories"`
+		}{ms}); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		for _, m := range ms {
+			printMemory(&a, m, false)
+		}
+		a.WriteString(itoa(len(ms)) + " memories\n")
+	}
+	return s.String(), a.String()
+}
