@@ -177,4 +177,3 @@ func ApplyAccessView(v *View, stats map[string]index.AccessStat) {
 		v.AccessCount, v.LastAccessedAt = int(st.Count), st.Last
 	}
 }
-
