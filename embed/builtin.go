@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"math"
-	"runtime"
 	"sync"
 
 	"github.com/viterin/vek/vek32"
@@ -136,12 +135,6 @@ func (b *Builtin) Embed(ctx context.Context, texts []string) ([][]float32, error
 
 // embedShare is the least number of texts an Embed goroutine is given.
 const embedShare = 64
-
-// EmbedBatch implements Batcher: embedShare texts for each of GOMAXPROCS
-// goroutines. A call of 64 texts ran on one goroutine, and the vectors
-// of a `remember --batch` were embedded on one core while the other
-// waited (docs/benchmarks.md, session 18).
-func (b *Builtin) EmbedBatch() int { return embedShare * runtime.GOMAXPROCS(0) }
 
 // embedRange sets out[i] to the vector of texts[i], checking ctx every
 // 256 texts.

@@ -22,11 +22,3 @@ type Embedder interface {
 	// provider fails or ctx ends.
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
-
-// Batcher is an Embedder that says how many texts an Embed call is best
-// given. Callers that embed many texts (index.Vectors) pass that many
-// per call; others pass what they have.
-type Batcher interface {
-	// EmbedBatch returns the number of texts per Embed call, at least 1.
-	EmbedBatch() int
-}

@@ -26,18 +26,8 @@ const VectorText = "text"
 // long; the index is then marked for rebuild by the caller.
 var UpdateTimeout = 15 * time.Second
 
-// rebuildBatch is the number of texts per Embed call of an embedder that
-// is not an embed.Batcher.
+// rebuildBatch is the number of texts per Embed call of Rebuild.
 const rebuildBatch = 64
-
-// embedBatch is the number of texts per Embed call of e: its own
-// (embed.Batcher), else rebuildBatch.
-func embedBatch(e embed.Embedder) int {
-	if b, ok := e.(embed.Batcher); ok {
-		return max(b.EmbedBatch(), 1)
-	}
-	return rebuildBatch
-}
 
 // Vectors is the derived vector index of one directory: one L2-normalised
 // float32 vector per document, all of one embedding model (its id and
@@ -289,7 +279,7 @@ func (v *Vectors) embedMissing(ctx context.Context, docs []Doc, report bool) ([]
 	v.mu.Unlock()
 	done := len(docs) - len(todo)
 	for len(todo) > 0 {
-		n := min(len(todo), embedBatch(e))
+		n := min(len(todo), rebuildBatch)
 		texts := make([]string, n)
 		for j, i := range todo[:n] {
 			texts[j] = docText(docs[i])
