@@ -124,9 +124,12 @@ const batchChunk = 10 * memory.RememberChunk
 // under the limit is room the collector gives allocation between two
 // cycles (about 25 MiB at 200 MiB, with 140 MiB live): at 215 MiB a
 // +80,000 batch on prometheus took 8 % less CPU and peaked 16 MB
-// higher, 289 MB; 210 MiB keeps the peak of the batch and of its
-// close under the 300 MB target with room to spare (docs/benchmarks.md).
-const batchMemoryLimit = 210 << 20
+// higher, 289 MB; 210 MiB kept the peak of the batch and of its close
+// under the 300 MB target until the batch became one stream, which
+// peaked at 282–293 MiB, once 300.4 MB; 200 MiB: 271–272 MiB, for about
+// 4 % more time (3 alternated pairs of +80,000; docs/benchmarks.md,
+// session 18).
+const batchMemoryLimit = 200 << 20
 
 // setMemoryLimit sets the Go heap limit to limit bytes
 // (runtime/debug.SetMemoryLimit) unless $GOMEMLIMIT sets one, and returns
