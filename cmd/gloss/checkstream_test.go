@@ -54,6 +54,21 @@ func TestCheckStreamSameBytes(t *testing.T) {
 		}
 	}
 	compare("empty store", 0)
+	rememberStreamFixture(t, repo)
+	compare("before the first check", 4)
+	if _, _, err := run(t, repo, "", "--no-daemon", "check"); err != nil {
+		t.Fatal(err)
+	}
+	compare("nothing changed", 4)
+	testutil.WriteFiles(t, repo, map[string]string{"main.go": "// header\n" + strings.Replace(cliGo, "i < 3", "i < 5", 1)})
+	compare("after an edit", 4)
+}
+
+// rememberStreamFixture stores the batch the stream tests print: memories
+// of several types and tags, a one-line span, text that JSON escapes, and
+// a memory without a place.
+func rememberStreamFixture(t *testing.T, repo string) {
+	t.Helper()
 	batch := strings.Join([]string{
 		`{"text":"Capped at 3: upstream rate-limits bursts <&>","at":"main.go:4-12","type":"gotcha","tags":["retry","net"]}`,
 		`{"text":"span inside\n\"quoted\"","at":"main.go:6-6","title":"loop bound"}`,
@@ -63,13 +78,6 @@ func TestCheckStreamSameBytes(t *testing.T) {
 	if _, _, err := run(t, repo, batch, "--no-daemon", "remember", "--batch", "-", "--json"); err != nil {
 		t.Fatal(err)
 	}
-	compare("before the first check", 4)
-	if _, _, err := run(t, repo, "", "--no-daemon", "check"); err != nil {
-		t.Fatal(err)
-	}
-	compare("nothing changed", 4)
-	testutil.WriteFiles(t, repo, map[string]string{"main.go": "// header\n" + strings.Replace(cliGo, "i < 3", "i < 5", 1)})
-	compare("after an edit", 4)
 }
 
 // checkOutput runs the check of repo on a directly opened store and

@@ -32,15 +32,7 @@ func TestListStreamSameBytes(t *testing.T) {
 		}
 	}
 	compare("empty store", 0)
-	batch := strings.Join([]string{
-		`{"text":"Capped at 3: upstream rate-limits bursts <&>","at":"main.go:4-12","type":"gotcha","tags":["retry","net"]}`,
-		`{"text":"span inside\n\"quoted\"","at":"main.go:6-6","title":"loop bound"}`,
-		`{"text":"uploads are counted twice","at":"main.go:14-17","type":"decision"}`,
-		`{"text":"the project has no configuration file at all"}`,
-	}, "\n")
-	if _, _, err := run(t, repo, batch, "--no-daemon", "remember", "--batch", "-", "--json"); err != nil {
-		t.Fatal(err)
-	}
+	rememberStreamFixture(t, repo)
 	compare("after a batch", 4)
 	if _, _, err := run(t, repo, "", "--no-daemon", "remember", "--json", "--symbol", "Retry", "--on-duplicate", "supersede",
 		"Capped at three: upstream rate-limits bursts <&>"); err != nil {
