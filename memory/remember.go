@@ -162,7 +162,7 @@ func (w *Workspace) RememberStream(ctx context.Context, reqs iter.Seq[RememberRe
 		defer w.bulkVectors(st.bulk.reserve())()
 	}
 	defer w.batchGeneration()()
-	out := make([]*Memory, RememberChunk)
+	out := make([]*Memory, len(chunk)) // the first chunk is the longest
 	errs := make([]error, len(out))
 	for lo := 0; len(chunk) > 0; {
 		clear(out)
