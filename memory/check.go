@@ -304,6 +304,11 @@ type SummarySet struct {
 	chunks []*summaryChunk
 	dest   []int32 // place-order position of each summary, in scan order
 	now    time.Time
+	// to are the relations by target (Incoming) when the set was read:
+	// a summary is not rewritten when another memory comes to supersede
+	// its memory, so each view's superseded_by is taken from them, as
+	// Annotate does for List (check printed none before).
+	to map[string][]Relation
 }
 
 // summaryChunk holds viewBlock summaries of a SummarySet in scan (id)
@@ -348,10 +353,6 @@ func (w *Workspace) ListEach(fn func(*View) error) (n int, ok bool, err error) {
 	if format, err := w.Store.SummaryFormat(); err != nil || format != summaryFormat {
 		return 0, false, err
 	}
-	to, err := w.Incoming()
-	if err != nil {
-		return 0, false, err
-	}
 	stats, err := w.Accesses()
 	if err != nil {
 		stats = nil // as List: the stored statistics stand
@@ -362,7 +363,6 @@ func (w *Workspace) ListEach(fn func(*View) error) (n int, ok bool, err error) {
 	}
 	n = set.Len()
 	return n, true, set.Each(func(v *View) error {
-		v.SupersededBy = supersededBy(to, v.ID, v.SupersededBy[:0])
 		ApplyAccessView(v, stats)
 		return fn(v)
 	})
@@ -393,7 +393,11 @@ func (s *SummarySet) Len() int {
 // strings were a third of a nothing-changed `gloss check` (pprof,
 // docs/benchmarks.md "Scale (#12)").
 func (w *Workspace) ReadSummaries() (*SummarySet, error) {
-	set := &SummarySet{now: w.now()}
+	to, err := w.Incoming()
+	if err != nil {
+		return nil, err
+	}
+	set := &SummarySet{now: w.now(), to: to}
 	place := func(c *summaryChunk) {
 		c.places = make([]summaryPlace, len(c.ids))
 		start := 0
@@ -432,7 +436,7 @@ func (w *Workspace) ReadSummaries() (*SummarySet, error) {
 		return &summaryChunk{ids: make([]string, 0, viewBlock), ends: make([]int, 0, viewBlock), data: make([]byte, 0, size), first: n}
 	}
 	cur := newChunk()
-	err := w.Store.Summaries(func(id string, data []byte) error {
+	err = w.Store.Summaries(func(id string, data []byte) error {
 		cur.ids = append(cur.ids, id)
 		cur.data = append(cur.data, data...)
 		cur.ends = append(cur.ends, len(cur.data))
@@ -472,7 +476,7 @@ func (w *Workspace) ReadSummaries() (*SummarySet, error) {
 // cores (nil for an empty set). It fails on a summary that cannot be
 // decoded.
 func (s *SummarySet) Views() ([]View, error) {
-	chunks, dest, now := s.chunks, s.dest, s.now
+	chunks, dest, now, to := s.chunks, s.dest, s.now, s.to
 	s.chunks, s.dest = nil, nil
 	if len(dest) == 0 {
 		return nil, nil
@@ -487,6 +491,7 @@ func (s *SummarySet) Views() ([]View, error) {
 				return
 			}
 			v.Confidence = round2(confidence.Of(v.Lifecycle(), now).Value)
+			v.SupersededBy = supersededBy(to, v.ID, nil)
 		}
 	}
 	work := make(chan *summaryChunk, len(chunks))
@@ -526,7 +531,7 @@ const (
 // (its memory is reused for a later summary). A second goroutine decodes
 // the next blocks of eachBlock views while fn runs.
 func (s *SummarySet) Each(fn func(*View) error) error {
-	chunks, dest, now := s.chunks, s.dest, s.now
+	chunks, dest, now, to := s.chunks, s.dest, s.now, s.to
 	s.chunks, s.dest = nil, nil
 	n := len(dest)
 	if n == 0 {
@@ -567,6 +572,7 @@ func (s *SummarySet) Each(fn func(*View) error) error {
 					break
 				}
 				v.Confidence = round2(confidence.Of(v.Lifecycle(), now).Value)
+				v.SupersededBy = supersededBy(to, v.ID, nil)
 			}
 			full <- b
 			if b.err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -256,5 +257,57 @@ func TestSearchSuperseded(t *testing.T) {
 	}
 	if _, err := w.FusedSearch(ctx, memory.SearchRequest{Query: "x", Filter: memory.Filter{Superseded: "hide"}}); err == nil {
 		t.Error("bad superseded filter: no error")
+	}
+}
+
+// The views check prints from the stored summaries carry superseded_by
+// as List's do (the summary of the superseded memory is not rewritten
+// when the relation is added): in the whole result and in the streamed
+// one, and not after the relation is removed.
+func TestCheckViewsSuperseded(t *testing.T) {
+	w, _ := indexedWorkspace(t, map[string]string{"svc.go": relGo})
+	ctx := context.Background()
+	old := rememberOn(t, w, "Retry", "Retries are capped at 3 because the upstream rate-limits bursts.", memory.ScopeProject)
+	nu := rememberOn(t, w, "Retry", "Retries stop after 3 attempts; the cap protects the upstream.", memory.ScopeProject)
+	supersededOf := func(stage string) (whole, streamed []string) {
+		t.Helper()
+		res, err := w.CheckViews(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range res.Views {
+			if v.ID == old.ID {
+				whole = v.SupersededBy
+			}
+		}
+		sres, err := w.CheckSummaries(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = sres.Summaries.Each(func(v *memory.View) error {
+			if v.ID == old.ID {
+				streamed = slices.Clone(v.SupersededBy)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return whole, streamed
+	}
+	if a, b := supersededOf("before"); a != nil || b != nil {
+		t.Fatalf("before the relation: superseded_by %v / %v", a, b)
+	}
+	if _, err := w.Relate(nu.ID, memory.RelSupersedes, old.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := supersededOf("after"); !slices.Equal(a, []string{nu.ID}) || !slices.Equal(b, []string{nu.ID}) {
+		t.Fatalf("after the relation: superseded_by %v / %v, want [%s]", a, b, nu.ID)
+	}
+	if _, err := w.Relate(nu.ID, memory.RelSupersedes, old.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := supersededOf("removed"); a != nil || b != nil {
+		t.Fatalf("after removing the relation: superseded_by %v / %v", a, b)
 	}
 }
