@@ -42,12 +42,7 @@ func putSummary(b *index.MemoryBatch, m *Memory) error {
 // written by one since) or in an older format (JSON): one listing, one
 // batch. w.writeMu is held.
 func (w *Workspace) ensureSummaries() error {
-	ok, err := w.Store.SummariesCurrent()
-	if err != nil {
-		return err
-	}
-	format, err := w.Store.SummaryFormat()
-	if err != nil || (ok && format == summaryFormat) {
+	if ok, err := w.summariesReady(); err != nil || ok {
 		return err
 	}
 	mems, err := w.List()
@@ -67,6 +62,18 @@ func (w *Workspace) ensureSummaries() error {
 		return err
 	}
 	return w.commit(b, nil, nil)
+}
+
+// summariesReady reports whether the store holds a current summary of
+// every memory in this gloss's format (summaryFormat), which
+// ReadSummaries can read.
+func (w *Workspace) summariesReady() (bool, error) {
+	ok, err := w.Store.SummariesCurrent()
+	if err != nil || !ok {
+		return false, err
+	}
+	format, err := w.Store.SummaryFormat()
+	return err == nil && format == summaryFormat, err
 }
 
 // CheckViews is Check for callers that print the result: it re-resolves
@@ -346,11 +353,7 @@ func (c *summaryChunk) span(i int) ([]byte, string) {
 // caller lists the records then (List), as a read-only listing does not
 // write summaries.
 func (w *Workspace) ListEach(fn func(*View) error) (n int, ok bool, err error) {
-	current, err := w.Store.SummariesCurrent()
-	if err != nil || !current {
-		return 0, false, err
-	}
-	if format, err := w.Store.SummaryFormat(); err != nil || format != summaryFormat {
+	if ready, err := w.summariesReady(); err != nil || !ready {
 		return 0, false, err
 	}
 	stats, err := w.Accesses()
@@ -491,7 +494,7 @@ func (s *SummarySet) Views() ([]View, error) {
 				return
 			}
 			v.Confidence = round2(confidence.Of(v.Lifecycle(), now).Value)
-			v.SupersededBy = supersededBy(to, v.ID, nil)
+			v.SupersededBy = supersededBy(to, v.ID)
 		}
 	}
 	work := make(chan *summaryChunk, len(chunks))
@@ -572,7 +575,7 @@ func (s *SummarySet) Each(fn func(*View) error) error {
 					break
 				}
 				v.Confidence = round2(confidence.Of(v.Lifecycle(), now).Value)
-				v.SupersededBy = supersededBy(to, v.ID, nil)
+				v.SupersededBy = supersededBy(to, v.ID)
 			}
 			full <- b
 			if b.err != nil {

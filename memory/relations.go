@@ -147,21 +147,19 @@ func (w *Workspace) Annotate(ms ...*Memory) error {
 }
 
 func annotateWith(to map[string][]Relation, m *Memory) {
-	m.SupersededBy = supersededBy(to, m.ID, nil)
+	m.SupersededBy = supersededBy(to, m.ID)
 }
 
-// supersededBy appends to buf the ids of the memories that supersede id
-// by the incoming relations to; nil when none does.
-func supersededBy(to map[string][]Relation, id string, buf []string) []string {
+// supersededBy returns the ids of the memories that supersede id by the
+// incoming relations to; nil when none does.
+func supersededBy(to map[string][]Relation, id string) []string {
+	var out []string
 	for _, r := range to[id] {
 		if r.Kind == RelSupersedes {
-			buf = append(buf, r.ID)
+			out = append(out, r.ID)
 		}
 	}
-	if len(buf) == 0 {
-		return nil
-	}
-	return buf
+	return out
 }
 
 // Superseded reports whether another memory supersedes m (set by

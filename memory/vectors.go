@@ -375,10 +375,18 @@ func (w *Workspace) bulkVectors(n int) func() {
 		w.vecs.mu.Lock()
 		defer w.vecs.mu.Unlock()
 		w.vecs.bulk, w.vecs.reserve = false, 0
-		if v := w.vecs.idx; v != nil {
-			if err := v.CompactLog(); err != nil {
-				w.warn(fmt.Errorf("vector index: %w", err))
-			}
+		w.compactVectorLog()
+	}
+}
+
+// compactVectorLog compacts the open vector index's log when it is long
+// (index.Vectors.CompactLog); a failure leaves the log, which the next
+// opening replays, and is reported through Options.Warn. vecs.mu is
+// held.
+func (w *Workspace) compactVectorLog() {
+	if v := w.vecs.idx; v != nil {
+		if err := v.CompactLog(); err != nil {
+			w.warn(fmt.Errorf("vector index: %w", err))
 		}
 	}
 }
@@ -435,11 +443,7 @@ func (b *bulkRows) add(n int) (compact bool, reserve int) {
 func (w *Workspace) compactBulkVectors(n int) {
 	w.vecs.mu.Lock()
 	defer w.vecs.mu.Unlock()
-	if v := w.vecs.idx; v != nil {
-		if err := v.CompactLog(); err != nil {
-			w.warn(fmt.Errorf("vector index: %w", err))
-		}
-	}
+	w.compactVectorLog()
 	if w.vecs.bulk {
 		w.vecs.reserve = n
 	}
