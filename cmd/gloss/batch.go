@@ -68,6 +68,23 @@ func readBatchLines(r io.Reader, max int, fn func(n int, line []byte, err error)
 	}
 }
 
+// readBatchRequests calls fn for each line of r that is not blank
+// (readBatchLines) with its 1-based number and its request
+// (parseBatchLine), or the line's error; fn returns false to stop
+// reading. It returns read errors of r.
+func readBatchRequests(r io.Reader, locate func(path string, first, last int) (api.Location, error), fn func(n int, req api.RememberArgs, err error) bool) error {
+	return readBatchLines(r, maxBatchLine, func(n int, line []byte, err error) bool {
+		var req api.RememberArgs
+		if err == nil {
+			if line = bytes.TrimSpace(line); len(line) == 0 {
+				return true
+			}
+			req, err = parseBatchLine(line, locate)
+		}
+		return fn(n, req, err)
+	})
+}
+
 // parseBatchLine decodes one line of `gloss remember --batch`: exactly one
 // JSON object of batchLine fields (unknown fields are ignored), in valid
 // UTF-8, with a non-blank "text". locate turns the "at" path (relative to -C) and 1-based lines into
@@ -208,14 +225,7 @@ func sendBatches(ctx context.Context, b *backend, r io.Reader, locate func(path 
 		clear(pending)
 		pending, valid = pending[:0], 0
 	}
-	err := readBatchLines(r, maxBatchLine, func(n int, line []byte, err error) bool {
-		var req api.RememberArgs
-		if err == nil {
-			if line = bytes.TrimSpace(line); len(line) == 0 {
-				return true
-			}
-			req, err = parseBatchLine(line, locate)
-		}
+	err := readBatchRequests(r, locate, func(n int, req api.RememberArgs, err error) bool {
 		pending = append(pending, batchResult{line: n, req: req, err: err})
 		if err == nil {
 			valid++
@@ -250,16 +260,9 @@ func streamBatch(ctx context.Context, e *api.Engine, r io.Reader, size int, loca
 	var readErr error
 	items := func(yield func(api.RememberArgs) bool) {
 		stopped := false
-		readErr = readBatchLines(r, maxBatchLine, func(n int, line []byte, err error) bool {
+		readErr = readBatchRequests(r, locate, func(n int, req api.RememberArgs, err error) bool {
 			if stopped = stopped || ctx.Err() != nil; stopped {
 				return false
-			}
-			var req api.RememberArgs
-			if err == nil {
-				if line = bytes.TrimSpace(line); len(line) == 0 {
-					return true
-				}
-				req, err = parseBatchLine(line, locate)
 			}
 			if err != nil {
 				p.add(batchResult{line: n, err: err}, false)
@@ -273,11 +276,7 @@ func streamBatch(ctx context.Context, e *api.Engine, r io.Reader, size int, loca
 	}
 	err := e.RememberStream(ctx, items, size, func(i int, it api.BatchItem) {
 		l := p.item(i)
-		if it.Error != "" {
-			l.err = errors.New(it.Error)
-		} else if it.Memory != nil {
-			l.memory = *it.Memory
-		}
+		l.set(it)
 		l.done = true
 		p.advance(print)
 	})
@@ -336,7 +335,7 @@ func (p *streamPrinter) advance(print func([]batchResult)) {
 	for d < len(p.items) && p.items[d] < p.gone+p.head {
 		d++
 	}
-	p.items = p.items[:copy(p.items, p.items[d:])]
+	p.items = p.items[d:] // append reallocates for the live ones only
 	p.first += d
 	if p.head >= len(p.lines)/2 {
 		n := copy(p.lines, p.lines[p.head:])
@@ -395,19 +394,12 @@ func sendBatch(ctx context.Context, b *backend, lines []batchResult, print func(
 		print(lines)
 		return nil
 	}
-	set := func(i int, it api.BatchItem) {
-		if it.Error != "" {
-			lines[i].err = errors.New(it.Error)
-		} else if it.Memory != nil {
-			lines[i].memory = *it.Memory
-		}
-	}
 	res, err := b.RememberBatch(ctx, api.RememberBatchArgs{Items: valid})
 	if err != nil {
 		return err
 	}
 	for j, i := range pos {
-		set(i, res.Items[j])
+		lines[i].set(res.Items[j])
 	}
 	print(lines)
 	return nil
@@ -421,6 +413,15 @@ type batchResult struct {
 	memory memory.View
 	err    error
 	done   bool // answered (streamPrinter)
+}
+
+// set records the engine's answer for the line: its memory or error.
+func (l *batchResult) set(it api.BatchItem) {
+	if it.Error != "" {
+		l.err = errors.New(it.Error)
+	} else if it.Memory != nil {
+		l.memory = *it.Memory
+	}
 }
 
 // batchSummary counts the lines of a batch remembered and failed so far.
