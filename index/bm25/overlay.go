@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/gloss-dev/gloss/internal/idhash"
 )
@@ -284,6 +286,19 @@ const regionWindow = 1 << 20
 // the order of their terms, which is the order the merge asks for them,
 // so the base is read in a few large reads rather than one per term.
 func (src *overlaySource) region(r blockRef) ([]byte, error) {
+	b, err := src.read(r)
+	if err != nil {
+		return nil, err
+	}
+	if crc32.ChecksumIEEE(b) != r.crc {
+		return nil, fmt.Errorf("%w: CRC-32 of block at %d", ErrSavedCorrupt, r.off)
+	}
+	return b, nil
+}
+
+// read returns the bytes of block r from the window (region), not
+// checked against its CRC-32.
+func (src *overlaySource) read(r blockRef) ([]byte, error) {
 	s := src.o.s
 	if r.off > s.size || r.n > s.size-r.off {
 		return nil, fmt.Errorf("%w: block [%d,+%d) past the end", ErrSavedCorrupt, r.off, r.n)
@@ -298,11 +313,7 @@ func (src *overlaySource) region(r blockRef) ([]byte, error) {
 			return nil, err
 		}
 	}
-	b := src.win[r.off-src.winOff : r.off-src.winOff+r.n]
-	if crc32.ChecksumIEEE(b) != r.crc {
-		return nil, fmt.Errorf("%w: CRC-32 of block at %d", ErrSavedCorrupt, r.off)
-	}
-	return b, nil
+	return src.win[r.off-src.winOff : r.off-src.winOff+r.n], nil
 }
 
 func (src *overlaySource) numIDs() int { return int(src.o.s.nDocs) + len(src.o.x.ids) }
@@ -356,7 +367,7 @@ func (src *overlaySource) field(name string) (docs int, sumLen uint64, err error
 		for t, p := range xf.terms {
 			src.xTerms = append(src.xTerms, xTerm{t, p})
 		}
-		sort.Slice(src.xTerms, func(i, j int) bool { return src.xTerms[i].t < src.xTerms[j].t })
+		slices.SortFunc(src.xTerms, func(a, b xTerm) int { return strings.Compare(a.t, b.t) })
 	}
 	if sf := s.fields[name]; sf != nil {
 		docs += int(sf.docs)
@@ -441,6 +452,23 @@ func (src *overlaySource) postings(e savedTerm, saved bool, xp *postings) (termP
 	p.docs, p.tfs = p.docs[:0], p.tfs[:0]
 	t := termPostings{p: p, lens: src.lens, minLen: math.MaxUint32}
 	xf := src.xf
+	if saved && xp == nil && len(o.removed) == 0 {
+		// The saved region as it is: the same bytes appendPostings would
+		// write again for it (its blocks and skip table unchanged), not
+		// decoded, written with the CRC-32 it was read with. It is not
+		// checked here: a damaged region stays damaged under its old
+		// CRC-32, which the search that reads it reports
+		// (ErrSavedCorrupt). Most of a batch merge's terms are not in
+		// its writes; decoding, checking and encoding them again was
+		// most of the merge's CPU (docs/benchmarks.md).
+		b, err := src.read(e.post)
+		if err != nil {
+			return t, err
+		}
+		t.raw, t.rawCRC, t.rawDF = b, e.post.crc, int(e.df)
+		t.maxTF, t.minLen = uint32(min(e.maxTF, math.MaxUint32)), uint32(min(e.minLen, math.MaxUint32))
+		return t, nil
+	}
 	if saved {
 		b, err := src.region(e.post)
 		if err != nil {
@@ -482,8 +510,9 @@ func (src *overlaySource) postings(e savedTerm, saved bool, xp *postings) (termP
 	}
 	if xp != nil {
 		base := uint32(s.nDocs)
+		live := x.dead == 0 // no tombstone to look up
 		for i, d := range xp.docs {
-			if x.ids[d] != "" {
+			if live || x.ids[d] != "" {
 				p.docs, p.tfs = append(p.docs, base+d), append(p.tfs, xp.tfs[i])
 				src.lens[base+d] = xf.lens[d]
 			}

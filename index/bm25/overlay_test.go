@@ -2,6 +2,7 @@ package bm25
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math/rand"
 	"os"
@@ -140,4 +141,72 @@ func savesAlike(t *testing.T, loaded *Index, o *Overlay) string {
 		return fmt.Sprintf("the overlay saves %d bytes, the loaded index %d, not the same", len(db), len(da))
 	}
 	return ""
+}
+
+// An Overlay whose writes delete no saved document copies the postings
+// regions of the terms they do not touch as they are (the raw path of
+// overlaySource.postings): the file is still the loaded index's, byte
+// for byte, and a region damaged in the base stays damaged under its old
+// CRC-32 in the merged file, so that a search of its term there reports
+// ErrSavedCorrupt while the other terms answer.
+func TestOverlayWriteSavedCopiesRegions(t *testing.T) {
+	x := New()
+	docs := map[string][]Field{}
+	for i := range 400 {
+		docs[fmt.Sprintf("d%03d", i)] = []Field{FieldOf("body", 2, map[string]int{fmt.Sprintf("t%04d", i%50): 1, "common": 1})}
+	}
+	x.Apply(docs, nil)
+	base := filepath.Join(t.TempDir(), "base.bm25")
+	if _, err := x.WriteSaved(base, []byte("tag")); err != nil {
+		t.Fatal(err)
+	}
+	writes := map[string][]Field{
+		"w1": {FieldOf("body", 2, map[string]int{"t0001": 1, "common": 1})},
+		"w2": {FieldOf("body", 1, map[string]int{"fresh": 1})},
+	}
+	s, loaded, o := openOverlay(t, base)
+	loaded.Apply(writes, nil)
+	o.Apply(writes, nil)
+	if d := savesAlike(t, loaded, o); d != "" {
+		s.Close()
+		t.Fatal(d)
+	}
+	e, ok, err := s.lookup(s.fields["body"], "t0007") // not in the writes
+	s.Close()
+	if err != nil || !ok {
+		t.Fatalf("t0007: %v %v", ok, err)
+	}
+	data, err := os.ReadFile(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[e.post.off+e.post.n-1] ^= 0x40
+	if err := os.WriteFile(base, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err = OpenSaved(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	o, err = s.NewOverlay()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Apply(writes, nil)
+	merged := filepath.Join(t.TempDir(), "merged.bm25")
+	if _, err := o.WriteSaved(merged, []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	m, err := OpenSaved(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if hits, err := m.Search([]Clause{{Field: "body", Term: "t0007", Weight: 1}}, 10, true); !errors.Is(err, ErrSavedCorrupt) {
+		t.Fatalf("damaged t0007 in the merged file: %d hits, error %v", len(hits), err)
+	}
+	if hits, err := m.Search([]Clause{{Field: "body", Term: "t0001", Weight: 1}}, 10, true); err != nil || len(hits) != 9 {
+		t.Fatalf("t0001 in the merged file: %d hits, error %v; want 9", len(hits), err)
+	}
 }

@@ -214,22 +214,29 @@ func (s *indexSource) next() ([]byte, termPostings, bool, error) {
 }
 
 // termPostings is a term's postings for writeSaved (savedSource.postings).
+// A term whose postings are a saved region unchanged (raw not nil) is
+// written as that region's bytes, with its CRC-32 (rawCRC) and its live
+// document frequency (rawDF); prefix, p, lens and dead are then unused.
 type termPostings struct {
 	prefix        *savedPrefix
 	p             *postings
 	lens          []uint32
 	dead          func(uint32) bool
 	maxTF, minLen uint32
+	raw           []byte
+	rawCRC        uint32
+	rawDF         int
 }
 
 // writeSaved writes the file's content for src to w. A term none of
 // whose postings is live is left out.
 func writeSaved(w *countWriter, tag []byte, src savedSource) error {
-	put := func(b []byte) (blockRef, error) {
-		r := blockRef{off: uint64(w.n), n: uint64(len(b)), crc: crc32.ChecksumIEEE(b)}
+	putCRC := func(b []byte, crc uint32) (blockRef, error) {
+		r := blockRef{off: uint64(w.n), n: uint64(len(b)), crc: crc}
 		_, err := w.Write(b)
 		return r, err
 	}
+	put := func(b []byte) (blockRef, error) { return putCRC(b, crc32.ChecksumIEEE(b)) }
 	if _, err := w.Write([]byte(savedMagic)); err != nil {
 		return err
 	}
@@ -298,11 +305,17 @@ func writeSaved(w *countWriter, tag []byte, src savedSource) error {
 				break
 			}
 			var df int
-			post, df = pw.appendPostings(post[:0], tp.prefix, tp.p, tp.lens, tp.dead)
-			if df == 0 {
-				continue
+			var r blockRef
+			if tp.raw != nil {
+				df = tp.rawDF
+				r, err = putCRC(tp.raw, tp.rawCRC)
+			} else {
+				post, df = pw.appendPostings(post[:0], tp.prefix, tp.p, tp.lens, tp.dead)
+				if df == 0 {
+					continue
+				}
+				r, err = put(post)
 			}
-			r, err := put(post)
 			if err != nil {
 				return err
 			}
