@@ -152,14 +152,17 @@ func (b *Builtin) embedRange(ctx context.Context, texts []string, out [][]float3
 
 // EmbedText returns the vector of one text (see Builtin).
 func (b *Builtin) EmbedText(text string) []float32 {
-	words := Words(text)
-	v := b.embedWords(words)
+	sc := embedScratch.Get().(*textScratch)
+	defer embedScratch.Put(sc)
+	sc.words = appendWords(sc.words[:0], text)
+	out := make([]float32, b.Dim())
+	b.embedWordsInto(out[:b.dim], sc.words, sc)
 	if b.prior == nil {
-		return v
+		clear(sc.words) // the pool holds no words
+		return out
 	}
-	out := make([]float32, 0, b.Dim())
-	out = append(out, v...)
-	out = append(out, b.prior.embedWords(words)...)
+	b.prior.embedWordsInto(out[b.dim:], sc.words, sc)
+	clear(sc.words)
 	ws, ps := float32(math.Sqrt(float64(1-b.priorWeight))), float32(math.Sqrt(float64(b.priorWeight)))
 	for i := range out {
 		if i < b.dim {
@@ -172,10 +175,34 @@ func (b *Builtin) EmbedText(text string) []float32 {
 	return out
 }
 
+// textScratch is the scratch of an EmbedText call, pooled (embedScratch):
+// the text's words and the float buffers of embedWordsInto. Made per
+// call, they were a tenth of a +80,000 memory batch's allocations (heap
+// profile, docs/benchmarks.md).
+type textScratch struct {
+	words []string
+	buf   []float32
+}
+
+var embedScratch = sync.Pool{New: func() any { return new(textScratch) }}
+
+// embedWords returns the vector of words (embedWordsInto into a new
+// slice of b.dim values).
 func (b *Builtin) embedWords(words []string) []float32 {
 	v := make([]float32, b.dim)
-	buf := make([]float32, 2*b.dim)
-	buf, tmp := buf[:b.dim:b.dim], buf[b.dim:]
+	b.embedWordsInto(v, words, &textScratch{})
+	return v
+}
+
+// embedWordsInto sets v (b.dim values, all zero) to the vector of words:
+// the sum of their unit vectors weighted by a/(a+p(w)) (SIF, Arora et
+// al. 2017), the common direction removed, normalized. sc.buf is grown
+// to the 2·b.dim floats it uses.
+func (b *Builtin) embedWordsInto(v []float32, words []string, sc *textScratch) {
+	if cap(sc.buf) < 2*b.dim {
+		sc.buf = make([]float32, 2*b.dim)
+	}
+	buf, tmp := sc.buf[:b.dim:b.dim], sc.buf[b.dim:2*b.dim]
 	for _, w := range words {
 		wv, p := b.wordVectorInto(w, buf)
 		if wv == nil {
@@ -187,7 +214,6 @@ func (b *Builtin) embedWords(words []string) []float32 {
 		axpy(-dot(v, b.common), b.common, v)
 	}
 	Normalize(v)
-	return v
 }
 
 // wordVector returns the unit vector of w and its corpus frequency p(w)

@@ -3,6 +3,7 @@ package embed
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/blevesearch/snowballstem"
 	"github.com/blevesearch/snowballstem/english"
@@ -25,15 +26,42 @@ const maxWordLen = 40
 // or of digits only dropped, each word reduced to its Snowball (Porter 2)
 // English stem ("retries" → "retri", "capped" → "cap"). The result is
 // empty for text without words.
-func Words(text string) []string {
-	fields := strings.Fields(ident.Split(text))
-	out := fields[:0]
-	for _, f := range fields {
-		if s := word(f); s != "" {
-			out = append(out, s)
+func Words(text string) []string { return appendWords(nil, text) }
+
+// appendWords appends the Words of text to dst and returns it, without
+// the slice of fields strings.Fields makes (EmbedText passes a pooled
+// dst). Fields are split at white space as strings.Fields splits them
+// (unicode.IsSpace).
+func appendWords(dst []string, text string) []string {
+	split := ident.Split(text)
+	start := -1 // the start of the field being read, or -1
+	for i := 0; i < len(split); {
+		c := split[i]
+		size, space := 1, false
+		if c < utf8.RuneSelf {
+			space = c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+		} else {
+			var r rune
+			r, size = utf8.DecodeRuneInString(split[i:])
+			space = unicode.IsSpace(r)
+		}
+		switch {
+		case space && start >= 0:
+			if s := word(split[start:i]); s != "" {
+				dst = append(dst, s)
+			}
+			start = -1
+		case !space && start < 0:
+			start = i
+		}
+		i += size
+	}
+	if start >= 0 {
+		if s := word(split[start:]); s != "" {
+			dst = append(dst, s)
 		}
 	}
-	return out
+	return dst
 }
 
 // stems memoizes word by field, up to maxCachedStems fields (identifiers
