@@ -18,15 +18,17 @@ type placeFile struct {
 
 // placeCache keeps placeFile answers by absolute path for the requests of
 // one RememberBatch call, so a batch of n requests on m files checks and
-// reads each file once (m, not n, path resolutions and reads). The nil
-// cache caches nothing.
+// reads each file once (m, not n, path resolutions and reads). A file on
+// disk is read into one buffer reused from file to file (buf), for its
+// line count. The nil cache caches nothing.
 type placeCache struct {
 	files map[string]placeFile
+	buf   []byte
 }
 
 // file returns the placeFile of the absolute path in w: the path checked
 // (Workspace.RelPath) and the text read (Engine.text), or the error of
-// either.
+// either. Through a cache, a file read from disk has no src.
 func (pc *placeCache) file(e *Engine, w *memory.Workspace, path string) (placeFile, error) {
 	if pc != nil {
 		if f, ok := pc.files[path]; ok {
@@ -35,19 +37,29 @@ func (pc *placeCache) file(e *Engine, w *memory.Workspace, path string) (placeFi
 	}
 	var f placeFile
 	f.rel, f.err = w.RelPath(path)
-	if f.err == nil {
+	switch {
+	case f.err != nil:
+	case pc == nil:
 		f.src, f.open, f.err = e.text(w, path)
 		f.lines = index.LineCount(f.src)
+	default:
+		if src, ok := e.Host.Document(path); ok {
+			f.src, f.open = src, true
+			f.lines = index.LineCount(src)
+			break
+		}
+		var src []byte
+		src, f.err = w.ReadFileInto(pc.buf, path)
+		f.lines = index.LineCount(src)
+		if cap(src) > cap(pc.buf) {
+			pc.buf = src[:0]
+		}
 	}
 	if pc != nil {
 		if pc.files == nil {
 			pc.files = map[string]placeFile{}
 		}
-		cached := f
-		if !cached.open {
-			cached.src = nil // only the line count is needed again
-		}
-		pc.files[path] = cached
+		pc.files[path] = f
 	}
 	return f, f.err
 }

@@ -92,19 +92,47 @@ func TestReadAllSized(t *testing.T) {
 	for _, size := range []int64{0, 1, 511, 512, 4799, 4800, 4801, 10000} {
 		for _, n := range []int{0, 1, 700, len(data)} {
 			want := data[:n]
-			got, err := readAllSized(bytes.NewReader(want), size)
+			got, err := readAllSized(nil, bytes.NewReader(want), size)
 			if err != nil || !bytes.Equal(got, want) {
 				t.Fatalf("size %d, %d bytes: got %d bytes, %v", size, n, len(got), err)
 			}
-			got, err = readAllSized(iotest.OneByteReader(bytes.NewReader(want)), size)
+			got, err = readAllSized(nil, iotest.OneByteReader(bytes.NewReader(want)), size)
 			if err != nil || !bytes.Equal(got, want) {
 				t.Fatalf("one byte at a time, size %d, %d bytes: got %d bytes, %v", size, n, len(got), err)
 			}
 		}
 	}
 	boom := errors.New("boom")
-	got, err := readAllSized(io.MultiReader(bytes.NewReader(data[:100]), iotest.ErrReader(boom)), 100)
+	got, err := readAllSized(nil, io.MultiReader(bytes.NewReader(data[:100]), iotest.ErrReader(boom)), 100)
 	if !errors.Is(err, boom) || !bytes.Equal(got, data[:100]) {
 		t.Fatalf("failing reader: got %d bytes, %v; want 100 bytes and boom", len(got), err)
+	}
+}
+
+// ReadSourceFileInto reads into the buffer it is given when the file fits
+// (the result aliases it) and into a new one when not, with
+// ReadSourceFile's bytes and checks either way.
+func TestReadSourceFileInto(t *testing.T) {
+	root := t.TempDir()
+	small, big := []byte("package a\n"), bytes.Repeat([]byte("x"), 5000)
+	for name, data := range map[string][]byte{"small.go": small, "big.go": big} {
+		if err := os.WriteFile(filepath.Join(root, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	buf := make([]byte, 0, 1024)
+	got, err := ReadSourceFileInto(buf, root, "small.go", 0)
+	if err != nil || !bytes.Equal(got, small) || &got[:1][0] != &buf[:1][0] {
+		t.Fatalf("small: %q, %v (in the buffer: %v)", got, err, err == nil && &got[:1][0] == &buf[:1][0])
+	}
+	got, err = ReadSourceFileInto(buf, root, "big.go", 0)
+	if err != nil || !bytes.Equal(got, big) || &got[:1][0] == &buf[:1][0] {
+		t.Fatalf("big: %d bytes, %v", len(got), err)
+	}
+	if _, err := ReadSourceFileInto(buf, root, "../outside.go", 0); err == nil {
+		t.Fatal("a path outside the root was read")
+	}
+	if _, err := ReadSourceFileInto(buf, root, "small.go", 5); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("over the size limit: %v", err)
 	}
 }

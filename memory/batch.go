@@ -44,6 +44,9 @@ type batchState struct {
 	// KeepBatchFiles); storedFile takes one when the file on disk has
 	// its bytes. gen is the index generation at the start of the batch.
 	carried map[string]*index.File
+	// readBuf is the buffer a carried file is read into to be compared
+	// with the disk (storedFile), reused from file to file.
+	readBuf []byte
 	gen     uint64
 	genOK   bool
 	// duplicates asks for a near-duplicate check of each new memory

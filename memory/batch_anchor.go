@@ -36,7 +36,10 @@ func (w *Workspace) storedFile(rel string, st *batchState) *index.File {
 	}
 	if f := st.carried[rel]; f != nil {
 		delete(st.carried, rel)
-		src, err := index.ReadSourceFile(w.Root, rel, w.MaxFileSize())
+		src, err := index.ReadSourceFileInto(st.readBuf, w.Root, rel, w.MaxFileSize())
+		if cap(src) > cap(st.readBuf) {
+			st.readBuf = src[:0]
+		}
 		if err == nil && bytes.Equal(src, f.Src) {
 			st.stored[rel] = f
 			return f

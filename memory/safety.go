@@ -66,9 +66,15 @@ func (w *Workspace) checkProject() error {
 // --max-file-size limit, without blocking on a FIFO. Adapters (the
 // language server) use it instead of os.ReadFile for documents on disk.
 func (w *Workspace) ReadFile(path string) ([]byte, error) {
+	return w.ReadFileInto(nil, path)
+}
+
+// ReadFileInto is ReadFile reading into dst's room
+// (index.ReadSourceFileInto): the result aliases dst when it fit.
+func (w *Workspace) ReadFileInto(dst []byte, path string) ([]byte, error) {
 	rel, err := w.RelPath(path)
 	if err != nil {
 		return nil, err
 	}
-	return index.ReadSourceFile(w.Root, rel, w.MaxFileSize())
+	return index.ReadSourceFileInto(dst, w.Root, rel, w.MaxFileSize())
 }
