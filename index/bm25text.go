@@ -10,6 +10,7 @@ import (
 	"math/bits"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -70,6 +71,7 @@ type BM25Text struct {
 	over    *bm25.Overlay // the log laid over saved, for searches while not loaded
 	logFile *os.File      // the log, open for appending after the first write
 	merging *bgMerge      // a merge running on its own goroutine, or nil
+	logBuf  []byte        // the last record appended, reused for the next (Update)
 	// mergeFailures counts the merges that failed (for tests).
 	mergeFailures int
 }
@@ -477,7 +479,7 @@ func (t *BM25Text) Update(docs []Doc, deleted []string, gen uint64) (err error) 
 		var err error
 		defer func() { logged <- err }()
 		defer Recover(t.dir, "append to full-text index log", &err)
-		_, err = t.appendLog(gen, docs, fields, deleted)
+		t.logBuf, err = t.appendLog(t.logBuf[:0], gen, docs, fields, deleted)
 	}()
 	if t.x != nil || t.over != nil {
 		changed := make(map[string][]bm25.Field, len(docs))
@@ -513,7 +515,7 @@ func (t *BM25Text) Update(docs []Doc, deleted []string, gen uint64) (err error) 
 // updateMerging is Update while a merge runs: the write is appended to
 // the log and kept for the new base's overlay. t.mu is held.
 func (t *BM25Text) updateMerging(docs []Doc, fields [][]bm25.Field, deleted []string, gen uint64) error {
-	rec, err := t.appendLog(gen, docs, fields, deleted)
+	rec, err := t.appendLog(nil, gen, docs, fields, deleted)
 	if err != nil {
 		t.ok = false
 		return err
@@ -627,9 +629,11 @@ func writeFileAtomic(path string, parts [][]byte) error {
 	return err
 }
 
-// appendLog appends one record to the log in one write and returns it
-// (framed). t.mu is held.
-func (t *BM25Text) appendLog(gen uint64, docs []Doc, fields [][]bm25.Field, deleted []string) ([]byte, error) {
+// appendLog appends one record to the log in one write and returns it,
+// encoded into buf's room (nil: a new slice, for a record kept; Update
+// passes the previous record's, t.logBuf, as the write drops it). The
+// record is framed. t.mu is held.
+func (t *BM25Text) appendLog(buf []byte, gen uint64, docs []Doc, fields [][]bm25.Field, deleted []string) ([]byte, error) {
 	if t.logFile == nil {
 		f, err := os.OpenFile(filepath.Join(t.dir, bm25LogFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 		if err != nil {
@@ -637,7 +641,7 @@ func (t *BM25Text) appendLog(gen uint64, docs []Doc, fields [][]bm25.Field, dele
 		}
 		t.logFile = f
 	}
-	rec := make([]byte, 8, 8+logRecordSize(gen, docs, fields, deleted))
+	rec := slices.Grow(buf[:0], 8+logRecordSize(gen, docs, fields, deleted))[:8]
 	rec = appendLogRecord(rec, gen, docs, fields, deleted)
 	binary.LittleEndian.PutUint32(rec, uint32(len(rec)-8))
 	binary.LittleEndian.PutUint32(rec[4:], crc32.ChecksumIEEE(rec[8:]))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/blugelabs/bluge"
@@ -20,7 +21,11 @@ import (
 // repeats included, as bluge.TermField.Analyze counts it), for a
 // bm25.Index, in field name order. Tokens are made in a pooled buffer
 // (tokenize, as textField.Analyze makes them): the terms and counts are
-// the analyzer's (TestBM25FieldsSameAsAnalyzer).
+// the analyzer's (TestBM25FieldsSameAsAnalyzer). The fields' terms are
+// counted in the pooled buffer and copied into one slice for the whole
+// document, as long as its distinct terms (a slice per field as long as
+// its tokens was the largest allocation of a batch's analysis, 0.29 GB per
+// +80,000 memories, docs/benchmarks.md).
 func BM25Fields(d Doc) []bm25.Field {
 	names := make([]string, 0, len(d.Fields))
 	for name := range d.Fields {
@@ -30,27 +35,37 @@ func BM25Fields(d Doc) []bm25.Field {
 	out := make([]bm25.Field, 0, len(names))
 	buf := tokenBufs.Get().(*tokenBuf)
 	most := 0 // distinct terms of a field, at most
-	for _, name := range names {
+	all := buf.counted[:0]
+	ends := make([]int, len(names)) // the end of each field's terms in all
+	for f, name := range names {
 		buf.src = append(buf.src[:0], d.Fields[name]...)
 		tokens := buf.analyzeStrings(buf.src)
 		// Distinct terms in first-occurrence order, counted through the
 		// pooled map; the strings are the analyzer memo's.
-		terms := make([]bm25.TermFreq, 0, len(tokens))
+		start := len(all)
 		for _, term := range buf.strs {
 			if i, ok := buf.index[term]; ok {
-				terms[i].TF++
+				all[i].TF++
 				continue
 			}
-			buf.index[term] = len(terms)
-			terms = append(terms, bm25.TermFreq{Term: term, TF: 1})
+			buf.index[term] = len(all)
+			all = append(all, bm25.TermFreq{Term: term, TF: 1})
 		}
-		most = max(most, len(terms))
-		out = append(out, bm25.Field{Name: name, Length: len(tokens), Terms: terms})
-		for _, t := range terms {
+		most = max(most, len(all)-start)
+		out = append(out, bm25.Field{Name: name, Length: len(tokens)})
+		ends[f] = len(all)
+		for _, t := range all[start:] {
 			delete(buf.index, t.Term) // as many deletes as keys (tokenBuf.empty)
 		}
 		buf.empty()
 	}
+	terms := slices.Clone(all)
+	for f, start := 0, 0; f < len(out); f++ {
+		out[f].Terms = terms[start:ends[f]:ends[f]]
+		start = ends[f]
+	}
+	clear(all)
+	buf.counted = all[:0]
 	buf.release(most)
 	return out
 }

@@ -7,6 +7,8 @@ import (
 	"github.com/blugelabs/bluge"
 	"github.com/blugelabs/bluge/analysis"
 	blugeseg "github.com/blugelabs/bluge_segment_api"
+
+	"github.com/gloss-dev/gloss/index/bm25"
 )
 
 // textField is the Bluge field of a document's text field: what
@@ -63,6 +65,9 @@ type tokenBuf struct {
 	// refers to it once analyzeStrings returns (the memo's terms replace
 	// the tokens' own), so the next field reuses it.
 	src []byte
+	// counted are the terms of a document's fields as BM25Fields counts
+	// them, before they are copied out.
+	counted []bm25.TermFreq
 }
 
 // maxPooledTokens bounds the tokens, and maxPooledTerms the distinct
@@ -140,7 +145,7 @@ func (b *tokenBuf) empty() {
 // (terms: the most) distinct terms in its map: a cleared map keeps its
 // size, so such a buffer is dropped.
 func (b *tokenBuf) release(terms int) {
-	if len(b.toks) > maxPooledTokens || terms > maxPooledTerms || cap(b.src) > maxPooledSrc {
+	if len(b.toks) > maxPooledTokens || terms > maxPooledTerms || cap(b.src) > maxPooledSrc || cap(b.counted) > maxPooledTokens {
 		return
 	}
 	b.empty()
