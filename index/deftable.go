@@ -1,7 +1,6 @@
 package index
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -73,7 +72,7 @@ func (s *Store) WarmDefinitions() error {
 	tooBig := fmt.Errorf("definition table over %d bytes", MaxDefinitionTableBytes)
 	err := Scan(s.pdb(), func(rest []string, val []byte) error {
 		var r FileRecord
-		if err := json.Unmarshal(val, &r); err != nil {
+		if err := decodeFileRecord(val, &r); err != nil {
 			return fmt.Errorf("corrupt file record: %w", err)
 		}
 		if t.bytes += len(val); t.bytes > MaxDefinitionTableBytes {
@@ -150,7 +149,7 @@ func (s *Store) table() *defTable {
 		var n int
 		r, err := s.readFile(p, func(val []byte) (*FileRecord, error) {
 			var r FileRecord
-			if err := json.Unmarshal(val, &r); err != nil {
+			if err := decodeFileRecord(val, &r); err != nil {
 				return nil, fmt.Errorf("corrupt file record %s: %w", p, err)
 			}
 			n = len(val)

@@ -58,3 +58,73 @@ func TestFileDefsWithoutDocs(t *testing.T) {
 		t.Fatalf("FileDefs of a file not indexed = %v, %v", missing, err)
 	}
 }
+
+// decodeFileRecord decodes what encoding/json encoded as
+// encoding/json.Unmarshal decodes it, into a FileRecord, FileDefs' shape
+// and a FileMeta (strings needing escapes, non-ASCII and invalid-looking
+// text, empty and absent slices, extreme numbers, unknown keys), keeps
+// no byte of its input (overwritten after), and fails where
+// encoding/json fails.
+func TestDecodeFileRecordAsStd(t *testing.T) {
+	recs := []FileRecord{
+		{V: SchemaVersion, Path: "a/ü ñ/日本.go", Lang: "go", Hash: "0f", Size: 1 << 40, ModTime: -1, Indexed: 1<<63 - 1, HasError: true, Tokens: 2,
+			Defs: []Definition{
+				{Symbol: "scip-go gomod x . `x/y`/T#M().", Name: "M", Kind: KindMethod, Parent: "scip-go gomod x . `x/y`/T#", Path: "a/ü ñ/日本.go",
+					Doc: "Quotes \" backslash \\ <b>&amp;</b> \u2028 \u2029 \t tab \x01 control 😀",
+					Range: Range{StartLine: 10, StartCol: 2, EndLine: 20, EndCol: 1, StartByte: 100, EndByte: 400}, DocLine: 8,
+					NameRange: Range{StartLine: 10, StartCol: 7, EndLine: 10, EndCol: 8}, SignatureHash: "s", BodyHash: "b", ContentHash: "c", BodyTokens: 42},
+				{Symbol: "", Name: "", Kind: KindClass, Path: "other.go"},
+			},
+			Calls:   []Call{{Caller: "c", Name: "n", Line: 3}, {}},
+			Imports: []Import{{Spec: "fmt"}},
+		},
+		{Path: "empty.py", Lang: "python", Defs: []Definition{}},
+		{Path: "none.ts"},
+	}
+	for _, rec := range recs {
+		data, err := json.Marshal(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = append(data[:len(data)-1], []byte(`,"unknown":{"x":[1,2,{"y":null}]}}`)...)
+		for _, v := range []func() any{
+			func() any { return new(FileRecord) },
+			func() any {
+				return new(struct {
+					Path string     `json:"path"`
+					Defs []defNoDoc `json:"defs"`
+				})
+			},
+		} {
+			want, got := v(), v()
+			if err := json.Unmarshal(data, want); err != nil {
+				t.Fatal(err)
+			}
+			buf := append([]byte(nil), data...)
+			if err := decodeFileRecord(buf, got); err != nil {
+				t.Fatalf("%s: %v", rec.Path, err)
+			}
+			for i := range buf {
+				buf[i] = 'x'
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: decoded %+v\nencoding/json %+v", rec.Path, got, want)
+			}
+		}
+	}
+	meta, _ := json.Marshal(FileMeta{Path: "p/ö.go", Lang: "go", Hash: "h", Size: 7, ModTime: -5, Indexed: 9, Defs: 3, HasError: true, Tokens: 2})
+	var m1, m2 FileMeta
+	if err := json.Unmarshal(meta, &m1); err != nil {
+		t.Fatal(err)
+	}
+	if err := decodeFileRecord(meta, &m2); err != nil || m1 != m2 {
+		t.Fatalf("file meta: %+v, %v; want %+v", m2, err, m1)
+	}
+	for _, bad := range []string{``, `{`, `{"path": 3}`, `{"defs": {}}`, `{"v": 1} x`, `[1]`, `{"size": 1e400}`} {
+		var a, b FileRecord
+		errStd, err := json.Unmarshal([]byte(bad), &a), decodeFileRecord([]byte(bad), &b)
+		if (errStd == nil) != (err == nil) {
+			t.Errorf("%q: encoding/json %v, decodeFileRecord %v", bad, errStd, err)
+		}
+	}
+}

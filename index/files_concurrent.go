@@ -1,7 +1,6 @@
 package index
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -57,7 +56,7 @@ func (s *Store) FilesConcurrent(n int, fn func(i int, rec *FileRecord) error) er
 						break
 					}
 					var r FileRecord
-					if err := json.Unmarshal(val, &r); err != nil {
+					if err := decodeFileRecord(val, &r); err != nil {
 						fail(i, fmt.Errorf("corrupt file record: %w", err))
 						break
 					}
