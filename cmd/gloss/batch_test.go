@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -219,4 +221,59 @@ func TestBatchSize(t *testing.T) {
 	if n := batchSize(strings.NewReader("x\n")); n != 0 {
 		t.Fatalf("batchSize of a reader = %d, want 0", n)
 	}
+}
+
+// decodeBatchLine accepts and rejects what encoding/json's Decoder (one
+// value, then the end) accepts and rejects, with the same values and
+// error messages: keys in any case, repeated keys, escapes, unknown and
+// nested fields, null, wrong types, trailing values and garbage.
+func TestDecodeBatchLineAsStd(t *testing.T) {
+	lines := []string{
+		`{"text":"first","at":"main.go:4-12","tags":["a","b"],"type":"gotcha","title":"T","symbol":"S","scope":"project"}`,
+		`{"TEXT":"upper","At":"x.go:1"}`, `{"text":"a","text":"b"}`, `{"text":"\u00e9\ud83d\ude00 \\ \" \/ \b\f\n\r\t"}`,
+		`{"text":"x","extra":{"deep":[1,2,{"n":null}],"f":1.5e300}}`, `null`, `{}`, `{"text":null,"tags":null}`,
+		`{"text":1}`, `{"tags":"a"}`, `{"tags":[1]}`, `{"text":"a"} {"text":"b"}`, `{"text":"a"} x`, `{"text":"a"}   `,
+		`{"text":"a"`, `{"text":"\x"}`, `{"text":"a",}`, `[1,2]`, `"text"`, `{"text":"a"}]`, ` {"text":"lead"}`,
+		`{"text":"ctl` + "\x01" + `"}`, `{"text":01}`, `{"text":"a","at":true}`, `{'text':'a'}`, ``, `   `,
+	}
+	for _, line := range lines {
+		if d := batchLineDiff([]byte(line)); d != "" {
+			t.Error(d)
+		}
+	}
+}
+
+// FuzzDecodeBatchLineAsStd: decodeBatchLine and encoding/json agree on
+// any line (TestDecodeBatchLineAsStd's check).
+func FuzzDecodeBatchLineAsStd(f *testing.F) {
+	f.Add([]byte(`{"text":"first","at":"main.go:4-12","tags":["a"]}`))
+	f.Add([]byte(`{"TEXT":"a","text":"b","x":[{}]}`))
+	f.Add([]byte(`{"text":"\u00e9"} x`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if d := batchLineDiff(line); d != "" {
+			t.Fatal(d)
+		}
+	})
+}
+
+// batchLineDiff returns "" when decodeBatchLine decodes line as
+// encoding/json's Decoder does (one value, then the end), else what
+// differs.
+func batchLineDiff(line []byte) string {
+	var want batchLine
+	dec := json.NewDecoder(bytes.NewReader(line))
+	wantErr := dec.Decode(&want)
+	if wantErr != nil {
+		wantErr = fmt.Errorf("invalid JSON: %w", wantErr)
+	} else if _, err := dec.Token(); err != io.EOF {
+		wantErr = fmt.Errorf("more than one JSON value on the line (give one object per line)")
+	}
+	got, err := decodeBatchLine(line)
+	if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
+		return fmt.Sprintf("%q: error %v, encoding/json's %v", line, err, wantErr)
+	}
+	if err == nil && !reflect.DeepEqual(got, want) {
+		return fmt.Sprintf("%q: %+v, encoding/json's %+v", line, got, want)
+	}
+	return ""
 }
