@@ -70,7 +70,7 @@ func TestDecodeFileRecordAsStd(t *testing.T) {
 		{V: SchemaVersion, Path: "a/ü ñ/日本.go", Lang: "go", Hash: "0f", Size: 1 << 40, ModTime: -1, Indexed: 1<<63 - 1, HasError: true, Tokens: 2,
 			Defs: []Definition{
 				{Symbol: "scip-go gomod x . `x/y`/T#M().", Name: "M", Kind: KindMethod, Parent: "scip-go gomod x . `x/y`/T#", Path: "a/ü ñ/日本.go",
-					Doc: "Quotes \" backslash \\ <b>&amp;</b> \u2028 \u2029 \t tab \x01 control 😀",
+					Doc:   "Quotes \" backslash \\ <b>&amp;</b> \u2028 \u2029 \t tab \x01 control 😀",
 					Range: Range{StartLine: 10, StartCol: 2, EndLine: 20, EndCol: 1, StartByte: 100, EndByte: 400}, DocLine: 8,
 					NameRange: Range{StartLine: 10, StartCol: 7, EndLine: 10, EndCol: 8}, SignatureHash: "s", BodyHash: "b", ContentHash: "c", BodyTokens: 42},
 				{Symbol: "", Name: "", Kind: KindClass, Path: "other.go"},
