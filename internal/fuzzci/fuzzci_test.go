@@ -20,6 +20,7 @@ var targets = []struct{ pkg, name string }{
 	{"cmd/gloss", "FuzzParseLocation"},
 	{"internal/secret", "FuzzFind"},
 	{"cmd/gloss", "FuzzBatchLine"},
+	{"cmd/gloss", "FuzzDecodeBatchLineAsStd"},
 	{"scip", "FuzzParse"},
 	{"memory/viewjson", "FuzzAppendJSONString"},
 }
