@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"iter"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -300,4 +301,51 @@ func mustTrain(t *testing.T, o TrainOptions) *Builtin {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// EmbedText (pooled words and buffers, both models' vectors written into
+// its result) gives the vectors of the reference construction: each
+// model's vector of Words(text) in a slice of its own, concatenated,
+// weighted and normalized; also when the pool's scratch passes from
+// text to text and from goroutine to goroutine (Embed).
+func TestEmbedTextAsReference(t *testing.T) {
+	ref := func(b *Builtin, text string) []float32 {
+		words := Words(text)
+		v := b.embedWords(words)
+		if b.prior == nil {
+			return v
+		}
+		out := append(append([]float32(nil), v...), b.prior.embedWords(words)...)
+		ws, ps := float32(math.Sqrt(float64(1-b.priorWeight))), float32(math.Sqrt(float64(b.priorWeight)))
+		for i := range out {
+			if i < b.dim {
+				out[i] *= ws
+			} else {
+				out[i] *= ps
+			}
+		}
+		Normalize(out)
+		return out
+	}
+	b := mustTrain(t, TrainOptions{Dim: 16}) // with the built-in prior
+	if len(priorBin) > 0 && b.prior == nil {
+		t.Fatal("no prior attached")
+	}
+	var texts []string
+	for u := range topicUnits() {
+		texts = append(texts, u.Head, u.Body, u.Head+" "+u.Body+" unknownword retrying_throttler", "", "the a of")
+	}
+	for len(texts) < 8*embedShare {
+		texts = append(texts, texts...)
+	}
+	got, err := b.Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, text := range texts {
+		want := ref(b, text)
+		if !slices.Equal(got[i], want) || !slices.Equal(b.EmbedText(text), want) {
+			t.Fatalf("text %d %q: vector differs from the reference", i, text)
+		}
+	}
 }
