@@ -88,10 +88,16 @@ type place struct {
 
 // text returns the open document's text of path, else the file on disk.
 func (e *Engine) text(w *memory.Workspace, path string) ([]byte, bool, error) {
+	return e.textInto(nil, w, path)
+}
+
+// textInto is text reading a file on disk into dst's room
+// (Workspace.ReadFileInto); an open document's text is the host's.
+func (e *Engine) textInto(dst []byte, w *memory.Workspace, path string) ([]byte, bool, error) {
 	if src, ok := e.Host.Document(path); ok {
 		return src, true, nil
 	}
-	src, err := w.ReadFile(path)
+	src, err := w.ReadFileInto(dst, path)
 	return src, false, err
 }
 

@@ -37,22 +37,18 @@ func (pc *placeCache) file(e *Engine, w *memory.Workspace, path string) (placeFi
 	}
 	var f placeFile
 	f.rel, f.err = w.RelPath(path)
-	switch {
-	case f.err != nil:
-	case pc == nil:
-		f.src, f.open, f.err = e.text(w, path)
-		f.lines = index.LineCount(f.src)
-	default:
-		if src, ok := e.Host.Document(path); ok {
-			f.src, f.open = src, true
-			f.lines = index.LineCount(src)
-			break
+	if f.err == nil {
+		var buf []byte
+		if pc != nil {
+			buf = pc.buf
 		}
-		var src []byte
-		src, f.err = w.ReadFileInto(pc.buf, path)
-		f.lines = index.LineCount(src)
-		if cap(src) > cap(pc.buf) {
-			pc.buf = src[:0]
+		f.src, f.open, f.err = e.textInto(buf, w, path)
+		f.lines = index.LineCount(f.src)
+		if pc != nil && !f.open {
+			if cap(f.src) > cap(pc.buf) {
+				pc.buf = f.src[:0]
+			}
+			f.src = nil // pc.buf's: read again into it for the next file
 		}
 	}
 	if pc != nil {
