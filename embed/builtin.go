@@ -163,6 +163,14 @@ func (b *Builtin) EmbedText(text string) []float32 {
 	}
 	b.prior.embedWordsInto(out[b.dim:], sc.words, sc)
 	clear(sc.words)
+	b.weighPrior(out)
+	return out
+}
+
+// weighPrior weighs the two parts of a vector of a model with a prior,
+// out (the model's b.dim values, then the prior's), by √(1−w) and √w
+// (w = b.priorWeight), and normalizes it.
+func (b *Builtin) weighPrior(out []float32) {
 	ws, ps := float32(math.Sqrt(float64(1-b.priorWeight))), float32(math.Sqrt(float64(b.priorWeight)))
 	for i := range out {
 		if i < b.dim {
@@ -172,7 +180,6 @@ func (b *Builtin) EmbedText(text string) []float32 {
 		}
 	}
 	Normalize(out)
-	return out
 }
 
 // textScratch is the scratch of an EmbedText call, pooled (embedScratch):

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"iter"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -306,7 +305,7 @@ func mustTrain(t *testing.T, o TrainOptions) *Builtin {
 // EmbedText (pooled words and buffers, both models' vectors written into
 // its result) gives the vectors of the reference construction: each
 // model's vector of Words(text) in a slice of its own, concatenated,
-// weighted and normalized; also when the pool's scratch passes from
+// then weighed as EmbedText weighs them (weighPrior); also when the pool's scratch passes from
 // text to text and from goroutine to goroutine (Embed).
 func TestEmbedTextAsReference(t *testing.T) {
 	ref := func(b *Builtin, text string) []float32 {
@@ -316,15 +315,7 @@ func TestEmbedTextAsReference(t *testing.T) {
 			return v
 		}
 		out := append(append([]float32(nil), v...), b.prior.embedWords(words)...)
-		ws, ps := float32(math.Sqrt(float64(1-b.priorWeight))), float32(math.Sqrt(float64(b.priorWeight)))
-		for i := range out {
-			if i < b.dim {
-				out[i] *= ws
-			} else {
-				out[i] *= ps
-			}
-		}
-		Normalize(out)
+		b.weighPrior(out)
 		return out
 	}
 	b := mustTrain(t, TrainOptions{Dim: 16}) // with the built-in prior
