@@ -238,9 +238,11 @@ func (w *Workspace) rememberChunk(ctx context.Context, reqs []RememberRequest, o
 // analysis, the embeddings) to st.derived, which runs it while the next
 // chunk is anchored, so that the two share the cores (a +80,000 batch
 // used 1.4 of 2 cores with them one after the other; docs/benchmarks.md,
-// session 17). The anchor place table is updated before it returns. The
-// derived indexes are opened once, before the first chunk's write, as
-// commit opens them.
+// session 17). The full-text and the vector update run beside each
+// other (derivedQueue): the chunk's derived update takes the longer of
+// the two instead of their sum (docs/benchmarks.md, session 20). The
+// anchor place table is updated before it returns. The derived indexes
+// are opened once, before the first chunk's write, as commit opens them.
 func (w *Workspace) commitChunk(b *index.MemoryBatch, created []*Memory, st *batchState) error {
 	if !st.derivedOpen {
 		w.openDerived()
@@ -253,7 +255,9 @@ func (w *Workspace) commitChunk(b *index.MemoryBatch, created []*Memory, st *bat
 	w.places.update(created, nil, gen)
 	compact, reserve := st.bulk.add(len(created))
 	st.derived.start(func() {
-		w.indexDerived(created, nil, gen)
+		w.indexText(created, nil, gen)
+	}, func() {
+		w.indexVectors(created, nil, gen)
 		if compact {
 			w.compactBulkVectors(reserve)
 		}
@@ -261,33 +265,39 @@ func (w *Workspace) commitChunk(b *index.MemoryBatch, created []*Memory, st *bat
 	return nil
 }
 
-// derivedQueue runs the derived-index updates of a batch's chunks one at
-// a time, in order, each on a goroutine of its own beside the batch's
-// next chunk. The zero value is ready; the batch waits for the last
-// update before it returns (wait), and before a chunk whose requests
-// search the derived indexes (a near-duplicate check), so that they see
-// every earlier chunk.
+// derivedQueue runs the derived-index updates of a batch's chunks in
+// order, each update on a goroutine of its own beside the batch's next
+// chunk, in two lanes (the full-text index's and the vector index's,
+// which share no state): a chunk's two updates run beside each other,
+// each after its lane's update of the chunk before. The zero value is
+// ready; the batch waits for the last updates before it returns (wait),
+// and before a chunk whose requests search the derived indexes (a
+// near-duplicate check), so that they see every earlier chunk.
 type derivedQueue struct {
-	done chan struct{} // closed when the running update ends; nil: none
+	done [2]chan struct{} // closed when the lane's running update ends; nil: none
 }
 
-// start waits for the running update, then runs update on a new
-// goroutine.
-func (q *derivedQueue) start(update func()) {
+// start waits for the running updates of both lanes, then runs text and
+// vectors on a new goroutine each.
+func (q *derivedQueue) start(text, vectors func()) {
 	q.wait()
-	done := make(chan struct{})
-	q.done = done
-	go func() {
-		defer close(done)
-		update()
-	}()
+	for lane, update := range [2]func(){text, vectors} {
+		done := make(chan struct{})
+		q.done[lane] = done
+		go func() {
+			defer close(done)
+			update()
+		}()
+	}
 }
 
-// wait returns when the running update, if any, has ended.
+// wait returns when the running updates, if any, have ended.
 func (q *derivedQueue) wait() {
-	if q.done != nil {
-		<-q.done
-		q.done = nil
+	for lane, done := range q.done {
+		if done != nil {
+			<-done
+			q.done[lane] = nil
+		}
 	}
 }
 

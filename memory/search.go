@@ -200,10 +200,17 @@ func (w *Workspace) indexSearch(mems []*Memory, deleted []string, gen uint64) {
 }
 
 // indexDerived is indexSearch without the anchor place table: the
-// full-text index, then the vector index (indexVectors).
+// full-text index (indexText), then the vector index (indexVectors).
 func (w *Workspace) indexDerived(mems []*Memory, deleted []string, gen uint64) {
+	w.indexText(mems, deleted, gen)
+	w.indexVectors(mems, deleted, gen)
+}
+
+// indexText applies memory changes, which brought the store to
+// generation gen, to the memory full-text index under searchMu; a failed
+// update marks the index for a rebuild (dropSearch).
+func (w *Workspace) indexText(mems []*Memory, deleted []string, gen uint64) {
 	docs := searchDocs(mems)
-	defer w.indexVectors(mems, deleted, gen) // after searchMu is released
 	w.searchMu.Lock()
 	defer w.searchMu.Unlock()
 	ft, err := w.openSearch()
