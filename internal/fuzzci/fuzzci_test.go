@@ -22,7 +22,7 @@ var targets = []struct{ pkg, name string }{
 	{"cmd/gloss", "FuzzBatchLine"},
 	{"cmd/gloss", "FuzzDecodeBatchLineAsStd"},
 	{"scip", "FuzzParse"},
-	{"memory/viewjson", "FuzzAppendJSONString"},
+	{"internal/jsonenc", "FuzzAppendString"},
 }
 
 // crasherRE finds the file a failing fuzz run wrote its input to, in

@@ -1,4 +1,4 @@
-package viewjson
+package jsonenc
 
 import (
 	"encoding/json"
@@ -7,10 +7,10 @@ import (
 	"time"
 )
 
-// TestAppendJSONStringMatchesMarshal compares appendJSONString with
+// TestAppendStringMatchesMarshal compares AppendString with
 // json.Marshal on the characters encoding/json treats specially and on
 // random byte strings (invalid UTF-8 included).
-func TestAppendJSONStringMatchesMarshal(t *testing.T) {
+func TestAppendStringMatchesMarshal(t *testing.T) {
 	cases := []string{
 		"", "plain", `a "quoted" \ back`, "tab\tnew\nline\r\b\f", "\x00\x01\x1f\x7f",
 		"<script>&amp;</script>", "héllo wörld ✓ 𝄞", "\u2028 and \u2029", "bad \xff\xfe utf8 \xc3",
@@ -34,28 +34,28 @@ func TestAppendJSONStringMatchesMarshal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := appendJSONString([]byte("x"), s); string(got[1:]) != string(want) || got[0] != 'x' {
-			t.Fatalf("appendJSONString(%q) = %s, json.Marshal %s", s, got[1:], want)
+		if got := AppendString([]byte("x"), s); string(got[1:]) != string(want) || got[0] != 'x' {
+			t.Fatalf("AppendString(%q) = %s, json.Marshal %s", s, got[1:], want)
 		}
 	}
 }
 
-// FuzzAppendJSONString checks appendJSONString against json.Marshal on
+// FuzzAppendString checks AppendString against json.Marshal on
 // any string.
-func FuzzAppendJSONString(f *testing.F) {
+func FuzzAppendString(f *testing.F) {
 	f.Add("a\"b\\c\n<&>\u2028\xff")
 	f.Fuzz(func(t *testing.T, s string) {
 		want, _ := json.Marshal(s)
-		if got := appendJSONString(nil, s); string(got) != string(want) {
-			t.Fatalf("appendJSONString(%q) = %s, json.Marshal %s", s, got, want)
+		if got := AppendString(nil, s); string(got) != string(want) {
+			t.Fatalf("AppendString(%q) = %s, json.Marshal %s", s, got, want)
 		}
 	})
 }
 
-// TestAppendJSONTimeMatchesMarshalJSON compares appendJSONTime with
+// TestAppendTimeMatchesMarshalJSON compares AppendTime with
 // time.Time.MarshalJSON on times in and out of its range, in UTC and
 // other zones (offsets up to ±30 hours), bytes and failures alike.
-func TestAppendJSONTimeMatchesMarshalJSON(t *testing.T) {
+func TestAppendTimeMatchesMarshalJSON(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	times := []time.Time{{}, time.Unix(0, 0).UTC(), time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC),
 		time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC),
@@ -74,7 +74,7 @@ func TestAppendJSONTimeMatchesMarshalJSON(t *testing.T) {
 	}
 	for _, tm := range times {
 		want, wantErr := tm.MarshalJSON()
-		got, err := appendJSONTime([]byte("x"), tm)
+		got, err := AppendTime([]byte("x"), tm)
 		if (err != nil) != (wantErr != nil) || (err != nil && err.Error() != wantErr.Error()) {
 			t.Fatalf("%v: error %v, MarshalJSON %v", tm, err, wantErr)
 		}
