@@ -21,7 +21,7 @@ func TestMemoryEncoderSameAsMarshal(t *testing.T) {
 		{V: SchemaVersion, ID: "01JCZ0000000000000000000AC", Body: string(bytes.Repeat([]byte("long body "), 500)), StaleSince: at},
 	}
 	e := memoryEncoders.Get().(*memoryEncoder)
-	e.buf.Reset()
+	e.buf = e.buf[:0]
 	var recs []memoryRecord
 	for _, m := range ms {
 		recs = append(recs, w.encodeRecord(e, m))
@@ -31,7 +31,7 @@ func TestMemoryEncoderSameAsMarshal(t *testing.T) {
 		if err != nil || recs[i].err != nil {
 			t.Fatal(err, recs[i].err)
 		}
-		if got := e.buf.Bytes()[recs[i].start:recs[i].end]; !bytes.Equal(got, want) {
+		if got := e.buf[recs[i].start:recs[i].end]; !bytes.Equal(got, want) {
 			t.Fatalf("memory %d: encoded\n%s\nwant\n%s", i, got, want)
 		}
 		if len(recs[i].summary) == 0 {

@@ -1,10 +1,10 @@
 package memory
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -123,9 +123,9 @@ func anchorPaths(m *Memory) []string {
 func (w *Workspace) putMemory(b *index.MemoryBatch, old, m *Memory) error {
 	enc := memoryEncoders.Get().(*memoryEncoder)
 	defer memoryEncoders.Put(enc)
-	enc.buf.Reset()
+	enc.buf = enc.buf[:0]
 	rec := w.encodeRecord(enc, m)
-	return putRecord(b, old, m, rec, enc.buf.Bytes())
+	return putRecord(b, old, m, rec, enc.buf)
 }
 
 // memoryRecord is what putMemory stores of a memory besides its index
@@ -140,18 +140,19 @@ type memoryRecord struct {
 
 // encodeRecord brings m in step for storing as putMemory does (schema
 // version, StaleSince, confidence as of now) and appends its record to
-// enc's buffer.
+// enc's buffer (appendRecord).
 func (w *Workspace) encodeRecord(enc *memoryEncoder, m *Memory) memoryRecord {
 	m.V = SchemaVersion
 	markStale(m, w.now())
 	m.Confidence = confidence.Of(m.Lifecycle(), w.now()).Value
-	rec := memoryRecord{start: enc.buf.Len()}
-	if err := enc.enc.Encode(m); err != nil {
-		enc.buf.Truncate(rec.start)
+	rec := memoryRecord{start: len(enc.buf)}
+	var err error
+	if enc.buf, err = appendRecord(enc.buf, m); err != nil {
+		enc.buf = enc.buf[:rec.start]
 		rec.err = fmt.Errorf("encode memory %s: %w", m.ID, err)
 		return rec
 	}
-	rec.end = enc.buf.Len() - 1 // json.Encoder's newline is not stored
+	rec.end = len(enc.buf)
 	rec.summary, rec.err = encodeSummary(ViewOf(m))
 	return rec
 }
@@ -182,8 +183,7 @@ func (w *Workspace) putMemories(b *index.MemoryBatch, ms []*Memory) (errs []erro
 	encs := make([]*memoryEncoder, len(ms)) // the encoder of each record
 	_ = syncx.Ranges(len(ms), 64, func(lo, hi int) error {
 		enc := memoryEncoders.Get().(*memoryEncoder)
-		enc.buf.Reset()
-		enc.buf.Grow((hi - lo) * recordBytesHint)
+		enc.buf = slices.Grow(enc.buf[:0], (hi-lo)*recordBytesHint)
 		for i := lo; i < hi; i++ {
 			recs[i], encs[i] = w.encodeRecord(enc, ms[i]), enc
 		}
@@ -191,7 +191,7 @@ func (w *Workspace) putMemories(b *index.MemoryBatch, ms []*Memory) (errs []erro
 	})
 	errs = make([]error, len(ms))
 	for i, m := range ms {
-		errs[i] = putRecord(b, nil, m, recs[i], encs[i].buf.Bytes())
+		errs[i] = putRecord(b, nil, m, recs[i], encs[i].buf)
 	}
 	for i, enc := range encs {
 		if i == 0 || enc != encs[i-1] {
@@ -208,21 +208,16 @@ func (w *Workspace) putMemories(b *index.MemoryBatch, ms []*Memory) (errs []erro
 // twice the records' bytes (200 MB for 80,000 memories).
 const recordBytesHint = 2560
 
-// memoryEncoder encodes memories as json.Marshal does (HTML escaped, no
-// indent; json.Encoder adds a newline, which encodeRecord leaves out)
-// into a reused buffer (putMemory, putMemories: the store's batch copies
-// the bytes), so that a batch of 80,000 memories does not allocate their
-// 186 MB of JSON one record at a time (heap profile, docs/benchmarks.md).
+// memoryEncoder is a reused buffer memories are encoded into as
+// json.Marshal encodes them (appendRecord; putMemory, putMemories: the
+// store's batch copies the bytes), so that a batch of 80,000 memories
+// does not allocate their 186 MB of JSON one record at a time (heap
+// profile, docs/benchmarks.md).
 type memoryEncoder struct {
-	buf bytes.Buffer
-	enc *json.Encoder
+	buf []byte
 }
 
-var memoryEncoders = sync.Pool{New: func() any {
-	e := &memoryEncoder{}
-	e.enc = json.NewEncoder(&e.buf)
-	return e
-}}
+var memoryEncoders = sync.Pool{New: func() any { return &memoryEncoder{} }}
 
 // deleteMemory removes m (and its entries in the relation index) from b.
 func deleteMemory(b *index.MemoryBatch, m *Memory) error {
