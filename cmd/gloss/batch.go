@@ -19,6 +19,7 @@ import (
 
 	"github.com/gloss-dev/gloss/api"
 	"github.com/gloss-dev/gloss/memory"
+	"github.com/gloss-dev/gloss/memory/viewjson"
 )
 
 // maxBatchLine is the longest line `gloss remember --batch` accepts, in
@@ -462,7 +463,7 @@ func printBatch(cmd *cobra.Command, g *globals, out *resultWriter, lines []batch
 		}
 		sum.ok++
 		if g.json {
-			_ = out.enc.Encode(l.memory)
+			out.view(&l.memory)
 		} else {
 			fmt.Fprintf(out.w, "%s  %s\n", l.memory.ID, termSafe(l.memory.Title, false))
 		}
@@ -479,6 +480,7 @@ func printBatch(cmd *cobra.Command, g *globals, out *resultWriter, lines []batch
 type resultWriter struct {
 	w       *bufio.Writer
 	enc     *json.Encoder // JSON lines into w, as printLine writes them
+	buf     []byte        // view's encoding
 	flushed time.Time
 }
 
@@ -489,6 +491,20 @@ const resultFlushInterval = 200 * time.Millisecond
 func newResultWriter(w io.Writer) *resultWriter {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	return &resultWriter{w: bw, enc: json.NewEncoder(bw), flushed: time.Now()}
+}
+
+// view writes v as one JSON line, as r.enc.Encode(v) would
+// (viewjson.AppendCompact: 0.61 CPU-s of a +80,000 batch's main goroutine
+// went to encoding/json's reflection, docs/benchmarks.md, session 20); a
+// view encoding/json cannot encode is not written, as Encode writes
+// nothing then.
+func (r *resultWriter) view(v *memory.View) {
+	var err error
+	if r.buf, err = viewjson.AppendCompact(r.buf[:0], v); err != nil {
+		return
+	}
+	r.buf = append(r.buf, '\n')
+	_, _ = r.w.Write(r.buf)
 }
 
 // flush writes the buffered results to standard output.

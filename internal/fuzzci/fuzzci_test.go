@@ -23,6 +23,7 @@ var targets = []struct{ pkg, name string }{
 	{"cmd/gloss", "FuzzDecodeBatchLineAsStd"},
 	{"scip", "FuzzParse"},
 	{"internal/jsonenc", "FuzzAppendString"},
+	{"memory", "FuzzAppendRecordAsMarshal"},
 }
 
 // crasherRE finds the file a failing fuzz run wrote its input to, in

@@ -23,11 +23,34 @@ import (
 // encoding/json writes in exponent form is encoded by json.MarshalIndent. It fails
 // only where encoding/json would (a time outside years 0–9999).
 func Append(dst []byte, v *memory.View, prefix, indent string) ([]byte, error) {
-	if len(v.NearDuplicates) > 0 || len(v.Relations) > 0 || len(v.SupersededBy) > 0 || v.Decision != nil || !jsonenc.PlainFloat(v.Confidence) {
+	if !fast(v) {
 		data, err := json.MarshalIndent(v, prefix, indent)
 		return append(dst, data...), err
 	}
-	e := viewEncoder{b: dst, prefix: prefix, indent: indent}
+	return appendView(viewEncoder{b: dst, prefix: prefix, indent: indent}, v, dst)
+}
+
+// AppendCompact appends v encoded as json.Marshal(v) encodes it (one
+// line, no spaces), byte for byte, as Append does for
+// json.MarshalIndent: the result lines of `gloss remember --batch --json`
+// (80,000 of them per +80,000 batch: 0.61 CPU-s with encoding/json,
+// docs/benchmarks.md, session 20). The views Append hands to
+// encoding/json go to json.Marshal.
+func AppendCompact(dst []byte, v *memory.View) ([]byte, error) {
+	if !fast(v) {
+		data, err := json.Marshal(v)
+		return append(dst, data...), err
+	}
+	return appendView(viewEncoder{b: dst, compact: true}, v, dst)
+}
+
+// fast reports whether v has only what appendView writes itself.
+func fast(v *memory.View) bool {
+	return len(v.NearDuplicates) == 0 && len(v.Relations) == 0 && len(v.SupersededBy) == 0 && v.Decision == nil && jsonenc.PlainFloat(v.Confidence)
+}
+
+// appendView writes v with e (on dst), or returns dst and the error.
+func appendView(e viewEncoder, v *memory.View, dst []byte) ([]byte, error) {
 	e.b = append(e.b, '{')
 	e.str(1, "id", v.ID, false)
 	e.str(1, "type", v.Type, false)
@@ -76,9 +99,15 @@ type viewEncoder struct {
 	b              []byte
 	prefix, indent string
 	members        [4]int // members written so far at each depth
+	// compact writes json.Marshal's layout instead: no newlines, no
+	// space after a colon.
+	compact bool
 }
 
 func (e *viewEncoder) newline(depth int) {
+	if e.compact {
+		return
+	}
 	e.b = append(e.b, '\n')
 	e.b = append(e.b, e.prefix...)
 	for range depth {
@@ -99,6 +128,10 @@ func (e *viewEncoder) key(depth int, name string) {
 	e.members[depth]++
 	e.b = append(e.b, '"')
 	e.b = append(e.b, name...)
+	if e.compact {
+		e.b = append(e.b, '"', ':')
+		return
+	}
 	e.b = append(e.b, `": `...)
 }
 

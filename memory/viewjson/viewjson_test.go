@@ -26,6 +26,9 @@ func escapedString(i int) string {
 	return []string{"", "a\"b\\c", "<tag> & more", "tab\there\nline", "ünïcode ✓", "\u2028sep", "bad\xffutf8", "\x01ctl"}[i%8]
 }
 
+// Append writes what json.MarshalIndent writes, and AppendCompact what
+// json.Marshal writes, for views with every field set, with the fields
+// only encoding/json writes unset (their fast path), and empty ones.
 func TestAppendMatchesMarshalIndent(t *testing.T) {
 	cases := []memory.View{{}, {Anchors: []memory.AnchorView{}}, memory.ViewOf(&memory.Memory{ID: "x", Title: "t"})}
 	for seed, str := range []func(int) string{plainString, escapedString, func(int) string { return "" }} {
@@ -49,6 +52,17 @@ func TestAppendMatchesMarshalIndent(t *testing.T) {
 		}
 		if !bytes.Equal(have, append([]byte("prefix"), want...)) {
 			t.Errorf("case %d:\nwant %s\nhave %s", i, want, have[len("prefix"):])
+		}
+		want, err = json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		have, err = AppendCompact([]byte("prefix"), &v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(have, append([]byte("prefix"), want...)) {
+			t.Errorf("case %d, compact:\nwant %s\nhave %s", i, want, have[len("prefix"):])
 		}
 	}
 }
