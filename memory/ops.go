@@ -199,29 +199,16 @@ type Status struct {
 }
 
 // Status counts memories, stale memories and indexed files and symbols as
-// stored (it does not rescan; run Check for that).
+// stored (it does not rescan; run Check for that). The memories are
+// counted from their stored summaries (type, source, staleness, anchor
+// statuses: what ViewOf keeps of them) when those are current
+// (summariesReady), else from their records (List): decoding 100,000
+// records took 4.5–6.4 s and peaked at 450 MB on prometheus, reading the
+// summaries about 0.5 s (docs/benchmarks.md, session 20).
 func (w *Workspace) Status() (Status, error) {
 	s := Status{Root: w.Root, ProjectID: w.ID, DataDir: w.Dir, ByStatus: map[string]int{}, ByType: map[string]int{}}
-	mems, err := w.List()
-	if err != nil {
+	if err := w.countMemories(&s); err != nil {
 		return s, err
-	}
-	for _, m := range mems {
-		s.Memories++
-		s.ByType[m.Type]++
-		imported := m.Source == SourceImportedGit
-		if imported {
-			s.ImportedGit++
-		}
-		if m.Stale() {
-			s.Stale++
-			if imported {
-				s.StaleImportedGit++
-			}
-		}
-		for _, a := range m.Anchors {
-			s.ByStatus[a.Status]++
-		}
 	}
 	if r, ok := w.Reembedding(); ok {
 		s.Reembedding = &r
@@ -233,6 +220,53 @@ func (w *Workspace) Status() (Status, error) {
 		s.Symbols += fm.Defs
 	}
 	return s, err
+}
+
+// countMemories adds every memory to s's counts: from the stored
+// summaries when they are current, else from the decoded records.
+func (w *Workspace) countMemories(s *Status) error {
+	ready, err := w.summariesReady()
+	if err != nil {
+		return err
+	}
+	if !ready {
+		mems, err := w.List()
+		if err != nil {
+			return err
+		}
+		for _, m := range mems {
+			v := ViewOf(m)
+			s.count(&v)
+		}
+		return nil
+	}
+	var v View
+	return w.Store.Summaries(func(id string, data []byte) error {
+		if err := decodeSummaryReuse(&v, data, ""); err != nil {
+			return fmt.Errorf("corrupt summary of memory %s: %w", id, err)
+		}
+		s.count(&v)
+		return nil
+	})
+}
+
+// count adds the memory of v to s's counts.
+func (s *Status) count(v *View) {
+	s.Memories++
+	s.ByType[v.Type]++
+	imported := v.Source == SourceImportedGit
+	if imported {
+		s.ImportedGit++
+	}
+	if v.Stale {
+		s.Stale++
+		if imported {
+			s.StaleImportedGit++
+		}
+	}
+	for _, a := range v.Anchors {
+		s.ByStatus[a.Status]++
+	}
 }
 
 // SortByPlace orders memories by their first anchor's path and line.
