@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // PruneRequest selects what Prune does.
@@ -32,18 +33,18 @@ type PruneItem struct {
 // Restore undoes for RestoreWindow. Project memories are skipped unless
 // req.Project. It returns every candidate in id order.
 func (w *Workspace) Prune(req PruneRequest) ([]PruneItem, error) {
-	mems, err := w.listWithAccess()
+	now := w.now()
+	mems, err := w.selectWithAccess(func(m *Memory) bool { return expired(m, now) || prunableUnused(m, now) })
 	if err != nil {
 		return nil, err
 	}
-	now := w.now()
 	var out []PruneItem
 	for _, m := range mems {
 		it := PruneItem{Memory: m}
 		switch {
 		case expired(m, now):
 			it.Reason, it.Detail = ReasonExpired, "expired "+ago(now.Sub(m.ExpiresAt))+" ago"
-		case !m.Pinned && m.Source != "imported_git" && m.Confidence < LowConfidence && unused(m, now):
+		case prunableUnused(m, now):
 			it.Reason = ReasonUnused
 			it.Detail = fmt.Sprintf("confidence %.2f, not read or verified for %s", m.Confidence, ago(now.Sub(lastUse(m))))
 		default:
@@ -60,6 +61,12 @@ func (w *Workspace) Prune(req PruneRequest) ([]PruneItem, error) {
 		out = append(out, it)
 	}
 	return out, nil
+}
+
+// prunableUnused reports whether m is pruned as unused at now: not
+// pinned, not imported from git history, of low confidence and unused.
+func prunableUnused(m *Memory, now time.Time) bool {
+	return !m.Pinned && m.Source != "imported_git" && m.Confidence < LowConfidence && unused(m, now)
 }
 
 // VerifyAllRequest selects the memories VerifyAll re-verifies: with

@@ -1,0 +1,123 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gloss-dev/gloss/internal/testutil"
+)
+
+// Review and Prune judge memories from their stored summaries, then
+// read the records of those they keep: what they select is what judging
+// every record selected, for memories expired, flagged, conflicting,
+// stale, pinned, imported from git, of low confidence and unused (a year
+// later), and the items are the records'.
+func TestReviewFromSummariesAsRecords(t *testing.T) {
+	w, repo := storedWorkspace(t, Options{})
+	ctx := context.Background()
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	now := start
+	w.now = func() time.Time { return now }
+	if _, err := w.Index(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var reqs []RememberRequest
+	for i, kind := range []string{"note", "gotcha", "decision", "convention", "workflow", "note", "gotcha", "note"} {
+		req := RememberRequest{Text: fmt.Sprintf("%s %d", kind, i), Type: kind, Path: repo + "/a.go", StartLine: 10, EndLine: 15}
+		switch i {
+		case 1:
+			req.StartLine, req.EndLine = 17, 17
+		case 2:
+			req.Pinned = true
+		case 3:
+			req.Source = SourceImportedGit
+		case 4:
+			req.ExpiresAt = start.Add(24 * time.Hour)
+		case 5:
+			req.Source = "agent"
+			req.Path, req.StartLine, req.EndLine = repo+"/m.py", 4, 8
+		}
+		reqs = append(reqs, req)
+	}
+	ms, errs := w.RememberBatch(ctx, reqs)
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+	}
+	if _, err := w.Flag(ms[6].ID, "wrong"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Relate(ms[7].ID, "conflicts_with", ms[1].ID, false); err != nil {
+		t.Fatal(err)
+	}
+	w.RecordAccess(ms[5].ID)
+	if err := w.FlushAccess(); err != nil {
+		t.Fatal(err)
+	}
+	selected := func(keep func(*Memory) bool) (fromSummaries, fromRecords []*Memory) {
+		t.Helper()
+		if !w.summariesRankable() {
+			t.Fatal("summaries not current")
+		}
+		got, err := w.selectWithAccess(keep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mems, err := w.List()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stats, err := w.Accesses()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ApplyAccess(mems, stats)
+		var want []*Memory
+		for _, m := range mems {
+			if keep(m) {
+				want = append(want, m)
+			}
+		}
+		return got, want
+	}
+	for stage, later := range []time.Duration{0, 48 * time.Hour, 400 * 24 * time.Hour} {
+		if stage == 2 {
+			testutil.WriteFiles(t, repo, map[string]string{"a.go": strings.Replace(storedFixture["a.go"], "return a - b, nil", "return b - a + 1, nil", 1)})
+			if _, err := w.Check(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		now = start.Add(later)
+		review := func(m *Memory) bool { _, ok := reviewOf(m, now); return ok }
+		prune := func(m *Memory) bool { return expired(m, now) || prunableUnused(m, now) }
+		for name, keep := range map[string]func(*Memory) bool{"review": review, "prune": prune} {
+			got, want := selected(keep)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("stage %d, %s: %d selected from the summaries, %d from the records", stage, name, len(got), len(want))
+			}
+			if stage == 2 && len(want) < 4 {
+				t.Fatalf("stage %d, %s: only %d memories selected", stage, name, len(want))
+			}
+		}
+		items, err := w.Review(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reasons := map[string]bool{}
+		for _, it := range items {
+			reasons[it.Reason] = true
+		}
+		if stage == 2 {
+			for _, r := range []string{ReasonExpired, ReasonNeedsReview, ReasonConflicting, ReasonStale, ReasonLowConfidence} {
+				if !reasons[r] {
+					t.Errorf("stage 2: no %s item in %v", r, reasons)
+				}
+			}
+		}
+	}
+}
