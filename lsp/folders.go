@@ -197,12 +197,13 @@ func (s *Server) storeChangedElsewhere(f *folder) {
 }
 
 // changed is called after the store of f changed: it republishes all
-// diagnostics of f (mems is the full list, nil to read it) and refreshes
-// code lenses.
+// diagnostics of f (mems is the full list, nil to read the stale
+// memories, which are all publishFolder reports) and refreshes code
+// lenses.
 func (s *Server) changed(f *folder, mems []*memory.Memory, refresh bool) {
 	if mems == nil {
 		var err error
-		if mems, err = f.w.List(); err != nil {
+		if mems, err = f.w.StaleMemories(); err != nil {
 			s.log.Printf("list %s: %v", f.root, err)
 			return
 		}

@@ -34,7 +34,7 @@ type PruneItem struct {
 // req.Project. It returns every candidate in id order.
 func (w *Workspace) Prune(req PruneRequest) ([]PruneItem, error) {
 	now := w.now()
-	mems, err := w.selectWithAccess(func(m *Memory) bool { return expired(m, now) || prunableUnused(m, now) })
+	mems, err := w.selectMemories(func(m *Memory) bool { return expired(m, now) || prunableUnused(m, now) })
 	if err != nil {
 		return nil, err
 	}

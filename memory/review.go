@@ -63,7 +63,7 @@ type ReviewItem struct {
 // definition changed again since makes them stale by design (import-git).
 func (w *Workspace) Review(limit int) ([]ReviewItem, error) {
 	now := w.now()
-	mems, err := w.selectWithAccess(func(m *Memory) bool {
+	mems, err := w.selectMemories(func(m *Memory) bool {
 		_, ok := reviewOf(m, now)
 		return ok
 	})
@@ -235,7 +235,18 @@ func dayUnit(s string) (n, unit float64, ok bool) {
 	return n, unit, true
 }
 
-// selectWithAccess returns, in id order, every memory with its access
+// StaleMemories returns, in id order, every memory with a stale anchor
+// (Memory.Stale: changed, signature_changed or deleted) as stored, with
+// its access statistics applied: what the language server publishes
+// diagnostics from after each change of the store. With current
+// summaries only the stale memories' records are read (selectMemories):
+// reading all 100,000 records of a store for them took 4.5 CPU-s and
+// 450 MB per command (docs/benchmarks.md, session 20).
+func (w *Workspace) StaleMemories() ([]*Memory, error) {
+	return w.selectMemories((*Memory).Stale)
+}
+
+// selectMemories returns, in id order, every memory with its access
 // statistics applied (Accesses, ApplyAccess) for which keep is true: what
 // Review and Prune judge. When the store's summaries are current
 // (summariesRankable), keep first judges each memory as its summary
@@ -245,7 +256,7 @@ func dayUnit(s string) (n, unit float64, ok bool) {
 // memory whose record is gone meanwhile is left out. Otherwise every
 // record is read (List). Decoding 100,000 records took `gloss review`
 // 6.7 s and 440 MB on prometheus (docs/benchmarks.md, session 20).
-func (w *Workspace) selectWithAccess(keep func(*Memory) bool) ([]*Memory, error) {
+func (w *Workspace) selectMemories(keep func(*Memory) bool) ([]*Memory, error) {
 	stats, err := w.Accesses()
 	if err != nil {
 		return nil, err

@@ -11,12 +11,12 @@ import (
 	"github.com/gloss-dev/gloss/internal/testutil"
 )
 
-// Review and Prune judge memories from their stored summaries, then
-// read the records of those they keep: what they select is what judging
-// every record selected, for memories expired, flagged, conflicting,
+// Review, Prune and StaleMemories judge memories from their stored
+// summaries, then read the records of those they keep: what they select
+// is what judging every record selected, for memories expired, flagged, conflicting,
 // stale, pinned, imported from git, of low confidence and unused (a year
 // later), and the items are the records'.
-func TestReviewFromSummariesAsRecords(t *testing.T) {
+func TestSelectFromSummariesAsRecords(t *testing.T) {
 	w, repo := storedWorkspace(t, Options{})
 	ctx := context.Background()
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -64,7 +64,7 @@ func TestReviewFromSummariesAsRecords(t *testing.T) {
 		if !w.summariesRankable() {
 			t.Fatal("summaries not current")
 		}
-		got, err := w.selectWithAccess(keep)
+		got, err := w.selectMemories(keep)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +95,7 @@ func TestReviewFromSummariesAsRecords(t *testing.T) {
 		now = start.Add(later)
 		review := func(m *Memory) bool { _, ok := reviewOf(m, now); return ok }
 		prune := func(m *Memory) bool { return expired(m, now) || prunableUnused(m, now) }
-		for name, keep := range map[string]func(*Memory) bool{"review": review, "prune": prune} {
+		for name, keep := range map[string]func(*Memory) bool{"review": review, "prune": prune, "stale": (*Memory).Stale} {
 			got, want := selected(keep)
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("stage %d, %s: %d selected from the summaries, %d from the records", stage, name, len(got), len(want))
