@@ -105,16 +105,17 @@ func (w *Workspace) CheckViews(ctx context.Context) (CheckResult, error) {
 // at a time for a caller that prints them as they come, as `gloss
 // check` does) and res.Views is nil. res.Elapsed ends before any decode.
 func (w *Workspace) CheckSummaries(ctx context.Context) (CheckResult, error) {
-	return w.checkStates(ctx, true)
+	return w.checkStates(ctx, index.RunOptions{}, true)
 }
 
-// checkStates is CheckSummaries; without views it returns no Summaries
-// and reads no summary beyond its scope (storedProject), as the daemon's
-// warm-up check (Pool.Check) does.
-func (w *Workspace) checkStates(ctx context.Context, withViews bool) (CheckResult, error) {
+// checkStates is CheckSummaries with the options o of its indexing run;
+// without views it returns no Summaries and reads no summary beyond its
+// scope (storedProject), as the daemon's warm-up check (Pool.Check) and
+// the language server's checks do.
+func (w *Workspace) checkStates(ctx context.Context, o index.RunOptions, withViews bool) (CheckResult, error) {
 	start := time.Now()
 	var res CheckResult
-	pre, err := w.indexForCheck(ctx, index.RunOptions{}, &res)
+	pre, err := w.indexForCheck(ctx, o, &res)
 	if err != nil {
 		return res, err
 	}
