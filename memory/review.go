@@ -246,6 +246,60 @@ func (w *Workspace) StaleMemories() ([]*Memory, error) {
 	return w.selectMemories((*Memory).Stale)
 }
 
+// RecentMemories returns the n most recently updated memories (UpdatedAt,
+// to the second, latest first; ties in id order) as stored, or all of
+// them when n < 0: what the language server lists for an empty
+// workspace/symbol query. With current summaries their update times are
+// read from the summaries and only the n records are read; otherwise
+// every record is (List). It fails on an unreadable store.
+func (w *Workspace) RecentMemories(n int) ([]*Memory, error) {
+	type recent struct {
+		id string
+		at int64
+		m  *Memory // the record, when every record was read
+	}
+	var all []recent
+	if w.summariesRankable() {
+		err := w.Store.Summaries(func(id string, data []byte) error {
+			v, err := decodeSummary(data)
+			if err != nil {
+				return fmt.Errorf("corrupt summary of memory %s: %w", id, err)
+			}
+			all = append(all, recent{id: id, at: v.UpdatedAt.Unix()})
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		mems, err := w.List()
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range mems {
+			all = append(all, recent{id: m.ID, at: m.UpdatedAt.Unix(), m: m})
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].at > all[j].at })
+	if n >= 0 && len(all) > n {
+		all = all[:n]
+	}
+	out := make([]*Memory, 0, len(all))
+	for _, r := range all {
+		m := r.m
+		if m == nil {
+			var err error
+			if m, err = w.get(r.id); errors.Is(err, ErrNotFound) {
+				continue // forgotten meanwhile
+			} else if err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
 // selectMemories returns, in id order, every memory with its access
 // statistics applied (Accesses, ApplyAccess) for which keep is true: what
 // Review and Prune judge. When the store's summaries are current

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +16,8 @@ import (
 // summaries, then read the records of those they keep: what they select
 // is what judging every record selected, for memories expired, flagged, conflicting,
 // stale, pinned, imported from git, of low confidence and unused (a year
-// later), and the items are the records'.
+// later), and the items are the records'. RecentMemories (summaries'
+// update times, then n records) lists what sorting every record does.
 func TestSelectFromSummariesAsRecords(t *testing.T) {
 	w, repo := storedWorkspace(t, Options{})
 	ctx := context.Background()
@@ -49,11 +51,35 @@ func TestSelectFromSummariesAsRecords(t *testing.T) {
 			t.Fatalf("request %d: %v", i, err)
 		}
 	}
+	now = start.Add(time.Hour)
 	if _, err := w.Flag(ms[6].ID, "wrong"); err != nil {
 		t.Fatal(err)
 	}
+	now = start.Add(2 * time.Hour)
 	if _, err := w.Relate(ms[7].ID, "conflicts_with", ms[1].ID, false); err != nil {
 		t.Fatal(err)
+	}
+	now = start
+	all, err := w.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].UpdatedAt.Unix() > all[j].UpdatedAt.Unix() })
+	for _, n := range []int{0, 1, 3, len(all), -1} {
+		got, err := w.RecentMemories(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := all
+		if n >= 0 {
+			want = all[:n]
+		}
+		if len(got) != len(want) || (len(want) > 0 && !reflect.DeepEqual(got, want)) {
+			t.Fatalf("RecentMemories(%d): %d memories, want %d (first %v)", n, len(got), len(want), ids(got))
+		}
+	}
+	if got, _ := w.RecentMemories(2); len(got) != 2 || got[0].ID != ms[7].ID && got[0].ID != ms[1].ID {
+		t.Fatalf("RecentMemories(2) = %v: the related memory first", ids(got))
 	}
 	w.RecordAccess(ms[5].ID)
 	if err := w.FlushAccess(); err != nil {
@@ -120,4 +146,12 @@ func TestSelectFromSummariesAsRecords(t *testing.T) {
 			}
 		}
 	}
+}
+
+func ids(ms []*Memory) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.ID
+	}
+	return out
 }
