@@ -397,22 +397,39 @@ func CheckResultOf(results ...memory.CheckResult) CheckResult {
 	return out
 }
 
-// List implements Interface.
+// List implements Interface. Each workspace's memories are read from
+// their stored summaries when those are current (memory.Workspace.ListViews:
+// 100,000 memories decoded from their records took seconds and hundreds of
+// MB), else from the records; the views of all workspaces are then put in
+// place order.
 func (e *Engine) List(_ context.Context, _ NoArgs) (MemoriesResult, error) {
-	var all []*memory.Memory
-	for _, w := range e.Host.Workspaces() {
-		ms, err := w.List()
+	var all []memory.View
+	ws := e.Host.Workspaces()
+	for _, w := range ws {
+		views, ok, err := w.ListViews()
+		if err == nil && !ok {
+			var ms []*memory.Memory
+			if ms, err = w.List(); err == nil {
+				_ = w.Annotate(ms...)
+				if stats, err := w.Accesses(); err == nil {
+					memory.ApplyAccess(ms, stats)
+				}
+				memory.SortByPlace(ms)
+				views = memory.Views(ms)
+			}
+		}
 		if err != nil {
 			return MemoriesResult{}, &Error{Code: CodeInternalError, Message: "list " + w.Root + ": " + err.Error()}
 		}
-		_ = w.Annotate(ms...)
-		if stats, err := w.Accesses(); err == nil {
-			memory.ApplyAccess(ms, stats)
-		}
-		all = append(all, ms...)
+		all = append(all, views...)
 	}
-	memory.SortByPlace(all)
-	return MemoriesResult{memory.Views(all)}, nil
+	if len(ws) > 1 {
+		memory.SortViewsByPlace(all)
+	}
+	if all == nil {
+		all = []memory.View{}
+	}
+	return MemoriesResult{all}, nil
 }
 
 // ListEach is List for a caller that prints each memory as it is decoded
