@@ -2,7 +2,6 @@ package memory
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -64,20 +63,7 @@ func (w *Workspace) forSymbols(symbols map[string]bool) ([]*Memory, error) {
 	if !ok {
 		return w.forSymbolsScan(symbols)
 	}
-	out := make([]*Memory, 0, len(ids))
-	for _, id := range ids {
-		m, err := w.get(id)
-		if errors.Is(err, ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if anchoredToAny(m, symbols) {
-			out = append(out, m)
-		}
-	}
-	return out, nil
+	return w.getKept(ids, func(m *Memory) bool { return anchoredToAny(m, symbols) })
 }
 
 // symbolCandidates returns the ids, sorted, of the memories with an

@@ -38,14 +38,7 @@ func appendRecord(dst []byte, m *Memory) ([]byte, error) {
 	if m.Anchors == nil {
 		e.b = append(e.b, "null"...)
 	} else {
-		e.b = append(e.b, '[')
-		for i := range m.Anchors {
-			if i > 0 {
-				e.b = append(e.b, ',')
-			}
-			e.anchor(&m.Anchors[i])
-		}
-		e.b = append(e.b, ']')
+		e.array(len(m.Anchors), func(i int) { e.anchor(&m.Anchors[i]) })
 	}
 	e.str("scope", m.Scope)
 	e.str("source", m.Source)
@@ -66,17 +59,13 @@ func appendRecord(dst []byte, m *Memory) ([]byte, error) {
 		e.time("expires_at", m.ExpiresAt)
 	}
 	if len(m.Relations) > 0 {
-		e.b = append(e.b, `,"relations":[`...)
-		for i, r := range m.Relations {
-			if i > 0 {
-				e.b = append(e.b, ',')
-			}
+		e.key("relations")
+		e.array(len(m.Relations), func(i int) {
 			e.b = append(e.b, `{"kind":`...)
-			e.b = jsonenc.AppendString(e.b, r.Kind)
-			e.str("id", r.ID)
+			e.b = jsonenc.AppendString(e.b, m.Relations[i].Kind)
+			e.str("id", m.Relations[i].ID)
 			e.b = append(e.b, '}')
-		}
-		e.b = append(e.b, ']')
+		})
 	}
 	e.strOmit("git_commit", m.GitCommit)
 	e.strOmit("git_branch", m.GitBranch)
@@ -136,12 +125,17 @@ func (e *recordEncoder) strs(name string, val []string, omitEmpty bool) {
 		e.b = append(e.b, "null"...)
 		return
 	}
+	e.array(len(val), func(i int) { e.b = jsonenc.AppendString(e.b, val[i]) })
+}
+
+// array writes a JSON array of n elements, each written by each(i).
+func (e *recordEncoder) array(n int, each func(i int)) {
 	e.b = append(e.b, '[')
-	for i, s := range val {
+	for i := range n {
 		if i > 0 {
 			e.b = append(e.b, ',')
 		}
-		e.b = jsonenc.AppendString(e.b, s)
+		each(i)
 	}
 	e.b = append(e.b, ']')
 }

@@ -284,20 +284,18 @@ func (w *Workspace) RecentMemories(n int) ([]*Memory, error) {
 	if n >= 0 && len(all) > n {
 		all = all[:n]
 	}
-	out := make([]*Memory, 0, len(all))
-	for _, r := range all {
-		m := r.m
-		if m == nil {
-			var err error
-			if m, err = w.get(r.id); errors.Is(err, ErrNotFound) {
-				continue // forgotten meanwhile
-			} else if err != nil {
-				return nil, err
-			}
+	if len(all) > 0 && all[0].m != nil { // every record was read
+		out := make([]*Memory, len(all))
+		for i, r := range all {
+			out[i] = r.m
 		}
-		out = append(out, m)
+		return out, nil
 	}
-	return out, nil
+	ids := make([]string, len(all))
+	for i, r := range all {
+		ids[i] = r.id
+	}
+	return w.getKept(ids, nil)
 }
 
 // selectMemories returns, in id order, every memory with its access
@@ -348,6 +346,14 @@ func (w *Workspace) selectMemories(keep func(*Memory) bool) ([]*Memory, error) {
 	if err != nil {
 		return nil, err
 	}
+	return w.getKept(ids, judge)
+}
+
+// getKept reads the records of ids (Workspace.get), leaving out those
+// forgotten since the ids were read, and returns, in the order of ids,
+// those keep accepts (all when keep is nil); nil when none is. It fails
+// on an unreadable store or record.
+func (w *Workspace) getKept(ids []string, keep func(*Memory) bool) ([]*Memory, error) {
 	var out []*Memory
 	for _, id := range ids {
 		m, err := w.get(id)
@@ -357,7 +363,7 @@ func (w *Workspace) selectMemories(keep func(*Memory) bool) ([]*Memory, error) {
 		if err != nil {
 			return nil, err
 		}
-		if judge(m) {
+		if keep == nil || keep(m) {
 			out = append(out, m)
 		}
 	}
