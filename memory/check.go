@@ -372,30 +372,6 @@ func (w *Workspace) ListEach(fn func(*View) error) (n int, ok bool, err error) {
 	})
 }
 
-// ListViews returns the view of every memory as List and ViewOf give it
-// (superseded_by from the relation index, access statistics up to date,
-// confidence as of now), in place order (SortViewsByPlace), decoded from
-// the stored summaries (Summaries) rather than the records: what the
-// gloss.list command answers. ok is false, and nothing is read, when the
-// summaries are not current or in an older format: the caller lists the
-// records then (List).
-func (w *Workspace) ListViews() (views []View, ok bool, err error) {
-	if ready, err := w.summariesReady(); err != nil || !ready {
-		return nil, false, err
-	}
-	stats, err := w.Accesses()
-	if err != nil {
-		stats = nil // as List: the stored statistics stand
-	}
-	if views, err = w.Summaries(); err != nil {
-		return nil, false, err
-	}
-	for i := range views {
-		ApplyAccessView(&views[i], stats)
-	}
-	return views, true, nil
-}
-
 // Len returns the number of summaries in s.
 func (s *SummarySet) Len() int {
 	if s == nil {

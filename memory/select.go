@@ -1,0 +1,173 @@
+package memory
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+)
+
+// Memories selected through their stored summaries: the commands that
+// look at every memory to list, count or judge a few (review, prune,
+// the language server's diagnostics and symbols, gloss.list) read the
+// summaries (a few hundred bytes each, binary) instead of decoding every
+// record (JSON with snapshots and tokens: 100,000 took 4.5–6 CPU-s and
+// about 450 MB), then read the records of the memories they keep.
+
+// ListViews returns the view of every memory as List and ViewOf give it
+// (superseded_by from the relation index, access statistics up to date,
+// confidence as of now), in place order (SortViewsByPlace), decoded from
+// the stored summaries (Summaries) rather than the records: what the
+// gloss.list command answers. ok is false, and nothing is read, when the
+// summaries are not current or in an older format: the caller lists the
+// records then (List).
+func (w *Workspace) ListViews() (views []View, ok bool, err error) {
+	if ready, err := w.summariesReady(); err != nil || !ready {
+		return nil, false, err
+	}
+	stats, err := w.Accesses()
+	if err != nil {
+		stats = nil // as List: the stored statistics stand
+	}
+	if views, err = w.Summaries(); err != nil {
+		return nil, false, err
+	}
+	for i := range views {
+		ApplyAccessView(&views[i], stats)
+	}
+	return views, true, nil
+}
+
+// StaleMemories returns, in id order, every memory with a stale anchor
+// (Memory.Stale: changed, signature_changed or deleted) as stored, with
+// its access statistics applied: what the language server publishes
+// diagnostics from after each change of the store. With current
+// summaries only the stale memories' records are read (selectMemories):
+// reading all 100,000 records of a store for them took 4.5 CPU-s and
+// 450 MB per command (docs/benchmarks.md, session 20).
+func (w *Workspace) StaleMemories() ([]*Memory, error) {
+	return w.selectMemories((*Memory).Stale)
+}
+
+// RecentMemories returns the n most recently updated memories (UpdatedAt,
+// to the second, latest first; ties in id order) as stored, or all of
+// them when n < 0: what the language server lists for an empty
+// workspace/symbol query. With current summaries their update times are
+// read from the summaries and only the n records are read; otherwise
+// every record is (List). It fails on an unreadable store.
+func (w *Workspace) RecentMemories(n int) ([]*Memory, error) {
+	type recent struct {
+		id string
+		at int64
+		m  *Memory // the record, when every record was read
+	}
+	var all []recent
+	if w.summariesRankable() {
+		err := w.Store.Summaries(func(id string, data []byte) error {
+			v, err := decodeSummary(data)
+			if err != nil {
+				return fmt.Errorf("corrupt summary of memory %s: %w", id, err)
+			}
+			all = append(all, recent{id: id, at: v.UpdatedAt.Unix()})
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		mems, err := w.List()
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range mems {
+			all = append(all, recent{id: m.ID, at: m.UpdatedAt.Unix(), m: m})
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].at > all[j].at })
+	if n >= 0 && len(all) > n {
+		all = all[:n]
+	}
+	if len(all) > 0 && all[0].m != nil { // every record was read
+		out := make([]*Memory, len(all))
+		for i, r := range all {
+			out[i] = r.m
+		}
+		return out, nil
+	}
+	ids := make([]string, len(all))
+	for i, r := range all {
+		ids[i] = r.id
+	}
+	return w.getKept(ids, nil)
+}
+
+// selectMemories returns, in id order, every memory with its access
+// statistics applied (Accesses, ApplyAccess) for which keep is true: what
+// Review and Prune judge. When the store's summaries are current
+// (summariesRankable), keep first judges each memory as its summary
+// describes it (memoryOfView: the lifecycle fields, anchor statuses,
+// relations and source keep reads, the confidence computed from them),
+// and only the records of those it keeps are read and judged again; a
+// memory whose record is gone meanwhile is left out. Otherwise every
+// record is read (List). Decoding 100,000 records took `gloss review`
+// 6.7 s and 440 MB on prometheus (docs/benchmarks.md, session 20).
+func (w *Workspace) selectMemories(keep func(*Memory) bool) ([]*Memory, error) {
+	stats, err := w.Accesses()
+	if err != nil {
+		return nil, err
+	}
+	judge := func(m *Memory) bool {
+		ApplyAccess([]*Memory{m}, stats)
+		return keep(m)
+	}
+	if !w.summariesRankable() {
+		mems, err := w.List()
+		if err != nil {
+			return nil, err
+		}
+		var out []*Memory
+		for _, m := range mems {
+			if judge(m) {
+				out = append(out, m)
+			}
+		}
+		return out, nil
+	}
+	var ids []string
+	err = w.Store.Summaries(func(id string, data []byte) error {
+		v, err := decodeSummary(data)
+		if err != nil {
+			return fmt.Errorf("corrupt summary of memory %s: %w", id, err)
+		}
+		m := memoryOfView(v)
+		w.lifecycle(m)
+		if judge(m) {
+			ids = append(ids, id)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return w.getKept(ids, judge)
+}
+
+// getKept reads the records of ids (Workspace.get), leaving out those
+// forgotten since the ids were read, and returns, in the order of ids,
+// those keep accepts (all when keep is nil); nil when none is. It fails
+// on an unreadable store or record.
+func (w *Workspace) getKept(ids []string, keep func(*Memory) bool) ([]*Memory, error) {
+	var out []*Memory
+	for _, id := range ids {
+		m, err := w.get(id)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if keep == nil || keep(m) {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
