@@ -282,6 +282,37 @@ func gapTokens(src []byte, s, e int, emit func(i, j int)) {
 	}
 }
 
+// SplitTokens returns toks with each token that holds whitespace split
+// on it into its pieces (as gapTokens splits), in order, with offsets in
+// the same source; a token without whitespace stays whole. Tokens(start,
+// end) splits the tokens that straddle its window's bounds this way (a Go
+// raw string or a text block over several lines, for one): the pieces of
+// a window's tokens are a run of the pieces of the whole file's tokens,
+// wherever the window cut.
+func SplitTokens(toks []Token) []Token {
+	out := make([]Token, 0, len(toks))
+	for _, t := range toks {
+		if !strings.ContainsAny(t.Text, " \t\n\r\f\v") {
+			out = append(out, t)
+			continue
+		}
+		for i := 0; i < len(t.Text); {
+			for i < len(t.Text) && isSpace(t.Text[i]) {
+				i++
+			}
+			j := i
+			for j < len(t.Text) && !isSpace(t.Text[j]) {
+				j++
+			}
+			if j > i {
+				out = append(out, Token{Text: t.Text[i:j], Start: t.Start + i, End: t.Start + j})
+			}
+			i = j
+		}
+	}
+	return out
+}
+
 func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
 }

@@ -107,3 +107,20 @@ func TestLineCount(t *testing.T) {
 		}
 	}
 }
+
+// SplitTokens splits the tokens holding whitespace into their pieces,
+// offsets kept, and leaves the others whole.
+func TestSplitTokens(t *testing.T) {
+	src := "x := `a b\n\tc`\ny"
+	toks := []Token{{Text: "x", Start: 0, End: 1}, {Text: ":=", Start: 2, End: 4}, {Text: "`a b\n\tc`", Start: 5, End: 13}, {Text: "y", Start: 14, End: 15}}
+	got := SplitTokens(toks)
+	want := []string{"x", ":=", "`a", "b", "c`", "y"}
+	if len(got) != len(want) {
+		t.Fatalf("%d pieces, want %d: %v", len(got), len(want), got)
+	}
+	for i, p := range got {
+		if p.Text != want[i] || src[p.Start:p.End] != p.Text {
+			t.Fatalf("piece %d: %q at [%d, %d), want %q, the source's text there", i, p.Text, p.Start, p.End, want[i])
+		}
+	}
+}

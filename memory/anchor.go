@@ -127,6 +127,8 @@ type resolver struct {
 	recs   map[string]*index.FileRecord
 	files  map[string]*index.File
 	toks   map[string][]index.Token
+	// pieceToks caches pieces (index.SplitTokens of toks) by path.
+	pieceToks map[string][]index.Token
 	// overlay holds unsaved editor content by workspace-relative path; it
 	// takes precedence over the file on disk and its stored record.
 	overlay map[string][]byte
@@ -146,7 +148,7 @@ func (w *Workspace) newResolver() (*resolver, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &resolver{w: w, gen: gen, metas: metas, hashes: map[string]string{}, recs: map[string]*index.FileRecord{}, files: map[string]*index.File{}, toks: map[string][]index.Token{}}, nil
+	return &resolver{w: w, gen: gen, metas: metas, hashes: map[string]string{}, recs: map[string]*index.FileRecord{}, files: map[string]*index.File{}, toks: map[string][]index.Token{}, pieceToks: map[string][]index.Token{}}, nil
 }
 
 func (r *resolver) release() {
@@ -258,6 +260,18 @@ func (r *resolver) tokens(f *index.File) []index.Token {
 	t := f.Tokens(0, len(f.Src))
 	r.toks[f.Path] = t
 	return t
+}
+
+// pieces returns the pieces of f's whole-file tokens (index.SplitTokens),
+// made once per file and resolver, for spans whose tokens were not found
+// whole (pieceMatches).
+func (r *resolver) pieces(f *index.File) []index.Token {
+	if p, ok := r.pieceToks[f.Path]; ok {
+		return p
+	}
+	p := index.SplitTokens(r.tokens(f))
+	r.pieceToks[f.Path] = p
+	return p
 }
 
 // resolve returns a with its status and place brought up to date. While

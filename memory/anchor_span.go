@@ -40,10 +40,13 @@ func (r *resolver) resolveSpan(a Anchor) Anchor {
 			}
 		}
 	}
-	if m, ok := bestSpanMatch(a, f, enc, spanMatches(a, f, r.tokens)); ok {
+	m, ok := bestSpanMatch(a, f, enc, spanMatches(a, f, r.tokens))
+	if !ok {
+		m, ok = bestSpanMatch(a, f, enc, pieceMatches(a, f, enc, r.pieces))
+	}
+	if ok {
 		a.Path = f.Path
-		first := max(f.Lines.LineOf(m.start)-a.LeadLines, 0)
-		last := min(f.Lines.LineOf(max(m.end-1, m.start))+a.TrailLines, f.Lines.Count()-1)
+		first, last := spanLines(a, f, m)
 		a.Range = f.Lines.LineRange(first, last)
 		a.Status = placeStatus(a)
 		return a
@@ -64,6 +67,11 @@ func (r *resolver) resolveSpan(a Anchor) Anchor {
 	a.Path = f.Path
 	a.Range = f.Lines.LineRange(first, last)
 	a.Status = StatusChanged
+	if ok && len(a.Tokens) == 0 && strings.TrimSpace(a.Snapshot) == "" && string(f.Src[f.Lines.Start(first):f.Lines.End(last)]) == a.Snapshot {
+		// Blank lines (no tokens, no text to look for) placed by their
+		// context and still blank: moved or fresh, not changed.
+		a.Status = placeStatus(a)
+	}
 	return a
 }
 
@@ -91,6 +99,60 @@ func spanMatches(a Anchor, f *index.File, tokens func(*index.File) []index.Token
 		}
 	}
 	return matches
+}
+
+// spanLines returns the 0-based first and last lines of the span a
+// found at m in f: the lines of m's first and last bytes, widened by the
+// span's lead and trail lines (clamped to the file).
+func spanLines(a Anchor, f *index.File, m spanMatch) (first, last int) {
+	first = max(f.Lines.LineOf(m.start)-a.LeadLines, 0)
+	last = min(f.Lines.LineOf(max(m.end-1, m.start))+a.TrailLines, f.Lines.Count()-1)
+	return first, last
+}
+
+// pieceMatches returns the places of a span whose tokens were not found
+// whole in f (spanMatches) where their pieces (index.SplitTokens) are a
+// run of the pieces of f's tokens (pieces), inside the span's enclosing
+// definition enc when it has one, and the lines there are the span's
+// snapshot, byte for byte. A span whose first or last line lies
+// inside a token of several lines (a Go raw string, a text block) was
+// anchored with that token cut at its lines (index.File.Tokens), which
+// the whole file's tokens never show: without this such a span was
+// reported changed when only lines above it were inserted
+// (docs/benchmarks.md, session 20). The definition and snapshot checks
+// keep a changed span's code, found as text inside some other string,
+// from passing for it.
+func pieceMatches(a Anchor, f *index.File, enc *index.Definition, pieces func(*index.File) []index.Token) []spanMatch {
+	if len(a.Tokens) == 0 || a.Snapshot == "" || len(a.Snapshot) >= SnapshotCap {
+		return nil
+	}
+	var want []string
+	for _, t := range index.SplitTokens(tokensOf(a.Tokens)) {
+		want = append(want, t.Text)
+	}
+	toks := pieces(f)
+	var matches []spanMatch
+	for _, i := range findSeq(toks, want) {
+		m := spanMatch{toks[i].Start, toks[i+len(want)-1].End}
+		if enc != nil && (m.start < enc.Range.StartByte || m.end > enc.Range.EndByte) {
+			continue
+		}
+		first, last := spanLines(a, f, m)
+		if string(f.Src[f.Lines.Start(first):f.Lines.End(last)]) == a.Snapshot {
+			matches = append(matches, m)
+		}
+	}
+	return matches
+}
+
+// tokensOf returns texts as tokens without offsets (for
+// index.SplitTokens of an anchor's stored token texts).
+func tokensOf(texts []string) []index.Token {
+	out := make([]index.Token, len(texts))
+	for i, t := range texts {
+		out[i] = index.Token{Text: t}
+	}
+	return out
 }
 
 // bestSpanMatch picks the match inside the enclosing definition enc (if
