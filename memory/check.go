@@ -154,8 +154,15 @@ func (w *Workspace) checkStates(ctx context.Context, o index.RunOptions, withVie
 }
 
 // resolveChanged re-resolves the anchors of the paths checkPaths selects
-// and stores the new statuses and the paths' check states in one batch,
-// recording the work in res. w.writeMu is held.
+// and stores the new statuses, checkChunk memories per batch, and the
+// paths' check states with the last batch, recording the work in res
+// (res.Memories stays nil: res.Updated counts the memories written). A
+// crash between two batches leaves the paths without their check states,
+// so the next check visits them again (the anchors written already no
+// longer need it: resolver.needs). One batch for all of them held every
+// re-resolved memory, its record and the Pebble batch at once: 1.7 GB for
+// 51,000 memories in 400 changed files of a 100,000-memory store
+// (docs/benchmarks.md, session 20). w.writeMu is held.
 func (w *Workspace) resolveChanged(ctx context.Context, res *CheckResult) error {
 	r, err := w.newResolver()
 	if err != nil {
@@ -169,7 +176,7 @@ func (w *Workspace) resolveChanged(ctx context.Context, res *CheckResult) error 
 	b := w.Store.NewMemoryBatch()
 	seen := map[string]bool{}
 	staleAt := map[string]bool{}
-	var updated []*Memory
+	var pending, derived []*Memory // written to b, not committed yet; those whose documents changed
 	for _, p := range paths {
 		if err := ctx.Err(); err != nil {
 			b.Close()
@@ -190,17 +197,29 @@ func (w *Workspace) resolveChanged(ctx context.Context, res *CheckResult) error 
 				b.Close()
 				return err
 			}
-			changed, err := w.resolveMemory(b, r, m, res)
+			changed, docs, err := w.resolveMemory(b, r, m, res)
 			if err != nil {
 				b.Close()
 				return err
 			}
 			if changed {
-				updated = append(updated, m)
+				pending = append(pending, m)
+				res.Updated++
+			}
+			if docs {
+				derived = append(derived, m)
 			}
 			for _, a := range m.Anchors {
 				if IsStale(a.Status) {
 					staleAt[a.Path] = true
+				}
+			}
+			if len(pending) >= checkChunk {
+				err := w.commitResolved(b, pending, derived)
+				b, pending, derived = w.Store.NewMemoryBatch(), pending[:0], derived[:0]
+				if err != nil {
+					b.Close()
+					return err
 				}
 			}
 		}
@@ -214,17 +233,39 @@ func (w *Workspace) resolveChanged(ctx context.Context, res *CheckResult) error 
 			return err
 		}
 	}
-	res.Memories, res.Updated = updated, len(updated)
 	if len(paths) == 0 {
 		b.Close()
 		return nil
 	}
-	return w.commit(b, updated, nil)
+	return w.commitResolved(b, pending, derived)
 }
 
+// commitResolved writes b, holding the re-resolved memories mems, durably,
+// updates the anchor place table with mems and the derived indexes with
+// derived (those of mems whose documents changed, docsChanged): commit
+// without the full-text and vector updates of unchanged documents, which
+// for a check of 51,000 moved memories were most of its time (text merges
+// and vector base rewrites, docs/benchmarks.md, session 20). The derived
+// indexes still record the store's new generation.
+func (w *Workspace) commitResolved(b *index.MemoryBatch, mems, derived []*Memory) error {
+	w.openDerived()
+	gen, err := w.writeBatch(b)
+	if err != nil {
+		return err
+	}
+	w.places.update(mems, nil, gen)
+	w.indexDerived(derived, nil, gen)
+	return nil
+}
+
+// checkChunk is how many re-resolved memories a check writes per batch
+// (resolveChanged): as many as a chunk of remember --batch.
+const checkChunk = RememberChunk
+
 // resolveMemory re-resolves the anchors of m that need it (resolver.needs)
-// and adds m to b when any did, reporting whether it did.
-func (w *Workspace) resolveMemory(b *index.MemoryBatch, r *resolver, m *Memory, res *CheckResult) (bool, error) {
+// and adds m to b when any did, reporting whether it did, and whether its
+// search and vector documents changed with it (docsChanged).
+func (w *Workspace) resolveMemory(b *index.MemoryBatch, r *resolver, m *Memory, res *CheckResult) (changed, docs bool, err error) {
 	var old *Memory
 	for i := range m.Anchors {
 		a := &m.Anchors[i]
@@ -238,9 +279,28 @@ func (w *Workspace) resolveMemory(b *index.MemoryBatch, r *resolver, m *Memory, 
 		res.Resolved++
 	}
 	if old == nil {
-		return false, nil
+		return false, false, nil
 	}
-	return true, w.putMemory(b, old, m)
+	return true, docsChanged(old, m), w.putMemory(b, old, m)
+}
+
+// docsChanged reports whether a re-resolution of m (old before it) changed
+// what its search and vector documents are made of (searchDoc,
+// vectorText): an anchor's symbol, path or snapshot. A resolution moves
+// anchors and sets statuses but keeps snapshots (as written), so most
+// re-resolved memories keep their documents, and a check need not update
+// the derived indexes for them.
+func docsChanged(old, m *Memory) bool {
+	if len(old.Anchors) != len(m.Anchors) {
+		return true
+	}
+	for i, a := range m.Anchors {
+		o := old.Anchors[i]
+		if a.Symbol != o.Symbol || a.Path != o.Path || a.Snapshot != o.Snapshot {
+			return true
+		}
+	}
+	return false
 }
 
 // checkPaths returns the anchor paths a check must look at: those with no
@@ -808,8 +868,10 @@ func (w *Workspace) storedForFiles(files map[string]*memFile, stored map[string]
 
 // CheckResult is what Check found.
 type CheckResult struct {
-	// Memories are all memories with their current anchor statuses (Check),
-	// or only those re-resolved (CheckViews).
+	// Memories are all memories with their current anchor statuses
+	// (Check); nil for the checks of changed files only (CheckViews,
+	// CheckSummaries, CheckStates), whose Updated counts the memories
+	// they re-resolved and wrote.
 	Memories []*Memory
 	// Views are all memories as stored summaries, in place order
 	// (CheckViews only).
@@ -881,7 +943,7 @@ func (w *Workspace) CheckWith(ctx context.Context, o index.RunOptions) (CheckRes
 			b.Close()
 			return res, err
 		}
-		changed, err := w.resolveMemory(b, r, m, &res)
+		changed, _, err := w.resolveMemory(b, r, m, &res)
 		if err != nil {
 			b.Close()
 			return res, err
