@@ -10,7 +10,9 @@ import (
 
 // A check that re-resolves more memories than one batch holds
 // (checkChunk) writes them all, in several batches, and the check states
-// with the last: every anchor moved, the next check resolves nothing.
+// with the last: every anchor moved, the next check resolves nothing,
+// and the derived indexes, given no document (none changed), record each
+// batch's generation.
 func TestCheckViewsWritesInChunks(t *testing.T) {
 	w, repo := storedWorkspace(t, Options{})
 	ctx := context.Background()
@@ -44,5 +46,20 @@ func TestCheckViewsWritesInChunks(t *testing.T) {
 	}
 	if res, err = w.CheckViews(ctx); err != nil || res.Resolved != 0 {
 		t.Fatalf("second check: %d resolved, %v", res.Resolved, err)
+	}
+	// The moves changed no document, yet the derived indexes are at the
+	// store's generation (not rebuilt at their next opening).
+	gen, err := w.Store.MemoryGeneration()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.searchMu.Lock()
+	tg, tok := w.search.Generation()
+	w.searchMu.Unlock()
+	w.vecs.mu.Lock()
+	vg, vok := vecGeneration(w.vecs.idx)
+	w.vecs.mu.Unlock()
+	if !tok || tg != gen || !vok || vg != gen {
+		t.Fatalf("store at generation %d, full-text index at %d (%v), vectors at %d (%v)", gen, tg, tok, vg, vok)
 	}
 }
