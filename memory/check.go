@@ -81,7 +81,8 @@ func (w *Workspace) summariesReady() (bool, error) {
 // (or that memory writes touched since, or with stale anchors when the
 // index changed), decoding only the memories anchored there, and returns
 // every memory as its stored summary (Views, in place order) rather than
-// decoded (Memories holds the memories it re-resolved). Its cost with
+// decoded (Memories is nil; Updated counts the memories it re-resolved
+// and wrote, 1,000 per batch: resolveChanged). Its cost with
 // nothing changed is a rescan of the tree plus one read of the summaries
 // (which also tells the memory-file sync which memories are project
 // scope), the check states and the anchor paths.

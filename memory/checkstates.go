@@ -19,8 +19,8 @@ func (w *Workspace) CheckStates(ctx context.Context) (CheckResult, error) {
 // CheckStatesWith is CheckStates with the options o of its indexing run
 // (index.RunOptions: o.Progress is called with the files parsed of those
 // to parse, as the language server's start-up check reports $/progress).
-// Its Memories are the memories it re-resolved and wrote back, not all
-// of them: the language server reads the stale ones to publish
+// Its Memories is nil (Updated counts the memories it re-resolved and
+// wrote back): the language server reads the stale ones to publish
 // diagnostics (StaleMemories). Its first check of a store that has
 // no check states (written by an older gloss, or never checked) visits
 // every anchored file, as Check does.
