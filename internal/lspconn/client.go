@@ -35,10 +35,11 @@ type ClientOptions struct {
 	OnRequest func(method string, params json.RawMessage)
 }
 
-// NewClient starts a client on rwc (LSP Content-Length framing).
+// NewClient starts a client on rwc (LSP Content-Length framing; messages
+// of up to MaxSkipSize, newClientConn).
 func NewClient(rwc io.ReadWriteCloser, opts ClientOptions) *Client {
 	c := &Client{}
-	c.conn = NewConn(rwc)
+	c.conn = newClientConn(rwc)
 	c.conn.Go(context.Background(), func(_ context.Context, req *jsonrpc2.Request) (any, error) {
 		if req.IsCall() {
 			if opts.OnRequest != nil {

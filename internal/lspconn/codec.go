@@ -47,3 +47,14 @@ func (Codec) Unmarshal(data []byte, v any) error {
 func NewConn(rwc io.ReadWriteCloser) jsonrpc2.Conn {
 	return jsonrpc2.NewConn(NewStream(rwc), jsonrpc2.WithCodec(Codec{}))
 }
+
+// newClientConn is NewConn for a Client: it reads messages of up to
+// MaxSkipSize (1 GiB), not MaxMessageSize. A client reads the responses
+// of its own server, which may be larger than any request the server
+// takes (gloss.list of 100,000 memories is about 70 MB): with the
+// server's 64 MiB limit such a response was skipped, and the call waited
+// for it forever (docs/benchmarks.md, session 20). A larger frame is a
+// malformed header, which ends the connection and fails the call.
+func newClientConn(rwc io.ReadWriteCloser) jsonrpc2.Conn {
+	return jsonrpc2.NewConn(newStream(rwc, MaxSkipSize), jsonrpc2.WithCodec(Codec{}))
+}

@@ -19,7 +19,7 @@ var ErrMessageTooLarge = errors.New("LSP message too large")
 // between frames and an error wrapping jsonrpc2.ErrInvalidHeader for a
 // malformed header.
 func ReadFrame(r *bufio.Reader) ([]byte, error) {
-	body, _, err := readFrame(r)
+	body, _, err := readFrame(r, MaxMessageSize)
 	return body, err
 }
 
@@ -28,19 +28,20 @@ func ReadFrame(r *bufio.Reader) ([]byte, error) {
 // header, which ends the session.
 const MaxSkipSize = 1 << 30
 
-// tooLargeError is readFrame's error for a body over MaxMessageSize.
-type tooLargeError struct{ length int64 }
+// tooLargeError is readFrame's error for a body over its limit.
+type tooLargeError struct{ length, limit int64 }
 
 func (e *tooLargeError) Error() string {
-	return fmt.Sprintf("%v: %d bytes, the limit is %d", ErrMessageTooLarge, e.length, MaxMessageSize)
+	return fmt.Sprintf("%v: %d bytes, the limit is %d", ErrMessageTooLarge, e.length, e.limit)
 }
 
 func (e *tooLargeError) Unwrap() error { return ErrMessageTooLarge }
 
 // readFrame reads one frame and returns its body and its size on the wire
 // (header and body) in bytes; see ReadFrame for the errors (a malformed
-// header is a *headerError, an oversized body, skipped, a *tooLargeError).
-func readFrame(r *bufio.Reader) ([]byte, int64, error) {
+// header is a *headerError, a body over limit bytes, skipped, a
+// *tooLargeError).
+func readFrame(r *bufio.Reader, limit int64) ([]byte, int64, error) {
 	length, hdrLen, err := readHeader(r)
 	if err != nil {
 		return nil, 0, err
@@ -50,11 +51,11 @@ func readFrame(r *bufio.Reader) ([]byte, int64, error) {
 		// it would swallow every later message; end the session instead.
 		return nil, 0, &headerError{fmt.Sprintf("Content-Length %d is beyond the %d MiB any message may skip", length, MaxSkipSize>>20)}
 	}
-	if length > MaxMessageSize {
+	if length > limit {
 		if _, err := io.CopyN(io.Discard, r, length); err != nil {
 			return nil, 0, unexpectedEOF(err)
 		}
-		return nil, 0, &tooLargeError{length}
+		return nil, 0, &tooLargeError{length, limit}
 	}
 	body, err := readBody(r, int(length))
 	if err != nil {

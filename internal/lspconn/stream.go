@@ -55,6 +55,9 @@ const bodyChunk = 1 << 20
 type tolerantStream struct {
 	rwc io.ReadWriteCloser
 	in  *bufio.Reader
+	// limit is the largest message body read, in bytes (MaxMessageSize
+	// for a server; MaxSkipSize for a Client).
+	limit int64
 
 	wmu sync.Mutex // serializes Write
 }
@@ -62,7 +65,13 @@ type tolerantStream struct {
 // NewStream returns a jsonrpc2.Stream with LSP framing over rwc (see
 // tolerantStream); closing the stream closes rwc.
 func NewStream(rwc io.ReadWriteCloser) jsonrpc2.Stream {
-	return &tolerantStream{rwc: rwc, in: bufio.NewReader(rwc)}
+	return newStream(rwc, MaxMessageSize)
+}
+
+// newStream is NewStream with limit bytes as the largest message body it
+// reads (larger ones are skipped and answered with an error).
+func newStream(rwc io.ReadWriteCloser, limit int64) jsonrpc2.Stream {
+	return &tolerantStream{rwc: rwc, in: bufio.NewReader(rwc), limit: limit}
 }
 
 // Read implements jsonrpc2.Stream: it returns the next JSON-RPC message and
@@ -75,12 +84,12 @@ func (s *tolerantStream) Read(ctx context.Context) (jsonrpc2.Message, int64, err
 		if err := ctx.Err(); err != nil {
 			return nil, 0, err
 		}
-		body, size, err := readFrame(s.in)
+		body, size, err := readFrame(s.in, s.limit)
 		var bad *headerError
 		var large *tooLargeError
 		switch {
 		case errors.As(err, &large):
-			msg := fmt.Sprintf("message of %d bytes exceeds the %d MiB limit", large.length, MaxMessageSize>>20)
+			msg := fmt.Sprintf("message of %d bytes exceeds the %d MiB limit", large.length, large.limit>>20)
 			if err := s.replyError(ctx, jsonrpc2.InvalidRequest, msg); err != nil {
 				return nil, 0, err
 			}
