@@ -127,21 +127,27 @@ func (w *Workspace) trainingUnits(ctx context.Context) ([]embed.Unit, int, error
 		units = append(units, u...)
 	}
 	files := len(perFile)
-	mems, err := w.List()
+	mems, err := w.docMemories()
 	if err != nil {
 		return nil, 0, err
 	}
 	for _, m := range mems {
-		var head []string
-		for _, a := range m.Anchors {
-			if p, err := scip.Parse(a.Symbol); err == nil && len(p.Descriptors) > 0 {
-				head = append(head, ident.Split(p.Descriptors[len(p.Descriptors)-1].Name))
-			}
-		}
-		head = append(head, m.Tags...)
-		units = append(units, embed.Unit{Head: strings.Join(head, " "), Body: vectorText(m)})
+		units = append(units, memoryUnit(m))
 	}
 	return units, files, nil
+}
+
+// memoryUnit is the training unit of memory m: its anchors' symbol names
+// and its tags as the head, its vector text (vectorText) as the body.
+func memoryUnit(m *Memory) embed.Unit {
+	var head []string
+	for _, a := range m.Anchors {
+		if p, err := scip.Parse(a.Symbol); err == nil && len(p.Descriptors) > 0 {
+			head = append(head, ident.Split(p.Descriptors[len(p.Descriptors)-1].Name))
+		}
+	}
+	head = append(head, m.Tags...)
+	return embed.Unit{Head: strings.Join(head, " "), Body: vectorText(m)}
 }
 
 // fileUnits returns the units of one indexed file (see trainingUnits):

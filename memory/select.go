@@ -171,3 +171,30 @@ func (w *Workspace) getKept(ids []string, keep func(*Memory) bool) ([]*Memory, e
 	}
 	return out, nil
 }
+
+// docMemories returns every memory in id order with what its vector
+// document (vectorText) and the built-in embedder's training
+// (trainingUnits) read of it: type, title, body, tags, the anchors'
+// symbols and paths. They come from the stored summaries when those are
+// current (memoryOfView: no snapshots, so not for searchDoc), else from
+// the records (List). Decoding the 100,000
+// records twice was 13 of the 33 CPU-s of a daemon's warm-up that retrains
+// the embedder after a batch (docs/benchmarks.md, session 20).
+func (w *Workspace) docMemories() ([]*Memory, error) {
+	if !w.summariesRankable() {
+		return w.List()
+	}
+	var out []*Memory
+	err := w.Store.Summaries(func(id string, data []byte) error {
+		v, err := decodeSummary(data)
+		if err != nil {
+			return fmt.Errorf("corrupt summary of memory %s: %w", id, err)
+		}
+		out = append(out, memoryOfView(v))
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list memories in %s: %w", w.Store.Dir(), err) // as List says it
+	}
+	return out, nil
+}

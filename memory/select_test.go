@@ -155,3 +155,49 @@ func ids(ms []*Memory) []string {
 	}
 	return out
 }
+
+// docMemories, built from the summaries, give every memory the training
+// unit and vector document its record gives: tags, several anchors, a
+// symbol, an unanchored memory, escaped text.
+func TestDocMemoriesAsRecords(t *testing.T) {
+	w, repo := storedWorkspace(t, Options{})
+	ctx := context.Background()
+	if _, err := w.Index(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, req := range []RememberRequest{
+		{Text: "pool <open> & close", Path: repo + "/a.go", StartLine: 10, EndLine: 15, Tags: []string{"db", "pool"}},
+		{Text: "python get", Type: "gotcha", Path: repo + "/m.py", StartLine: 4, EndLine: 8},
+		{Text: "nowhere in particular", Unanchored: true},
+		{Text: "widget", Symbol: "Widget"},
+	} {
+		if _, err := w.Remember(ctx, req); err != nil {
+			t.Fatalf("%s: %v", req.Text, err)
+		}
+	}
+	if _, err := w.CheckSummaries(ctx); err != nil { // summaries current
+		t.Fatal(err)
+	}
+	if !w.summariesRankable() {
+		t.Fatal("summaries not current")
+	}
+	got, err := w.docMemories()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := w.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) || len(want) != 4 {
+		t.Fatalf("%d memories from the summaries, %d records", len(got), len(want))
+	}
+	for i := range want {
+		if gu, wu := memoryUnit(got[i]), memoryUnit(want[i]); gu != wu {
+			t.Errorf("memory %s: unit %+v from the summary, %+v from the record", want[i].ID, gu, wu)
+		}
+	}
+	if g, w := vectorDocs(got), vectorDocs(want); !reflect.DeepEqual(g, w) {
+		t.Errorf("vector documents differ:\n%v\n%v", g, w)
+	}
+}

@@ -169,8 +169,9 @@ func TestBatchAheadDroppedUnused(t *testing.T) {
 // and the batch reports it through Options.Warn and stores its memories;
 // a small batch's duplicate check (checkDuplicates) warns of the same
 // listing error for each request. It saves no model. The error is a
-// memory record that does not decode (trainingUnits lists the
-// memories).
+// memory record and its summary that do not decode (trainingUnits lists
+// the memories from their summaries, the duplicate check from their
+// records).
 func TestBatchAheadTrainingError(t *testing.T) {
 	for _, tc := range []struct{ n, warned int }{{2, 4}, {maxDuplicateChecks + 1, 2}} {
 		t.Run(fmt.Sprint(tc.n), func(t *testing.T) {
@@ -188,6 +189,9 @@ func TestBatchAheadTrainingError(t *testing.T) {
 			defer w.Close()
 			b := w.Store.NewMemoryBatch()
 			if err := b.Put("01ZZZZZZZZZZZZZZZZZZZZZZZZ", []byte("{not json"), nil, nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.PutSummary("01ZZZZZZZZZZZZZZZZZZZZZZZZ", []byte("\x00not a summary")); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := b.Commit(); err != nil {

@@ -100,7 +100,7 @@ func (w *Workspace) vectorDocsAt() ([]index.Doc, uint64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	mems, err := w.List()
+	mems, err := w.docMemories()
 	if err != nil {
 		return nil, 0, err
 	}
