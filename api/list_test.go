@@ -71,3 +71,40 @@ func TestListFromSummariesAsRecords(t *testing.T) {
 		t.Fatalf("want 4 memories, the unanchored last: %s", gotJSON)
 	}
 }
+
+// MemoriesResult's MarshalJSON writes what encoding/json writes for the
+// struct: views of every kind (the list above's, an empty and a nil
+// list).
+func TestMemoriesResultJSONAsReflection(t *testing.T) {
+	e, root := newEngine(t)
+	w := e.Host.(api.Single).W
+	ctx := context.Background()
+	for _, req := range []memory.RememberRequest{
+		{Text: "a <b> & \"c\"", Path: root + "/service.go", StartLine: 20, EndLine: 22, Tags: []string{"x"}},
+		{Text: "no place", Unanchored: true},
+	} {
+		if _, err := w.Remember(ctx, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list, err := e.List(ctx, api.NoArgs{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type plain struct {
+		Memories []memory.View `json:"memories"`
+	}
+	for _, r := range []api.MemoriesResult{list, {}, {Memories: []memory.View{}}} {
+		got, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.Marshal(plain(r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Fatalf("MarshalJSON:\n%s\nencoding/json:\n%s", got, want)
+		}
+	}
+}

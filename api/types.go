@@ -3,6 +3,7 @@ package api
 import (
 	"github.com/gloss-dev/gloss/index"
 	"github.com/gloss-dev/gloss/memory"
+	"github.com/gloss-dev/gloss/memory/viewjson"
 )
 
 // Position is a place in a document as LSP counts it (LSP 3.17,
@@ -100,6 +101,30 @@ type RememberBatchResult struct {
 // 1-based and inclusive (memory.View).
 type MemoriesResult struct {
 	Memories []memory.View `json:"memories"`
+}
+
+// MarshalJSON encodes r as encoding/json encodes the struct
+// ({"memories":[…]}, null for a nil slice), each view written by
+// viewjson.AppendCompact (json.Marshal's bytes without reflection): a list
+// of 100,000 memories from a daemon or a language server spent most of
+// its encoding in reflection (docs/benchmarks.md, session 20). It fails
+// where encoding/json would.
+func (r MemoriesResult) MarshalJSON() ([]byte, error) {
+	if r.Memories == nil {
+		return []byte(`{"memories":null}`), nil
+	}
+	b := make([]byte, 0, 16+len(r.Memories)*1024)
+	b = append(b, `{"memories":[`...)
+	for i := range r.Memories {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = viewjson.AppendCompact(b, &r.Memories[i]); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, ']', '}'), nil
 }
 
 // SymbolArgs name a definition by SCIP symbol (or, where a command says
