@@ -130,6 +130,13 @@ func TestSelectFromSummariesAsRecords(t *testing.T) {
 				t.Fatalf("stage %d, %s: only %d memories selected", stage, name, len(want))
 			}
 		}
+		stale, err := w.StaleMemories()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, want := selected((*Memory).Stale); !reflect.DeepEqual(stale, want) || (stage == 2 && len(want) == 0) {
+			t.Fatalf("stage %d: StaleMemories gave %d memories, the records %d", stage, len(stale), len(want))
+		}
 		items, err := w.Review(0)
 		if err != nil {
 			t.Fatal(err)
@@ -145,6 +152,22 @@ func TestSelectFromSummariesAsRecords(t *testing.T) {
 				}
 			}
 		}
+	}
+	// A write to a stale memory deletes its path's check state: the path
+	// is read again, and its stale memories still found.
+	stale, err := w.StaleMemories()
+	if err != nil || len(stale) == 0 {
+		t.Fatalf("no stale memory to flag: %v", err)
+	}
+	if _, err := w.Flag(stale[0].ID, "still wrong"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := w.StaleMemories()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, want := selected((*Memory).Stale); !reflect.DeepEqual(got, want) {
+		t.Fatalf("after a flag: StaleMemories gave %d memories, the records %d", len(got), len(want))
 	}
 }
 
