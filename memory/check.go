@@ -216,7 +216,7 @@ func (w *Workspace) resolveChanged(ctx context.Context, res *CheckResult) error 
 				}
 			}
 			if len(pending) >= checkChunk {
-				err := w.commitResolved(b, pending, derived)
+				err := w.commitDocs(b, pending, derived, nil)
 				b, pending, derived = w.Store.NewMemoryBatch(), pending[:0], derived[:0]
 				if err != nil {
 					b.Close()
@@ -238,25 +238,7 @@ func (w *Workspace) resolveChanged(ctx context.Context, res *CheckResult) error 
 		b.Close()
 		return nil
 	}
-	return w.commitResolved(b, pending, derived)
-}
-
-// commitResolved writes b, holding the re-resolved memories mems, durably,
-// updates the anchor place table with mems and the derived indexes with
-// derived (those of mems whose documents changed, docsChanged): commit
-// without the full-text and vector updates of unchanged documents, which
-// for a check of 51,000 moved memories were most of its time (text merges
-// and vector base rewrites, docs/benchmarks.md, session 20). The derived
-// indexes still record the store's new generation.
-func (w *Workspace) commitResolved(b *index.MemoryBatch, mems, derived []*Memory) error {
-	w.openDerived()
-	gen, err := w.writeBatch(b)
-	if err != nil {
-		return err
-	}
-	w.places.update(mems, nil, gen)
-	w.indexDerived(derived, nil, gen)
-	return nil
+	return w.commitDocs(b, pending, derived, nil)
 }
 
 // checkChunk is how many re-resolved memories a check writes per batch

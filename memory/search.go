@@ -190,17 +190,11 @@ func (w *Workspace) openSearch() (index.Derived, error) {
 	return ft, nil
 }
 
-// indexSearch applies memory changes, which brought the store to
-// generation gen, to the derived search index. Failures do not fail the
-// caller (Pebble already holds the truth); the index is marked for
+// indexDerived applies memory changes, which brought the store to
+// generation gen, to the derived indexes: the full-text index
+// (indexText), then the vector index (indexVectors). Failures do not fail
+// the caller (Pebble already holds the truth); an index is marked for
 // rebuild instead.
-func (w *Workspace) indexSearch(mems []*Memory, deleted []string, gen uint64) {
-	w.places.update(mems, deleted, gen)
-	w.indexDerived(mems, deleted, gen)
-}
-
-// indexDerived is indexSearch without the anchor place table: the
-// full-text index (indexText), then the vector index (indexVectors).
 func (w *Workspace) indexDerived(mems []*Memory, deleted []string, gen uint64) {
 	w.indexText(mems, deleted, gen)
 	w.indexVectors(mems, deleted, gen)

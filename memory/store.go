@@ -235,12 +235,25 @@ func deleteMemory(b *index.MemoryBatch, m *Memory) error {
 // memory (21 CPU-s for the full-text index at 100,000 memories, at each
 // `gloss check` that re-resolved something).
 func (w *Workspace) commit(b *index.MemoryBatch, changed []*Memory, deleted []string) error {
+	return w.commitDocs(b, changed, changed, deleted)
+}
+
+// commitDocs is commit where the memories whose documents changed (docs:
+// searchDoc, vectorText) are a part of those changed: the anchor place
+// table takes changed and deleted, the derived indexes docs and deleted,
+// and still record the write's generation. A check's re-resolutions
+// mostly move anchors without changing their documents (docsChanged):
+// updating the full-text and vector indexes for all of them was most of
+// a check of 51,000 moved memories (text merges and vector base
+// rewrites, docs/benchmarks.md, session 20).
+func (w *Workspace) commitDocs(b *index.MemoryBatch, changed, docs []*Memory, deleted []string) error {
 	w.openDerived()
 	gen, err := w.writeBatch(b)
 	if err != nil {
 		return err
 	}
-	w.indexSearch(changed, deleted, gen)
+	w.places.update(changed, deleted, gen)
+	w.indexDerived(docs, deleted, gen)
 	return nil
 }
 
