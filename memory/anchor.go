@@ -93,15 +93,18 @@ func (w *Workspace) spanAnchor(f *index.File, first, last int) Anchor {
 	return a
 }
 
+// snapshotOf returns the text of the 0-based lines first..last of f as an
+// anchor's Snapshot holds it (at most SnapshotCap bytes), sharing f.Src.
+func snapshotOf(f *index.File, first, last int) []byte {
+	snap := f.Src[f.Lines.Start(first):f.Lines.End(last)]
+	return snap[:min(len(snap), SnapshotCap)]
+}
+
 // fillSnapshot sets snapshot, context, origin and resolution state of a
 // freshly made (or re-verified) anchor from the current file f.
 func (w *Workspace) fillSnapshot(a *Anchor, f *index.File) {
 	first, last := a.Range.StartLine, a.Range.LastLine()
-	snap := string(f.Src[f.Lines.Start(first):f.Lines.End(last)])
-	if len(snap) > SnapshotCap {
-		snap = snap[:SnapshotCap]
-	}
-	a.Snapshot = snap
+	a.Snapshot = string(snapshotOf(f, first, last))
 	a.ContextBefore, a.ContextAfter = nil, nil
 	for l := max(0, first-ContextLines); l < first; l++ {
 		a.ContextBefore = append(a.ContextBefore, f.Lines.Text(l))

@@ -67,7 +67,7 @@ func (r *resolver) resolveSpan(a Anchor) Anchor {
 	a.Path = f.Path
 	a.Range = f.Lines.LineRange(first, last)
 	a.Status = StatusChanged
-	if ok && len(a.Tokens) == 0 && strings.TrimSpace(a.Snapshot) == "" && string(f.Src[f.Lines.Start(first):f.Lines.End(last)]) == a.Snapshot {
+	if ok && len(a.Tokens) == 0 && strings.TrimSpace(a.Snapshot) == "" && string(snapshotOf(f, first, last)) == a.Snapshot {
 		// Blank lines (no tokens, no text to look for) placed by their
 		// context and still blank: moved or fresh, not changed.
 		a.Status = placeStatus(a)
@@ -138,7 +138,7 @@ func pieceMatches(a Anchor, f *index.File, enc *index.Definition, pieces func(*i
 			continue
 		}
 		first, last := spanLines(a, f, m)
-		if string(f.Src[f.Lines.Start(first):f.Lines.End(last)]) == a.Snapshot {
+		if string(snapshotOf(f, first, last)) == a.Snapshot {
 			matches = append(matches, m)
 		}
 	}
