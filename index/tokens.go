@@ -262,7 +262,7 @@ func collectTokens(n *ts.Node, lang *ts.Language, src []byte, skip map[*ts.Node]
 // covers, split on whitespace. Grammars leave some content (for example
 // parts of string literals) outside any child node; dropping it would hide
 // edits. emit receives each piece's byte offsets [i, j).
-func gapTokens(src []byte, s, e int, emit func(i, j int)) {
+func gapTokens[S ~string | ~[]byte](src S, s, e int, emit func(i, j int)) {
 	if s >= e {
 		return
 	}
@@ -292,23 +292,13 @@ func gapTokens(src []byte, s, e int, emit func(i, j int)) {
 func SplitTokens(toks []Token) []Token {
 	out := make([]Token, 0, len(toks))
 	for _, t := range toks {
-		if !strings.ContainsAny(t.Text, " \t\n\r\f\v") {
+		if t.Text == "" { // no pieces: kept, as a token without whitespace is
 			out = append(out, t)
 			continue
 		}
-		for i := 0; i < len(t.Text); {
-			for i < len(t.Text) && isSpace(t.Text[i]) {
-				i++
-			}
-			j := i
-			for j < len(t.Text) && !isSpace(t.Text[j]) {
-				j++
-			}
-			if j > i {
-				out = append(out, Token{Text: t.Text[i:j], Start: t.Start + i, End: t.Start + j})
-			}
-			i = j
-		}
+		gapTokens(t.Text, 0, len(t.Text), func(i, j int) {
+			out = append(out, Token{Text: t.Text[i:j], Start: t.Start + i, End: t.Start + j})
+		})
 	}
 	return out
 }
