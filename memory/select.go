@@ -14,6 +14,21 @@ import (
 // record (JSON with snapshots and tokens: 100,000 took 4.5–6 CPU-s and
 // about 450 MB), then read the records of the memories they keep.
 
+// eachSummary calls fn with the id and the decoded stored summary of
+// every memory, in id order (index.Store.Summaries; decodeSummary copies
+// the strings, so fn may keep the view). A summary that does not decode
+// stops it with an error naming the memory; fn's first error stops it and
+// is returned.
+func (w *Workspace) eachSummary(fn func(id string, v View) error) error {
+	return w.Store.Summaries(func(id string, data []byte) error {
+		v, err := decodeSummary(data)
+		if err != nil {
+			return fmt.Errorf("corrupt summary of memory %s: %w", id, err)
+		}
+		return fn(id, v)
+	})
+}
+
 // ListViews returns the view of every memory as List and ViewOf give it
 // (superseded_by from the relation index, access statistics up to date,
 // confidence as of now), in place order (SortViewsByPlace), decoded from
@@ -103,11 +118,7 @@ func (w *Workspace) RecentMemories(n int) ([]*Memory, error) {
 	}
 	var all []recent
 	if w.summariesRankable() {
-		err := w.Store.Summaries(func(id string, data []byte) error {
-			v, err := decodeSummary(data)
-			if err != nil {
-				return fmt.Errorf("corrupt summary of memory %s: %w", id, err)
-			}
+		err := w.eachSummary(func(id string, v View) error {
 			all = append(all, recent{id: id, at: v.UpdatedAt.Unix()})
 			return nil
 		})
@@ -174,11 +185,7 @@ func (w *Workspace) selectMemories(keep func(*Memory) bool) ([]*Memory, error) {
 		return out, nil
 	}
 	var ids []string
-	err = w.Store.Summaries(func(id string, data []byte) error {
-		v, err := decodeSummary(data)
-		if err != nil {
-			return fmt.Errorf("corrupt summary of memory %s: %w", id, err)
-		}
+	err = w.eachSummary(func(id string, v View) error {
 		m := memoryOfView(v)
 		w.lifecycle(m)
 		if judge(m) {
@@ -226,11 +233,7 @@ func (w *Workspace) docMemories() ([]*Memory, error) {
 		return w.List()
 	}
 	var out []*Memory
-	err := w.Store.Summaries(func(id string, data []byte) error {
-		v, err := decodeSummary(data)
-		if err != nil {
-			return fmt.Errorf("corrupt summary of memory %s: %w", id, err)
-		}
+	err := w.eachSummary(func(_ string, v View) error {
 		out = append(out, memoryOfView(v))
 		return nil
 	})
