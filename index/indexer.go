@@ -339,7 +339,7 @@ func (w *indexWriter) apply(results <-chan parseResult, st *Stats) error {
 		if res.skip != "" {
 			st.Skipped[res.skip]++
 			if res.rec != nil { // previously indexed, now skipped
-				if old, _ := w.store.storedFile(res.rec.Path); old != nil {
+				if old, _ := w.store.replacedFile(res.rec.Path); old != nil {
 					deleteFileKeys(w.b, old)
 					w.paths = append(w.paths, old.Path)
 					deleteTokens(w.b, old.Path)
@@ -361,7 +361,7 @@ func (w *indexWriter) apply(results <-chan parseResult, st *Stats) error {
 			st.ParsedBytes += res.rec.Size
 			st.Changed = append(st.Changed, res.rec.Path)
 		}
-		old, err := w.store.storedFile(res.rec.Path)
+		old, err := w.store.replacedFile(res.rec.Path)
 		if err != nil {
 			return err
 		}
@@ -401,7 +401,7 @@ const largeParseBytes = 128 << 10
 // anything changed, and commits durably.
 func (w *indexWriter) finish(removed []string, st *Stats) error {
 	for _, p := range removed {
-		old, err := w.store.storedFile(p)
+		old, err := w.store.replacedFile(p)
 		if err != nil {
 			return err
 		}

@@ -457,8 +457,27 @@ func (s *Store) File(path string) (rec *FileRecord, err error) {
 func decodeFileRecord(val []byte, v any) error { return segjson.Unmarshal(val, v) }
 
 // storedFile is File read from Pebble, whether or not a definition table
-// is kept: the indexer's reads of the records it replaces.
+// is kept; the record it decodes enters the record cache.
 func (s *Store) storedFile(path string) (rec *FileRecord, err error) {
+	return s.decodeStored(path, true)
+}
+
+// replacedFile is storedFile for the indexer's reads of the records it
+// replaces or deletes: a cached record is used, but one it decodes is not
+// cached, since the write that follows changes the stored bytes and the
+// entry would never be read again. Caching them held every re-stated
+// record twice (stored bytes and decoded record, about 30 MB on
+// prometheus after a checkout touched every file) in the heap of the
+// command that indexed first, such as `remember --batch`
+// (docs/benchmarks.md, session 21).
+func (s *Store) replacedFile(path string) (rec *FileRecord, err error) {
+	return s.decodeStored(path, false)
+}
+
+// decodeStored reads and decodes the stored record of path, from the
+// record cache when it holds the stored bytes, and puts what it decodes
+// there when cache is set; (nil, nil) when path is not indexed.
+func (s *Store) decodeStored(path string, cache bool) (rec *FileRecord, err error) {
 	return s.readFile(path, func(val []byte) (*FileRecord, error) {
 		if r, ok := s.records.Get(path, val); ok {
 			return r, nil
@@ -466,6 +485,9 @@ func (s *Store) storedFile(path string) (rec *FileRecord, err error) {
 		var r FileRecord
 		if err := decodeFileRecord(val, &r); err != nil {
 			return nil, fmt.Errorf("corrupt file record %s: %w", path, err)
+		}
+		if !cache {
+			return &r, nil
 		}
 		s.records.Put(path, bytes.Clone(val), &r)
 		return r.shared(), nil

@@ -218,3 +218,47 @@ func TestDecodeTokensRejects(t *testing.T) {
 		t.Error("tokens out of order encoded")
 	}
 }
+
+// TestRestatedFilesLeaveRecordCache re-indexes files whose mtime changed
+// but not their content (as after a checkout of another branch and back):
+// the run counts them unchanged and rewrites their records, and the
+// records it read to replace are not kept in the store's record cache
+// (Store.replacedFile), where nothing would read them again.
+func TestRestatedFilesLeaveRecordCache(t *testing.T) {
+	root, paths := tokenFixture(t)
+	st, err := OpenStore(filepath.Join(t.TempDir(), "pebble"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ix := &Indexer{Root: root, Store: st, Project: NewProject(root), Workers: 1}
+	if _, err := ix.Run(context.Background(), RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	touched := time.Now().Add(-30 * time.Minute)
+	for _, p := range paths {
+		if err := os.Chtimes(filepath.Join(root, filepath.FromSlash(p)), touched, touched); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := st.records.Len()
+	stats, err := ix.Run(context.Background(), RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Parsed != 0 || len(stats.Changed) != 0 || stats.Unchanged != len(paths) {
+		t.Fatalf("re-stated run: parsed %d, changed %v, unchanged %d; want 0, none, %d", stats.Parsed, stats.Changed, stats.Unchanged, len(paths))
+	}
+	if n := st.records.Len(); n > before {
+		t.Fatalf("record cache grew from %d to %d records over a run that replaced %d records", before, n, len(paths))
+	}
+	metas, err := st.FileMetas()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range paths {
+		if m := metas[p]; m.ModTime != touched.UnixNano() {
+			t.Errorf("%s: stored mtime %d, want the new %d", p, m.ModTime, touched.UnixNano())
+		}
+	}
+}

@@ -57,3 +57,10 @@ func (c *Cache[T]) Put(key string, raw []byte, v T) {
 	c.m[key] = entry[T]{raw: raw, v: v}
 	c.bytes += len(raw)
 }
+
+// Len returns the number of values cached.
+func (c *Cache[T]) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.m)
+}
