@@ -83,8 +83,12 @@ func word(f string) string {
 	if s, ok := stems.Get(f); ok {
 		return s
 	}
+	// Neither key nor stem may be the text f is a slice of: the memo
+	// would keep each text alive (a stem that is the field itself is
+	// a slice of its argument).
+	f = strings.Clone(f)
 	s := wordOf(f)
-	stems.Put(strings.Clone(f), s) // not the text f may be a slice of
+	stems.Put(f, s)
 	return s
 }
 
