@@ -360,7 +360,7 @@ func TestVectorsReadsV2(t *testing.T) {
 		t.Fatalf("search after rewriting: %v, %v; want %v", got2, err, got)
 	}
 	// An unchanged text is not embedded again: the hashes were kept.
-	if vecs, _, err := v.embedMissing(context.Background(), []Doc{vdoc("m3", "3")}, false); err != nil || !reflect.DeepEqual(vecs[0], e.vecs[3]) {
+	if vecs, _, _, err := v.embedMissing(context.Background(), []Doc{vdoc("m3", "3")}, false); err != nil || !reflect.DeepEqual(vecs[0], e.vecs[3]) {
 		t.Fatalf("row of m3: %v, %v", vecs, err)
 	}
 }
@@ -539,4 +539,69 @@ func TestWriteBaseKeepsCompactRows(t *testing.T) {
 			t.Fatalf("row %d (%s): %v, want %v", i, st.id(i), st.row(i), w)
 		}
 	}
+}
+
+// TestRebuildRowsInPlace rebuilds an index whose rows embedMissing lays
+// in one block that the rebuild keeps: with reused rows (unchanged
+// texts), newly embedded ones and an id given twice (the later text
+// wins, and the rows after it move down onto the block), every row reads
+// back as its text's normalized vector (to 1e-6: a reused row is
+// normalized again), after reopening too.
+func TestRebuildRowsInPlace(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	e := &tableEmbedder{vecs: clustered(r, 40, 16)}
+	dir := t.TempDir()
+	v, _ := openVec(t, dir, e) // empty: no generation yet
+	var first []Doc
+	for k := range 20 {
+		first = append(first, vdoc(fmt.Sprintf("m%d", k), strconv.Itoa(k)))
+	}
+	if err := v.Rebuild(first, 1); err != nil {
+		t.Fatal(err)
+	}
+	// m0..m9 unchanged (reused), m10..m19 new texts, m5 twice, m30.. new ids.
+	var docs []Doc
+	want := map[string]int{}
+	for k := range 20 {
+		text := k
+		if k >= 10 {
+			text = k + 10
+		}
+		docs = append(docs, vdoc(fmt.Sprintf("m%d", k), strconv.Itoa(text)))
+		want[fmt.Sprintf("m%d", k)] = text
+	}
+	docs = append(docs, vdoc("m5", "35"))
+	want["m5"] = 35
+	for k := 30; k < 34; k++ {
+		docs = append(docs, vdoc(fmt.Sprintf("m%d", k), strconv.Itoa(k+6)))
+		want[fmt.Sprintf("m%d", k)] = k + 6
+	}
+	if err := v.Rebuild(docs, 2); err != nil {
+		t.Fatal(err)
+	}
+	check := func(v *Vectors) {
+		t.Helper()
+		if n, _ := v.Count(); n != uint64(len(want)) {
+			t.Fatalf("%d rows, want %d", n, len(want))
+		}
+		for id, k := range want {
+			i, ok := v.st.index(id)
+			if !ok {
+				t.Fatalf("no row for %s", id)
+			}
+			x := append([]float32(nil), e.vecs[k]...)
+			embed.Normalize(x)
+			got := v.st.row(i)
+			for j := range x { // a reused row is normalized again
+				if math.Abs(float64(got[j]-x[j])) > 1e-6 {
+					t.Fatalf("row of %s = %v, want %v (text %d)", id, got, x, k)
+				}
+			}
+		}
+	}
+	check(v)
+	v.Close()
+	v = openVecOK(t, dir, e)
+	defer v.Close()
+	check(v)
 }
