@@ -127,12 +127,14 @@ func (w *Workspace) trainingUnits(ctx context.Context) ([]embed.Unit, int, error
 		units = append(units, u...)
 	}
 	files := len(perFile)
-	mems, err := w.docMemories()
+	err = w.eachDocMemories(docMemoryChunk, func(mems []*Memory) error {
+		for _, m := range mems {
+			units = append(units, memoryUnit(m))
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, 0, err
-	}
-	for _, m := range mems {
-		units = append(units, memoryUnit(m))
 	}
 	return units, files, nil
 }

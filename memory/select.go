@@ -220,25 +220,53 @@ func (w *Workspace) getKept(ids []string, keep func(*Memory) bool) ([]*Memory, e
 	return out, nil
 }
 
-// docMemories returns every memory in id order with what its vector
-// document (vectorText) and the built-in embedder's training
+// eachDocMemories calls fn with every memory, in id order, in chunks of
+// at most size (reused: fn must not keep the slice), with what its
+// vector document (vectorText) and the built-in embedder's training
 // (trainingUnits) read of it: type, title, body, tags, the anchors'
 // symbols and paths. They come from the stored summaries when those are
 // current (memoryOfView: no snapshots, so not for searchDoc), else from
-// the records (List). Decoding the 100,000
-// records twice was 13 of the 33 CPU-s of a daemon's warm-up that retrains
-// the embedder after a batch (docs/benchmarks.md, session 20).
-func (w *Workspace) docMemories() ([]*Memory, error) {
+// the records (List). Decoding the 100,000 records twice was 13 of the
+// 33 CPU-s of a daemon's warm-up that retrains the embedder after a batch
+// (docs/benchmarks.md, session 20); holding all 100,000 memories at once
+// besides the documents made of them was most of the re-embedding's
+// peak (session 21). fn's error ends the scan and is returned.
+func (w *Workspace) eachDocMemories(size int, fn func([]*Memory) error) error {
 	if !w.summariesRankable() {
-		return w.List()
-	}
-	var out []*Memory
-	err := w.eachSummary(func(_ string, v View) error {
-		out = append(out, memoryOfView(v))
+		mems, err := w.List()
+		if err != nil {
+			return err
+		}
+		for lo := 0; lo < len(mems); lo += size {
+			if err := fn(mems[lo:min(lo+size, len(mems))]); err != nil {
+				return err
+			}
+		}
 		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list memories in %s: %w", w.Store.Dir(), err) // as List says it
 	}
-	return out, nil
+	chunk := make([]*Memory, 0, size)
+	var fnErr error
+	err := w.eachSummary(func(_ string, v View) error {
+		chunk = append(chunk, memoryOfView(v))
+		if len(chunk) == size {
+			fnErr = fn(chunk)
+			clear(chunk)
+			chunk = chunk[:0]
+		}
+		return fnErr
+	})
+	if err == nil && len(chunk) > 0 {
+		fnErr = fn(chunk)
+	}
+	if fnErr != nil {
+		return fnErr
+	}
+	if err != nil {
+		return fmt.Errorf("list memories in %s: %w", w.Store.Dir(), err) // as List says it
+	}
+	return nil
 }
+
+// docMemoryChunk is the chunk size of eachDocMemories' callers: enough
+// memories for every core's share of a chunk's documents (docsOf).
+const docMemoryChunk = 4096

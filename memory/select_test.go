@@ -179,7 +179,7 @@ func ids(ms []*Memory) []string {
 	return out
 }
 
-// docMemories, built from the summaries, give every memory the training
+// eachDocMemories, built from the summaries (in chunks of 3 and 1), give every memory the training
 // unit and vector document its record gives: tags, several anchors, a
 // symbol, an unanchored memory, escaped text.
 func TestDocMemoriesAsRecords(t *testing.T) {
@@ -204,7 +204,11 @@ func TestDocMemoriesAsRecords(t *testing.T) {
 	if !w.summariesRankable() {
 		t.Fatal("summaries not current")
 	}
-	got, err := w.docMemories()
+	var got []*Memory
+	err := w.eachDocMemories(3, func(mems []*Memory) error { // chunks of 3 and 1
+		got = append(got, mems...)
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -100,11 +100,15 @@ func (w *Workspace) vectorDocsAt() ([]index.Doc, uint64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	mems, err := w.docMemories()
+	var docs []index.Doc
+	err = w.eachDocMemories(docMemoryChunk, func(mems []*Memory) error {
+		docs = append(docs, vectorDocs(mems)...)
+		return nil
+	})
 	if err != nil {
 		return nil, 0, err
 	}
-	return vectorDocs(mems), gen, nil
+	return docs, gen, nil
 }
 
 // vectorDocs returns the vector documents of mems (vectorText), made on
