@@ -50,9 +50,9 @@ type Interface interface {
 	Restore(ctx context.Context, args IDArgs) (memory.View, error)
 	// Check rescans the working trees and re-resolves anchors.
 	Check(ctx context.Context, args NoArgs) (CheckResult, error)
-	// List returns every memory with its last known statuses, ordered by
-	// place.
-	List(ctx context.Context, args NoArgs) (MemoriesResult, error)
+	// List returns the memories with their last known statuses, ordered
+	// by place, all of them or one page at a time.
+	List(ctx context.Context, args ListArgs) (ListResult, error)
 	// Status counts memories, stale memories, files and symbols.
 	Status(ctx context.Context, args NoArgs) (StatusResult, error)
 	// Index brings the symbol graphs up to date with the working trees.

@@ -136,7 +136,7 @@ func TestClientRoundTrip(t *testing.T) {
 	if f, err := c.Forget(ctx, api.IDArgs{ID: batch.Items[0].Memory.ID}); err != nil || f.Forgotten != batch.Items[0].Memory.ID {
 		t.Fatalf("forget = %+v, %v", f, err)
 	}
-	if l, err := c.List(ctx, api.NoArgs{}); err != nil || len(l.Memories) != 1 {
+	if l, err := c.List(ctx, api.ListArgs{}); err != nil || len(l.Memories) != 1 {
 		t.Fatalf("list = %+v, %v", l, err)
 	}
 	if ix, err := c.Index(ctx, api.NoArgs{}); err != nil || len(ix.Workspaces) != 1 {

@@ -64,7 +64,7 @@ func (c Client) Check(ctx context.Context, a NoArgs) (CheckResult, error) {
 }
 
 // List implements Interface.
-func (c Client) List(ctx context.Context, a NoArgs) (MemoriesResult, error) {
+func (c Client) List(ctx context.Context, a ListArgs) (ListResult, error) {
 	return call(ctx, c, List, a)
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -397,39 +398,77 @@ func CheckResultOf(results ...memory.CheckResult) CheckResult {
 	return out
 }
 
-// List implements Interface. Each workspace's memories are read from
-// their stored summaries when those are current (memory.Workspace.ListViews:
-// 100,000 memories decoded from their records took seconds and hundreds of
-// MB), else from the records; the views of all workspaces are then put in
-// place order.
-func (e *Engine) List(_ context.Context, _ NoArgs) (MemoriesResult, error) {
+// List implements Interface. Without a limit or cursor each workspace's
+// memories are read from their stored summaries when those are current
+// (memory.Workspace.ListViews: 100,000 memories decoded from their
+// records took seconds and hundreds of MB), else from the records; a page
+// (Limit, Cursor) is read by memory.Workspace.ListPage, which decodes the
+// summaries one at a time and stops after the page. The views of all
+// workspaces are then put in place order (memory.ComparePlace) and cut
+// at Limit. Bad arguments (a negative limit, an unknown type, a cursor
+// List did not give) are CodeInvalidParams errors.
+func (e *Engine) List(_ context.Context, a ListArgs) (ListResult, error) {
+	if err := a.Validate(); err != nil {
+		return ListResult{}, err
+	}
+	after, _ := memory.ParseListCursor(a.Cursor) // valid: Validate
+	var keep func(*memory.View) bool
+	if a.Type != "" || a.Stale {
+		keep = func(v *memory.View) bool { return (!a.Stale || v.Stale) && (a.Type == "" || v.Type == a.Type) }
+	}
 	var all []memory.View
+	more := false
 	ws := e.Host.Workspaces()
 	for _, w := range ws {
-		views, ok, err := w.ListViews()
-		if err == nil && !ok {
-			var ms []*memory.Memory
-			if ms, err = w.List(); err == nil {
-				_ = w.Annotate(ms...)
-				if stats, err := w.Accesses(); err == nil {
-					memory.ApplyAccess(ms, stats)
-				}
-				memory.SortByPlace(ms)
-				views = memory.Views(ms)
-			}
+		var views []memory.View
+		var m bool
+		var err error
+		if a.Limit == 0 && after == nil {
+			views, err = listAll(w, keep)
+		} else {
+			views, m, err = w.ListPage(after, keep, a.Limit)
 		}
 		if err != nil {
-			return MemoriesResult{}, &Error{Code: CodeInternalError, Message: "list " + w.Root + ": " + err.Error()}
+			return ListResult{}, &Error{Code: CodeInternalError, Message: "list " + w.Root + ": " + err.Error()}
 		}
-		all = append(all, views...)
+		all, more = append(all, views...), more || m
 	}
 	if len(ws) > 1 {
 		memory.SortViewsByPlace(all)
+		if a.Limit > 0 && len(all) > a.Limit {
+			all, more = all[:a.Limit], true
+		}
 	}
 	if all == nil {
 		all = []memory.View{}
 	}
-	return MemoriesResult{all}, nil
+	res := ListResult{Memories: all}
+	if more && len(all) > 0 {
+		res.NextCursor = memory.CursorOf(&all[len(all)-1]).Encode()
+	}
+	return res, nil
+}
+
+// listAll returns every memory of w that keep accepts (nil: all) in
+// place order, from the stored summaries when they are current, else
+// from the records.
+func listAll(w *memory.Workspace, keep func(*memory.View) bool) ([]memory.View, error) {
+	views, ok, err := w.ListViews()
+	if err == nil && !ok {
+		var ms []*memory.Memory
+		if ms, err = w.List(); err == nil {
+			_ = w.Annotate(ms...)
+			if stats, err := w.Accesses(); err == nil {
+				memory.ApplyAccess(ms, stats)
+			}
+			memory.SortByPlace(ms)
+			views = memory.Views(ms)
+		}
+	}
+	if err != nil || keep == nil {
+		return views, err
+	}
+	return slices.DeleteFunc(views, func(v memory.View) bool { return !keep(&v) }), nil
 }
 
 // ListEach is List for a caller that prints each memory as it is decoded
@@ -449,7 +488,7 @@ func (e *Engine) ListEach(ctx context.Context, fn func(*memory.View) error) (int
 			return n, err
 		}
 	}
-	res, err := e.List(ctx, NoArgs{})
+	res, err := e.List(ctx, ListArgs{})
 	if err != nil {
 		return 0, err
 	}

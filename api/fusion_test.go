@@ -200,7 +200,7 @@ func TestRememberWithoutPlace(t *testing.T) {
 	if _, err := e.Check(ctx, api.NoArgs{}); err != nil {
 		t.Fatal(err)
 	}
-	list, err := e.List(ctx, api.NoArgs{})
+	list, err := e.List(ctx, api.ListArgs{})
 	if err != nil || len(list.Memories) != 5 {
 		t.Fatalf("list = %d, %v", len(list.Memories), err)
 	}

@@ -58,7 +58,7 @@ func TestTeamCommandsRoundTrip(t *testing.T) {
 	if _, err := os.Stat(file); err != nil {
 		t.Fatalf("imported project memory has no file: %v", err)
 	}
-	l, err := c.List(ctx, api.NoArgs{})
+	l, err := c.List(ctx, api.ListArgs{})
 	if err != nil || len(l.Memories) != 1 || l.Memories[0].Scope != "project" || l.Memories[0].Anchors[0].Status != "fresh" {
 		t.Fatalf("list after import = %+v, %v", l, err)
 	}

@@ -1,7 +1,11 @@
 package api
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/gloss-dev/gloss/index"
+	"github.com/gloss-dev/gloss/internal/jsonenc"
 	"github.com/gloss-dev/gloss/memory"
 	"github.com/gloss-dev/gloss/memory/viewjson"
 )
@@ -110,21 +114,84 @@ type MemoriesResult struct {
 // its encoding in reflection (docs/benchmarks.md, session 20). It fails
 // where encoding/json would.
 func (r MemoriesResult) MarshalJSON() ([]byte, error) {
-	if r.Memories == nil {
-		return []byte(`{"memories":null}`), nil
+	b, err := appendMemories(make([]byte, 0, 16+len(r.Memories)*1024), r.Memories)
+	if err != nil {
+		return nil, err
 	}
-	b := make([]byte, 0, 16+len(r.Memories)*1024)
+	return append(b, '}'), nil
+}
+
+// appendMemories appends `{"memories":` and views as encoding/json
+// encodes them (null for nil), each by viewjson.AppendCompact, without
+// the closing brace.
+func appendMemories(b []byte, views []memory.View) ([]byte, error) {
+	if views == nil {
+		return append(b, `{"memories":null`...), nil
+	}
 	b = append(b, `{"memories":[`...)
-	for i := range r.Memories {
+	for i := range views {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		var err error
-		if b, err = viewjson.AppendCompact(b, &r.Memories[i]); err != nil {
+		if b, err = viewjson.AppendCompact(b, &views[i]); err != nil {
 			return nil, err
 		}
 	}
-	return append(b, ']', '}'), nil
+	return append(b, ']'), nil
+}
+
+// ListArgs are the argument of gloss.list: every field is optional, and
+// {} lists every memory. Type keeps the memories of one type
+// (memory.Types), Stale the stale ones. Limit > 0 cuts the answer into
+// pages of at most Limit memories; Cursor is the NextCursor of the page
+// before (absent: the first page).
+type ListArgs struct {
+	Type   string `json:"type,omitempty"`
+	Stale  bool   `json:"stale,omitempty"`
+	Limit  int    `json:"limit,omitempty"`
+	Cursor string `json:"cursor,omitempty"`
+}
+
+// Validate returns a CodeInvalidParams error for a negative limit, a
+// type not in memory.Types, or a cursor List did not give; nil else.
+func (a ListArgs) Validate() error {
+	if a.Limit < 0 {
+		return invalid("%s: limit %d: give a positive number of memories per page, or 0 for all", List.name, a.Limit)
+	}
+	if a.Type != "" && !slices.Contains(memory.Types, a.Type) {
+		return invalid("%s: type %q: not one of %s", List.name, a.Type, strings.Join(memory.Types, ", "))
+	}
+	if _, err := memory.ParseListCursor(a.Cursor); err != nil {
+		return invalid("%s: %v", List.name, err)
+	}
+	return nil
+}
+
+// ListResult is the result of gloss.list: the memories in place order
+// (memory.ComparePlace: first anchor's path and 1-based line, then id;
+// memories without anchors last) and, when more follow the page,
+// NextCursor, the Cursor of the next call (an opaque string). A cursor
+// stays valid across writes: the next page starts after the last
+// memory's place, so memories written or forgotten meanwhile shift
+// nothing.
+type ListResult struct {
+	Memories   []memory.View `json:"memories"`
+	NextCursor string        `json:"next_cursor,omitempty"`
+}
+
+// MarshalJSON encodes r as encoding/json encodes the struct, the
+// memories as MemoriesResult.MarshalJSON writes them.
+func (r ListResult) MarshalJSON() ([]byte, error) {
+	b, err := appendMemories(make([]byte, 0, 48+len(r.Memories)*1024), r.Memories)
+	if err != nil {
+		return nil, err
+	}
+	if r.NextCursor != "" {
+		b = append(b, `,"next_cursor":`...)
+		b = jsonenc.AppendString(b, r.NextCursor)
+	}
+	return append(b, '}'), nil
 }
 
 // SymbolArgs name a definition by SCIP symbol (or, where a command says

@@ -252,7 +252,7 @@ func (s *Server) Sync(ctx context.Context) ([]string, error) {
 	r := s.res
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	res, err := s.impl.List(ctx, api.NoArgs{})
+	res, err := s.impl.List(ctx, api.ListArgs{})
 	if err != nil {
 		return nil, err
 	}

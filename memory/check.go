@@ -713,16 +713,17 @@ func placeOrder(places []summaryPlace) []int32 {
 	return dest
 }
 
-// SortViewsByPlace orders views as SortByPlace orders memories: by the
-// first anchor's path and line, memories without anchors last (stable).
-// It sorts indexes and moves each view once, so 100,000 views cost what
-// their comparisons do.
+// SortViewsByPlace orders views as SortByPlace orders memories of one
+// workspace (listed in id order): by the first anchor's path and line,
+// memories without anchors last, then by id (ComparePlace). It sorts
+// indexes and moves each view once, so 100,000 views cost what their
+// comparisons do.
 func SortViewsByPlace(vs []View) {
 	idx := make([]int32, len(vs))
 	for i := range idx {
 		idx[i] = int32(i)
 	}
-	slices.SortStableFunc(idx, func(i, j int32) int { return compareViewPlace(&vs[i], &vs[j]) })
+	slices.SortStableFunc(idx, func(i, j int32) int { return ComparePlace(&vs[i], &vs[j]) })
 	sorted := make([]View, len(vs))
 	for k, i := range idx {
 		sorted[k] = vs[i]

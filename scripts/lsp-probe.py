@@ -6,11 +6,13 @@ as an editor would (work-done progress on), waits until its start-up work
 is done (its CPU time flat for a second), prints the CPU seconds and peak
 RSS so far and the diagnostics it published (files, count, md5 of their
 JSON), then optionally times an empty workspace/symbol query (--symbol)
-and gloss.list (--list), and finally a gloss.remember on --remember
+and gloss.list (--list; one page of N with --list-limit N), opens a file and times a hover at a 0-based line
+and its code lenses (--open PATH:LINE, the hover at the line's first
+non-blank character), and finally a gloss.remember on --remember
 PATH:FIRST:LAST (0-based lines, end exclusive) and the CPU the server
 spends until it is idle again (republishing diagnostics and lenses).
 
-Usage: scripts/lsp-probe.py BIN HOME ROOT [--symbol] [--list] [--remember promql/parser/printer.go:85:89]
+Usage: scripts/lsp-probe.py BIN HOME ROOT [--symbol] [--list [--list-limit N]] [--open promql/parser/printer.go:85] [--remember promql/parser/printer.go:85:89]
 
 Uses only the Python standard library; Linux only (/proc). Work on a copy
 of HOME: the remember writes to it.
@@ -20,7 +22,8 @@ import argparse, hashlib, json, os, subprocess, threading, time
 ap = argparse.ArgumentParser()
 ap.add_argument("bin"); ap.add_argument("home"); ap.add_argument("root")
 ap.add_argument("--symbol", action="store_true"); ap.add_argument("--list", action="store_true")
-ap.add_argument("--remember", default="")
+ap.add_argument("--remember", default=""); ap.add_argument("--open", default="")
+ap.add_argument("--list-limit", type=int, default=0)
 a = ap.parse_args()
 root = os.path.abspath(a.root)
 p = subprocess.Popen([a.bin, "--no-daemon", "lsp"], cwd=root, env=dict(os.environ, GLOSS_HOME=a.home),
@@ -93,7 +96,7 @@ nz = {u: d for u, d in last.items() if d}
 print(f"diagnostics: {len(nz)} files, {sum(len(d) for d in nz.values())} diagnostics, md5 {hashlib.md5(json.dumps(nz, sort_keys=True).encode()).hexdigest()}")
 rid = 10
 for flag, method, params in [(a.symbol, "workspace/symbol", {"query": ""}),
-                             (a.list, "workspace/executeCommand", {"command": "gloss.list", "arguments": [{}]})]:
+                             (a.list, "workspace/executeCommand", {"command": "gloss.list", "arguments": [{"limit": a.list_limit} if a.list_limit else {}]})]:
     if not flag:
         continue
     rid += 1
@@ -107,6 +110,22 @@ for flag, method, params in [(a.symbol, "workspace/symbol", {"query": ""}),
             v.pop("confidence", None)  # computed at the time of the call
     print(f"{method} {params.get('command', '')}: {len(r or [])} results in {ts - t1:.3f} s, +{cpu() - c0:.2f} CPU-s, {peak()}, "
           f"md5 {hashlib.md5(json.dumps(r, sort_keys=True).encode()).hexdigest()}, error {m.get('error')}")
+if a.open:
+    path, line = a.open.rsplit(":", 1)
+    uri, line = "file://" + os.path.join(root, path), int(line)
+    text = open(os.path.join(root, path), encoding="utf-8").read()
+    col = len(text.split("\n")[line]) - len(text.split("\n")[line].lstrip())
+    send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": uri, "languageId": "go" if path.endswith(".go") else "python", "version": 1, "text": text}}})
+    for rid, method, params in [(21, "textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": line, "character": col}}),
+                                (22, "textDocument/codeLens", {"textDocument": {"uri": uri}})]:
+        c0, t1 = cpu(), time.time()
+        send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
+        ts, m = wait(rid)
+        r = m.get("result")
+        size = len(json.dumps(r))
+        n = len(r) if isinstance(r, list) else (1 if r else 0)
+        print(f"{method} {path}:{line}: {n} results ({size} bytes) in {ts - t1:.3f} s, +{cpu() - c0:.2f} CPU-s, error {m.get('error')}")
+    idle(0.5)
 if a.remember:
     path, first, last = a.remember.rsplit(":", 2)
     c0, t1 = cpu(), time.time()

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -81,7 +82,7 @@ func listOutputs(t *testing.T, repo, mode string) (streamed, whole string) {
 	if err := printListStream(context.Background(), &s, e, mode == "json", keep); err != nil {
 		t.Fatal(err)
 	}
-	res, err := e.List(context.Background(), api.NoArgs{})
+	res, err := e.List(context.Background(), api.ListArgs{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,4 +105,59 @@ func listOutputs(t *testing.T, repo, mode string) (streamed, whole string) {
 		a.WriteString(itoa(len(ms)) + " memories\n")
 	}
 	return s.String(), a.String()
+}
+
+// `gloss list --limit N` prints a page and how to ask for the next one;
+// `--cursor` continues after it, with --json through next_cursor; the
+// pages hold what the whole list holds. An unknown --type is an error.
+func TestListPagesCLI(t *testing.T) {
+	_, repo := cliRepo(t)
+	rememberStreamFixture(t, repo)
+	whole, _, err := run(t, repo, "", "--no-daemon", "list", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all struct {
+		Memories []memory.View `json:"memories"`
+	}
+	if err := json.Unmarshal([]byte(whole), &all); err != nil || len(all.Memories) != 4 {
+		t.Fatalf("whole list: %d memories, %v\n%s", len(all.Memories), err, whole)
+	}
+	var ids []string
+	cursor := ""
+	for pages := 0; pages < 3; pages++ {
+		args := []string{"--no-daemon", "list", "--json", "--limit", "3"}
+		if cursor != "" {
+			args = append(args, "--cursor", cursor)
+		}
+		out, _, err := run(t, repo, "", args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var page api.ListResult
+		if err := json.Unmarshal([]byte(out), &page); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		for _, v := range page.Memories {
+			ids = append(ids, v.ID)
+		}
+		if cursor = page.NextCursor; cursor == "" {
+			break
+		}
+	}
+	if len(ids) != 4 {
+		t.Fatalf("pages listed %v", ids)
+	}
+	for i, v := range all.Memories {
+		if ids[i] != v.ID {
+			t.Fatalf("pages listed %v, the whole list %v", ids, all.Memories)
+		}
+	}
+	text, _, err := run(t, repo, "", "--no-daemon", "list", "--limit", "3")
+	if err != nil || !strings.Contains(text, "3 memories\nmore: gloss list --limit 3 --cursor ") {
+		t.Fatalf("text page: %v\n%s", err, text)
+	}
+	if _, _, err := run(t, repo, "", "--no-daemon", "list", "--type", "gotchas"); err == nil || !strings.Contains(err.Error(), `type "gotchas": not one of`) {
+		t.Fatalf("unknown type: %v", err)
+	}
 }

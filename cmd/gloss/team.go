@@ -150,7 +150,7 @@ func forgetAll(cmd *cobra.Command, g *globals, yes bool, scope string) error {
 	}
 	defer b.Close()
 	if !yes {
-		all, err := b.List(cmd.Context(), api.NoArgs{})
+		all, err := b.List(cmd.Context(), api.ListArgs{})
 		if err != nil {
 			return err
 		}

@@ -461,46 +461,53 @@ func showCmd(g *globals) *cobra.Command {
 }
 
 func listCmd(g *globals) *cobra.Command {
-	var staleOnly bool
-	var typ string
+	var args api.ListArgs
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List memories with their last known status (run check to refresh)",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Long: `List memories with their last known status (run check to refresh), ordered
+by their first anchor's path and line, then id; memories without anchors last.
+
+--limit N prints one page of at most N memories; when more follow, the last
+line (with --json, "next_cursor") gives the --cursor of the next page.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
 			b, err := g.connect(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer b.Close()
-			keep := func(m *memory.View) bool { return (!staleOnly || m.Stale) && (typ == "" || m.Type == typ) }
-			if b.engine != nil {
+			if b.engine != nil && args.Limit == 0 && args.Cursor == "" {
+				// Streamed: never all decoded.
+				if err := args.Validate(); err != nil {
+					return err
+				}
+				keep := func(m *memory.View) bool {
+					return (!args.Stale || m.Stale) && (args.Type == "" || m.Type == args.Type)
+				}
 				return printListStream(cmd.Context(), cmd.OutOrStdout(), b.engine, g.json, keep)
 			}
-			all, err := b.List(cmd.Context(), api.NoArgs{})
+			res, err := b.List(cmd.Context(), args)
 			if err != nil {
 				return err
 			}
-			ms := []memory.View{}
-			for i := range all.Memories {
-				if keep(&all.Memories[i]) {
-					ms = append(ms, all.Memories[i])
-				}
-			}
 			if g.json {
-				return printJSON(cmd.OutOrStdout(), struct {
-					Memories []memory.View `json:"memories"`
-				}{ms})
+				return printJSON(cmd.OutOrStdout(), res)
 			}
-			for _, m := range ms {
+			for _, m := range res.Memories {
 				printMemory(cmd.OutOrStdout(), m, false)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%d memories\n", len(ms))
+			fmt.Fprintf(cmd.OutOrStdout(), "%d memories\n", len(res.Memories))
+			if res.NextCursor != "" {
+				fmt.Fprintf(cmd.OutOrStdout(), "more: gloss list --limit %d --cursor %s\n", args.Limit, res.NextCursor)
+			}
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&staleOnly, "stale", false, "only stale memories")
-	cmd.Flags().StringVar(&typ, "type", "", "only memories of this type")
+	cmd.Flags().BoolVar(&args.Stale, "stale", false, "only stale memories")
+	cmd.Flags().StringVar(&args.Type, "type", "", "only memories of this type ("+strings.Join(memory.Types, ", ")+")")
+	cmd.Flags().IntVar(&args.Limit, "limit", 0, "print at most this many memories (a page; 0: all)")
+	cmd.Flags().StringVar(&args.Cursor, "cursor", "", "start after the page that printed this cursor")
 	return cmd
 }
 
