@@ -7,6 +7,12 @@ import "context"
 type Doc struct {
 	ID     string
 	Fields map[string]string
+	// Text is what a vector index embeds of a document without Fields
+	// (nil), instead of Fields[VectorText]: a map for one field was
+	// about 300 bytes per document, 31 MB of the 100,000 documents a
+	// re-embedding holds (docs/benchmarks.md, session 21). Full-text
+	// indexes read Fields only.
+	Text string
 }
 
 // Query is a search of a derived index: each of Texts matched against

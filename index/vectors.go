@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"os"
 	"path/filepath"
 	"slices"
@@ -233,7 +232,13 @@ func (v *Vectors) dropBase() {
 	v.base = nil
 }
 
+// docText is the text a vector index embeds of d: d.Text when d has no
+// Fields, else Fields[VectorText], else the fields' texts joined by
+// newlines in the order of their names.
 func docText(d Doc) string {
+	if d.Fields == nil {
+		return d.Text
+	}
 	if t, ok := d.Fields[VectorText]; ok {
 		return t
 	}
@@ -249,10 +254,17 @@ func docText(d Doc) string {
 	return strings.Join(parts, "\n")
 }
 
+// textHash is the 64-bit FNV-1a hash of s (hash/fnv's New64a, computed
+// over the string without copying it to bytes), kept with each row to
+// tell a document whose text changed.
 func textHash(s string) uint64 {
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(s))
-	return h.Sum64()
+	const offset64, prime64 = 14695981039346656037, 1099511628211 // hash/fnv
+	h := uint64(offset64)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= prime64
+	}
+	return h
 }
 
 // embedMissing returns the vectors of docs, reusing the row of a document

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"hash/crc32"
+	"hash/fnv"
 	"math"
 	"math/rand"
 	"os"
@@ -604,4 +605,23 @@ func TestRebuildRowsInPlace(t *testing.T) {
 	v = openVecOK(t, dir, e)
 	defer v.Close()
 	check(v)
+}
+
+// textHash is hash/fnv's FNV-1a of the text's bytes (the rows' stored
+// hashes were made so), and a document's text is Text without Fields,
+// else Fields[VectorText].
+func TestTextHashAsFNV(t *testing.T) {
+	for _, s := range []string{"", "a", "handle <it> & more", strings.Repeat("héllo wörld ", 50)} {
+		h := fnv.New64a()
+		h.Write([]byte(s))
+		if got, want := textHash(s), h.Sum64(); got != want {
+			t.Errorf("textHash(%q) = %x, want %x", s, got, want)
+		}
+	}
+	if got := docText(Doc{ID: "m", Text: "plain"}); got != "plain" {
+		t.Errorf("docText of a Text doc = %q", got)
+	}
+	if got := docText(Doc{ID: "m", Fields: map[string]string{VectorText: "field"}, Text: "ignored"}); got != "field" {
+		t.Errorf("docText of a Fields doc = %q", got)
+	}
 }

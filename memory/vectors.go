@@ -115,7 +115,7 @@ func (w *Workspace) vectorDocsAt() ([]index.Doc, uint64, error) {
 // up to GOMAXPROCS goroutines as searchDocs are.
 func vectorDocs(mems []*Memory) []index.Doc {
 	return docsOf(mems, func(m *Memory) index.Doc {
-		return index.Doc{ID: m.ID, Fields: map[string]string{index.VectorText: vectorText(m)}}
+		return index.Doc{ID: m.ID, Text: vectorText(m)}
 	})
 }
 
