@@ -44,6 +44,23 @@ func tokenFixture(t *testing.T) (root string, paths []string) {
 	return root, paths
 }
 
+// indexedTokenFixture is tokenFixture indexed by one run of an Indexer
+// into a new store, closed when t ends.
+func indexedTokenFixture(t *testing.T) (root string, paths []string, st *Store, ix *Indexer) {
+	t.Helper()
+	root, paths = tokenFixture(t)
+	st, err := OpenStore(filepath.Join(t.TempDir(), "pebble"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	ix = &Indexer{Root: root, Store: st, Project: NewProject(root), Workers: 1}
+	if _, err := ix.Run(context.Background(), RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return root, paths, st, ix
+}
+
 // storedWithTokens returns the stored File of path with its stored tokens
 // (RecordFile, LoadTokens) and whether LoadTokens found them; nil when
 // the record does not describe the file (a syntax error, say).
@@ -71,16 +88,7 @@ func storedWithTokens(t *testing.T, st *Store, root, path string) (*File, bool) 
 // written without token records gets them from the next index run
 // without counting the files as changed.
 func TestStoredTokensMatchParse(t *testing.T) {
-	root, paths := tokenFixture(t)
-	st, err := OpenStore(filepath.Join(t.TempDir(), "pebble"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	ix := &Indexer{Root: root, Store: st, Project: NewProject(root), Workers: 1}
-	if _, err := ix.Run(context.Background(), RunOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	root, paths, st, ix := indexedTokenFixture(t)
 	parsers := map[*Language]*ts.Parser{}
 	for _, p := range paths {
 		f, ok := storedWithTokens(t, st, root, p)
@@ -133,16 +141,7 @@ func TestStoredTokensMatchParse(t *testing.T) {
 // records (an older gloss) are parsed once by the next run, counted as
 // unchanged, and get their token records.
 func TestTokenRecordUpgrade(t *testing.T) {
-	root, paths := tokenFixture(t)
-	st, err := OpenStore(filepath.Join(t.TempDir(), "pebble"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	ix := &Indexer{Root: root, Store: st, Project: NewProject(root), Workers: 1}
-	if _, err := ix.Run(context.Background(), RunOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	root, paths, st, ix := indexedTokenFixture(t)
 	// Make the store look like an older gloss's: no token records.
 	b := st.pdb().NewBatch()
 	for _, p := range paths {
@@ -225,16 +224,7 @@ func TestDecodeTokensRejects(t *testing.T) {
 // records it read to replace are not kept in the store's record cache
 // (Store.replacedFile), where nothing would read them again.
 func TestRestatedFilesLeaveRecordCache(t *testing.T) {
-	root, paths := tokenFixture(t)
-	st, err := OpenStore(filepath.Join(t.TempDir(), "pebble"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	ix := &Indexer{Root: root, Store: st, Project: NewProject(root), Workers: 1}
-	if _, err := ix.Run(context.Background(), RunOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	root, paths, st, ix := indexedTokenFixture(t)
 	touched := time.Now().Add(-30 * time.Minute)
 	for _, p := range paths {
 		if err := os.Chtimes(filepath.Join(root, filepath.FromSlash(p)), touched, touched); err != nil {
