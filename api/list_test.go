@@ -98,34 +98,32 @@ func TestMemoriesResultJSONAsReflection(t *testing.T) {
 		Memories []memory.View `json:"memories"`
 	}
 	for _, r := range []api.MemoriesResult{{Memories: list.Memories}, {}, {Memories: []memory.View{}}} {
-		got, err := json.Marshal(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := json.Marshal(plain(r))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(got) != string(want) {
-			t.Fatalf("MarshalJSON:\n%s\nencoding/json:\n%s", got, want)
-		}
+		sameJSON(t, r, plain(r))
 	}
 	type plainList struct {
 		Memories   []memory.View `json:"memories"`
 		NextCursor string        `json:"next_cursor,omitempty"`
 	}
 	for _, r := range []api.ListResult{list, {Memories: list.Memories[:1], NextCursor: "eyJpIjoiYSJ9\"<&"}, {}} {
-		got, err := json.Marshal(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := json.Marshal(plainList(r))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(got) != string(want) {
-			t.Fatalf("ListResult MarshalJSON:\n%s\nencoding/json:\n%s", got, want)
-		}
+		sameJSON(t, r, plainList(r))
+	}
+}
+
+// sameJSON fails t unless json.Marshal gives the same bytes for r (a
+// result with its own MarshalJSON) and plain (the same fields in a type
+// without one).
+func sameJSON(t *testing.T, r, plain any) {
+	t.Helper()
+	got, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := json.Marshal(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Fatalf("%T MarshalJSON:\n%s\nencoding/json:\n%s", r, got, want)
 	}
 }
 
