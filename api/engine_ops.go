@@ -414,7 +414,7 @@ func (e *Engine) List(_ context.Context, a ListArgs) (ListResult, error) {
 	after, _ := memory.ParseListCursor(a.Cursor) // valid: Validate
 	var keep func(*memory.View) bool
 	if a.Type != "" || a.Stale {
-		keep = func(v *memory.View) bool { return (!a.Stale || v.Stale) && (a.Type == "" || v.Type == a.Type) }
+		keep = a.Keeps
 	}
 	var all []memory.View
 	more := false

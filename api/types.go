@@ -168,6 +168,11 @@ func (a ListArgs) Validate() error {
 	return nil
 }
 
+// Keeps reports whether v passes a's filters (Type, Stale).
+func (a ListArgs) Keeps(v *memory.View) bool {
+	return (!a.Stale || v.Stale) && (a.Type == "" || v.Type == a.Type)
+}
+
 // ListResult is the result of gloss.list: the memories in place order
 // (memory.ComparePlace: first anchor's path and 1-based line, then id;
 // memories without anchors last) and, when more follow the page,

@@ -482,10 +482,7 @@ line (with --json, "next_cursor") gives the --cursor of the next page.`,
 				if err := args.Validate(); err != nil {
 					return err
 				}
-				keep := func(m *memory.View) bool {
-					return (!args.Stale || m.Stale) && (args.Type == "" || m.Type == args.Type)
-				}
-				return printListStream(cmd.Context(), cmd.OutOrStdout(), b.engine, g.json, keep)
+				return printListStream(cmd.Context(), cmd.OutOrStdout(), b.engine, g.json, args.Keeps)
 			}
 			res, err := b.List(cmd.Context(), args)
 			if err != nil {
