@@ -267,9 +267,10 @@ With STALE-ONLY, keep only stale memories and anchors."
 
 ;;;###autoload
 (defun gloss-stale ()
-  "List stale memories (`gloss.list', filtered)."
+  "List stale memories (`gloss.list' with stale: the server filters)."
   (interactive)
-  (gloss--show-list (gloss--memories (gloss-exec "gloss.list")) "gloss stale memories" t))
+  (gloss--show-list (gloss--memories (gloss-exec "gloss.list" (list :stale t)))
+                    "gloss stale memories" t))
 
 ;;;###autoload
 (defun gloss-check ()

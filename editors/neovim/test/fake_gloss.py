@@ -77,7 +77,7 @@ def execute(command, args):
         memories[mid] = m
         return m
     if command in ("gloss.list", "gloss.check"):
-        return {"memories": list(memories.values())}
+        return {"memories": [m for m in memories.values() if not arg.get("stale") or m["stale"]]}
     if command == "gloss.search":
         q = arg.get("query", "").lower()
         return {"memories": [m for m in memories.values()

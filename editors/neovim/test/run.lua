@@ -158,6 +158,9 @@ end, 50)
 qf = vim.fn.getqflist()
 check("stale quickfix only stale", #qf == 1 and qf[1].lnum == 3 and qf[1].type == "W", vim.inspect(qf[1]))
 check("stale quickfix text", qf[1] and qf[1].text:find("%[gotcha%] Stale one %(signature changed%)") ~= nil, qf[1] and qf[1].text)
+local stale_list = find_command("gloss.list")
+check("GlossStale lets the server filter", stale_list and stale_list.params.arguments[1].stale == true,
+  stale_list and vim.inspect(stale_list.params.arguments))
 vim.cmd("cclose")
 
 -- Code lens command handler registered client-side.

@@ -359,8 +359,8 @@ local function root_of(client)
   return (client and client.config and client.config.root_dir) or vim.fn.getcwd()
 end
 
-local function fill_quickfix(command, title, stale_only)
-  M.exec(command, vim.empty_dict(), function(result, client)
+local function fill_quickfix(command, title, stale_only, args)
+  M.exec(command, args or vim.empty_dict(), function(result, client)
     local items = M.qf_items(memories_of(result), root_of(client), stale_only)
     vim.fn.setqflist({}, " ", { title = title, items = items })
     if #items == 0 then
@@ -377,7 +377,8 @@ function M.list()
 end
 
 function M.stale()
-  fill_quickfix("gloss.list", "gloss stale memories", true)
+  -- The server filters: a list of 100,000 memories is a 70 MB answer.
+  fill_quickfix("gloss.list", "gloss stale memories", true, { stale = true })
 end
 
 function M.check()
