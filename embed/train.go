@@ -4,8 +4,10 @@ import (
 	"context"
 	"iter"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
+	"sync"
 )
 
 // Unit is one training context of the built-in model: a Head (an
@@ -239,41 +241,64 @@ func selectVocab(words []string, counts []int, minCount, maxVocab int) []int32 {
 // cooccurrences counts the symmetric co-occurrences of vocabulary words
 // (see Unit) in the sequences of c, keyed by row<<32|column; rows maps a
 // word id to its vocabulary row, -1 for a word outside the vocabulary.
-func cooccurrences(rows []int32, c *corpus, window int) map[uint64]float64 {
-	co := map[uint64]float64{}
-	add := func(i, j int32) {
-		if i != j {
-			co[uint64(i)<<32|uint64(j)]++
-			co[uint64(j)<<32|uint64(i)]++
-		}
-	}
-	ids := []int32{}
-	for s := range c.seqs {
-		ids = ids[:0]
-		for _, w := range c.seq(s) {
-			ids = append(ids, rows[w])
-		}
-		head := int(c.seqs[s].head)
-		for p, i := range ids {
-			if i < 0 {
-				continue
-			}
-			for q := p + 1; q < len(ids) && q <= p+window; q++ {
-				if ids[q] >= 0 {
-					add(i, ids[q])
+// The counts are sharded by row: the count of (i, j) is in shard
+// i % len(shards), one shard per core up to coShards, each counted by its
+// own goroutine over every sequence (the map updates were a third of the
+// training, which the first `remember --batch` waits for). Counts are
+// integers, so they do not depend on the sharding.
+func cooccurrences(rows []int32, c *corpus, window int) (shards []map[uint64]float64) {
+	shards = make([]map[uint64]float64, max(1, min(runtime.GOMAXPROCS(0), coShards)))
+	var wg sync.WaitGroup
+	for g := range shards {
+		co := map[uint64]float64{}
+		shards[g] = co
+		n := int32(len(shards))
+		wg.Go(func() {
+			add := func(i, j int32) {
+				if i == j {
+					return
+				}
+				if i%n == int32(g) {
+					co[uint64(i)<<32|uint64(j)]++
+				}
+				if j%n == int32(g) {
+					co[uint64(j)<<32|uint64(i)]++
 				}
 			}
-			if p < head { // head word × body words beyond the window
-				for q := max(head, p+window+1); q < len(ids) && q < head+headSpan; q++ {
-					if ids[q] >= 0 {
-						add(i, ids[q])
+			ids := []int32{}
+			for s := range c.seqs {
+				ids = ids[:0]
+				for _, w := range c.seq(s) {
+					ids = append(ids, rows[w])
+				}
+				head := int(c.seqs[s].head)
+				for p, i := range ids {
+					if i < 0 {
+						continue
+					}
+					for q := p + 1; q < len(ids) && q <= p+window; q++ {
+						if ids[q] >= 0 {
+							add(i, ids[q])
+						}
+					}
+					if p < head { // head word × body words beyond the window
+						for q := max(head, p+window+1); q < len(ids) && q < head+headSpan; q++ {
+							if ids[q] >= 0 {
+								add(i, ids[q])
+							}
+						}
 					}
 				}
 			}
-		}
+		})
 	}
-	return co
+	wg.Wait()
+	return shards
 }
+
+// coShards bounds the goroutines (and maps) of cooccurrences: each scans
+// every sequence, so past a few the scans cost more than the shards save.
+const coShards = 4
 
 // csr is a sparse matrix in compressed sparse row form.
 type csr struct {
@@ -283,13 +308,20 @@ type csr struct {
 	val    []float64
 }
 
-// ppmi turns co-occurrence counts into the PPMI matrix (see TrainBuiltin).
-func ppmi(co map[uint64]float64, n int) *csr {
-	keys := make([]uint64, 0, len(co))
+// ppmi turns co-occurrence counts, sharded by row as cooccurrences
+// shards them, into the PPMI matrix (see TrainBuiltin).
+func ppmi(shards []map[uint64]float64, n int) *csr {
+	size := 0
+	for _, co := range shards {
+		size += len(co)
+	}
+	keys := make([]uint64, 0, size)
 	rowSum := make([]float64, n)
-	for k, c := range co {
-		keys = append(keys, k)
-		rowSum[k>>32] += c
+	for _, co := range shards {
+		for k, c := range co {
+			keys = append(keys, k)
+			rowSum[k>>32] += c
+		}
 	}
 	slices.Sort(keys)
 	// The counts are symmetric: column sums equal row sums.
@@ -302,7 +334,7 @@ func ppmi(co map[uint64]float64, n int) *csr {
 	m := &csr{n: n, rowPtr: make([]int, n+1)}
 	for _, k := range keys {
 		i, j := int(k>>32), int(uint32(k))
-		v := math.Log(co[k] * sumA / (rowSum[i] * colA[j]))
+		v := math.Log(shards[i%len(shards)][k] * sumA / (rowSum[i] * colA[j]))
 		if v <= 0 {
 			continue
 		}
