@@ -245,7 +245,11 @@ func (w *Workspace) rememberChunk(ctx context.Context, reqs []RememberRequest, o
 // are opened once, before the first chunk's write, as commit opens them.
 func (w *Workspace) commitChunk(b *index.MemoryBatch, created []*Memory, st *batchState) error {
 	if !st.derivedOpen {
-		w.openDerived()
+		if w.claimTraining() {
+			w.openSearchIndex() // the vector lane opens the vector index
+		} else {
+			w.openDerived()
+		}
 		st.derivedOpen = true
 	}
 	gen, err := w.writeBatch(b)
@@ -267,37 +271,59 @@ func (w *Workspace) commitChunk(b *index.MemoryBatch, created []*Memory, st *bat
 
 // derivedQueue runs the derived-index updates of a batch's chunks in
 // order, each update on a goroutine of its own beside the batch's next
-// chunk, in two lanes (the full-text index's and the vector index's,
-// which share no state): a chunk's two updates run beside each other,
-// each after its lane's update of the chunk before. The zero value is
-// ready; the batch waits for the last updates before it returns (wait),
-// and before a chunk whose requests search the derived indexes (a
-// near-duplicate check), so that they see every earlier chunk.
+// chunks, in two lanes (the full-text index's and the vector index's,
+// which share no state): each update starts after its lane's update of
+// the chunk before, and a lane may lag up to derivedLag chunks behind
+// the batch, so that a slow update of one lane (the vector index's first
+// one, which waits for the embedder's training) holds neither the other
+// lane nor the batch's next chunks. The zero value is ready; the batch
+// waits for the last updates before it returns (wait), and before a
+// chunk whose requests search the derived indexes (a near-duplicate
+// check), so that they see every earlier chunk.
 type derivedQueue struct {
-	done [2]chan struct{} // closed when the lane's running update ends; nil: none
+	// lanes[l] holds the done channels of lane l's updates not yet
+	// waited for, oldest first; each is closed when its update ends.
+	lanes [2][]chan struct{}
 }
 
-// start waits for the running updates of both lanes, then runs text and
-// vectors on a new goroutine each.
+// derivedLag is how many chunks' updates a lane of a derivedQueue may
+// have pending: the batch's next chunk waits for the oldest beyond it,
+// which bounds what the pending updates hold (their chunks' memories).
+const derivedLag = 8
+
+// start queues text and vectors, each on a new goroutine that runs it
+// after its lane's previous update, once each lane has fewer than
+// derivedLag updates pending.
 func (q *derivedQueue) start(text, vectors func()) {
-	q.wait()
 	for lane, update := range [2]func(){text, vectors} {
+		pending := q.lanes[lane]
+		for len(pending) >= derivedLag {
+			<-pending[0]
+			pending = pending[1:]
+		}
+		var prev chan struct{}
+		if len(pending) > 0 {
+			prev = pending[len(pending)-1]
+		}
 		done := make(chan struct{})
-		q.done[lane] = done
+		q.lanes[lane] = append(pending, done)
 		go func() {
 			defer close(done)
+			if prev != nil {
+				<-prev
+			}
 			update()
 		}()
 	}
 }
 
-// wait returns when the running updates, if any, have ended.
+// wait returns when the queued updates, if any, have ended.
 func (q *derivedQueue) wait() {
-	for lane, done := range q.done {
-		if done != nil {
+	for lane, pending := range q.lanes {
+		for _, done := range pending {
 			<-done
-			q.done[lane] = nil
 		}
+		q.lanes[lane] = nil
 	}
 }
 

@@ -273,10 +273,16 @@ func (w *Workspace) writeBatch(b *index.MemoryBatch) (uint64, error) {
 // not yet (openSearch, vectorIndex: each rebuilt when it does not reflect
 // the store). Failures are left to the update after the write.
 func (w *Workspace) openDerived() {
+	w.openSearchIndex()
+	w.openVectorsLogged()
+}
+
+// openSearchIndex opens the full-text index (openSearch) under searchMu;
+// an error is met again by the next search or write.
+func (w *Workspace) openSearchIndex() {
 	w.searchMu.Lock()
 	_, _ = w.openSearch()
 	w.searchMu.Unlock()
-	w.openVectorsLogged()
 }
 
 // idsAtPath returns the ids of memories with an anchor in path.

@@ -18,9 +18,13 @@ type builtinTraining struct {
 	done            chan struct{}
 	cancel          context.CancelFunc
 	memGen, fileGen uint64
-	b               *embed.Builtin
-	state           builtinState
-	err             error
+	// claimed: the batch that started the training let the vector index
+	// be opened after its first write (claimTraining), so the memory
+	// writes since memGen are the batch's own and do not void the model.
+	claimed bool
+	b       *embed.Builtin
+	state   builtinState
+	err     error
 }
 
 // trainAhead starts, on another goroutine, the training of the built-in
@@ -104,8 +108,29 @@ func (w *Workspace) takeTraining(ctx context.Context) (b *embed.Builtin, s built
 		return nil, builtinState{}, false, nil // met again by the training afresh
 	}
 	fileGen, err := w.Store.Generation()
-	if err != nil || memGen != t.memGen || fileGen != t.fileGen {
+	if err != nil || (memGen != t.memGen && !t.claimed) || fileGen != t.fileGen {
 		return nil, builtinState{}, false, nil
 	}
 	return t.b, t.state, true, t.err
+}
+
+// claimTraining reports whether a training started ahead by this batch
+// (trainAhead) is pending, and if so marks it claimed: the batch's first
+// commit then opens only the full-text index and leaves the vector index
+// to its vector lane (commitChunk), whose first update opens it with this
+// training's model, as first use before the write would have, while the
+// batch goes on with its next chunks. Waiting for the training at the
+// first commit held a first batch on prometheus 1.4 s with one core idle
+// (execution trace, docs/benchmarks.md, session 21). The lane's opening
+// finds the index behind the store's generation and rebuilds it from the
+// memories written so far (embedding them once, as their updates would
+// have: those updates then reuse the rows). The caller holds w.writeMu.
+func (w *Workspace) claimTraining() bool {
+	w.vecs.mu.Lock()
+	defer w.vecs.mu.Unlock()
+	if w.vecs.ahead == nil {
+		return false
+	}
+	w.vecs.ahead.claimed = true
+	return true
 }
