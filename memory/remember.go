@@ -103,8 +103,11 @@ func (w *Workspace) RememberBatch(ctx context.Context, reqs []RememberRequest) (
 // caller may drop it. each runs with w's write lock held: it must not call
 // w's methods that write. On a store whose built-in embedder has no
 // model yet, its training starts on another goroutine as the batch
-// begins (trainAhead) and the first use of the embedder, before the first
-// write, waits for it: same model, trained beside the first chunk.
+// begins (trainAhead), on the store as it was before the batch, and the
+// vector index is opened with that model by the batch's vector lane
+// (claimTraining) while the next chunks go on: the model that training at
+// first use before the first write gives, trained beside the first
+// chunks.
 func (w *Workspace) RememberBatchEach(ctx context.Context, reqs []RememberRequest, each func(i int, m *Memory, err error)) {
 	w.RememberStream(ctx, slices.Values(reqs), len(reqs), each)
 }

@@ -37,8 +37,9 @@ type builtinTraining struct {
 // its model file does not exist, and no change of embedder is pending.
 // The embedder takes the result (takeTraining) when the store is still
 // as it was at the start, which it is up to the batch's first write,
-// since w.writeMu is held; the model is then the one training at first
-// use gives. The returned function, called before w.writeMu is
+// since w.writeMu is held, or after the batch's own writes once its first
+// commit claimed it (claimTraining); the model is then the one training
+// at first use before the batch gives. The returned function, called before w.writeMu is
 // released, drops a result not taken, cancels the training and waits
 // for it, so that no goroutine outlives the batch.
 func (w *Workspace) trainAhead() func() {
