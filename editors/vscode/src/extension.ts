@@ -313,12 +313,20 @@ type Node =
   | { kind: "folder"; key: string; folder: vscode.WorkspaceFolder }
   | { kind: "file"; key: string; group: model.FileGroup }
   | { kind: "memory"; key: string; entry: model.AnchoredMemory }
+  | { kind: "more"; key: string; shown: number }
   | { kind: "message"; text: string };
+
+/** A folder's memories in the tree: the pages fetched so far, grouped, and the cursor of the next page. */
+interface Listing {
+  memories: model.Memory[];
+  groups: model.FileGroup[];
+  nextCursor?: string;
+}
 
 class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
-  private cache = new Map<string, model.FileGroup[]>();
+  private cache = new Map<string, Listing>();
 
   refresh(): void {
     this.cache.clear();
@@ -328,20 +336,34 @@ class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
   /** Replace a folder's memories with a result we already have (e.g. from gloss.check). */
   setMemories(key: string, memories: model.Memory[]): void {
     remember(memories, key);
-    this.cache.set(key, model.groupByFile(memories, key));
+    this.cache.set(key, { memories, groups: model.groupByFile(memories, key) });
     this.changed.fire(undefined);
   }
 
-  private async groups(key: string): Promise<model.FileGroup[]> {
+  /** The folder's listing, its first page fetched (gloss.list, model.LIST_PAGE memories) when not cached. */
+  private async listing(key: string): Promise<Listing> {
     const cached = this.cache.get(key);
     if (cached) {
       return cached;
     }
-    const memories = model.parseMemoryList(await exec(clients.get(key), model.Commands.list, model.emptyArgs()));
-    remember(memories, key);
-    const groups = model.groupByFile(memories, key);
-    this.cache.set(key, groups);
-    return groups;
+    const page = model.parseListPage(await exec(clients.get(key), model.Commands.list, model.listArgs()));
+    remember(page.memories, key);
+    const listing = { memories: page.memories, groups: model.groupByFile(page.memories, key), nextCursor: page.nextCursor };
+    this.cache.set(key, listing);
+    return listing;
+  }
+
+  /** Fetches the folder's next page of memories into the tree ("Load more"). */
+  async loadMore(key: string): Promise<void> {
+    const cached = this.cache.get(key);
+    if (!cached?.nextCursor) {
+      return;
+    }
+    const page = model.parseListPage(await exec(clients.get(key), model.Commands.list, model.listArgs(cached.nextCursor)));
+    remember(page.memories, key);
+    const memories = cached.memories.concat(page.memories);
+    this.cache.set(key, { memories, groups: model.groupByFile(memories, key), nextCursor: page.nextCursor });
+    this.changed.fire(undefined);
   }
 
   async getChildren(node?: Node): Promise<Node[]> {
@@ -370,7 +392,12 @@ class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
   }
 
   private async fileNodes(key: string): Promise<Node[]> {
-    return (await this.groups(key)).map((group) => ({ kind: "file", key, group }));
+    const listing = await this.listing(key);
+    const nodes: Node[] = listing.groups.map((group) => ({ kind: "file", key, group }));
+    if (listing.nextCursor) {
+      nodes.push({ kind: "more", key, shown: listing.memories.length });
+    }
+    return nodes;
   }
 
   getTreeItem(node: Node): vscode.TreeItem {
@@ -378,6 +405,13 @@ class MemoryTreeProvider implements vscode.TreeDataProvider<Node> {
       case "message": {
         const item = new vscode.TreeItem(node.text);
         item.iconPath = new vscode.ThemeIcon("error");
+        return item;
+      }
+      case "more": {
+        const item = new vscode.TreeItem("Load more memories…");
+        item.description = `${node.shown} shown`;
+        item.iconPath = new vscode.ThemeIcon("ellipsis");
+        item.command = { command: "gloss.tree.loadMore", title: "Load more memories", arguments: [node.key] };
         return item;
       }
       case "folder": {
@@ -737,6 +771,13 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand("gloss.tree.edit", treeEdit),
     vscode.commands.registerCommand("gloss.tree.verify", treeVerify),
     vscode.commands.registerCommand("gloss.tree.forget", treeForget),
+    vscode.commands.registerCommand("gloss.tree.loadMore", async (key: string) => {
+      try {
+        await tree.loadMore(key);
+      } catch (err) {
+        showError(err);
+      }
+    }),
     // Document selectors depend on the number of folders, so restart them all.
     vscode.workspace.onDidChangeWorkspaceFolders(() => restartAll()),
     vscode.workspace.onDidChangeConfiguration(async (e) => {

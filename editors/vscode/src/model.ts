@@ -153,6 +153,18 @@ export function emptyArgs(): [Record<string, never>] {
   return [{}];
 }
 
+/**
+ * Memories per page of the memory tree (gloss.list's `limit`): at 100,000
+ * memories the whole list is a 70 MB answer; the first page shows at once
+ * and "Load more" fetches the next (listArgs with the page's cursor).
+ */
+export const LIST_PAGE = 2000;
+
+/** The argument of gloss.list for one page of the memory tree, after `cursor` (its next_cursor). */
+export function listArgs(cursor?: string): [{ limit: number; cursor?: string }] {
+  return [cursor ? { limit: LIST_PAGE, cursor } : { limit: LIST_PAGE }];
+}
+
 export function searchArgs(query: string): [{ query: string }] {
   return [{ query }];
 }
@@ -243,6 +255,18 @@ export function parseMemory(raw: unknown): Memory {
 }
 
 /** Accepts `{memories:[...]}`, a bare array, or a single memory object (gloss.show). */
+/** One page of gloss.list: its memories and, when more follow, the cursor of the next page. */
+export interface ListPage {
+  memories: Memory[];
+  nextCursor?: string;
+}
+
+export function parseListPage(result: unknown): ListPage {
+  const memories = parseMemoryList(result);
+  const next = Array.isArray(result) ? undefined : obj(result).next_cursor;
+  return typeof next === "string" && next !== "" ? { memories, nextCursor: next } : { memories };
+}
+
 export function parseMemoryList(result: unknown): Memory[] {
   if (Array.isArray(result)) {
     return result.map(parseMemory);

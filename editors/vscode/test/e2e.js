@@ -454,6 +454,30 @@ process.on('unhandledRejection', abort);
       check('no message from the server duplicates them', !calls.infos.some((m) => /what changed under|personal memory/.test(m)), calls.infos);
     }
   }
+  // 8. The memory tree pages gloss.list (limit, cursor): a first page of LIST_PAGE memories
+  // and a "Load more" node, which fetches the rest.
+  const model = require(path.join(ext, 'out', 'model.js'));
+  const n = model.LIST_PAGE + 5;
+  const batch = [];
+  for (let i = 0; i < n; i++) batch.push(JSON.stringify({ text: `paged note number ${i}`, at: `main.go:${1 + (i % 5)}-${2 + (i % 5)}` }));
+  fs.writeFileSync(path.join(tmp, 'batch.jsonl'), batch.join('\n') + '\n');
+  cp.execFileSync(glossBin, ['-C', project, 'remember', '--batch', path.join(tmp, 'batch.jsonl')], { stdio: 'pipe' });
+  const total = await calls.commands.get('gloss.status')({});
+  await calls.commands.get('gloss.refreshMemories')();
+  const shown = async () => {
+    const roots = await calls.tree.getChildren();
+    let k = 0;
+    for (const r of roots.filter((r) => r.kind === 'file')) k += (await calls.tree.getChildren(r)).length;
+    return { roots, k };
+  };
+  const first = await shown();
+  const more = first.roots.find((r) => r.kind === 'more');
+  check(`the memory tree shows a first page of ${model.LIST_PAGE} and "Load more"`, first.k === model.LIST_PAGE && more && more.shown === model.LIST_PAGE
+    && calls.tree.getTreeItem(more).command.command === 'gloss.tree.loadMore', { k: first.k, more, total });
+  if (more) await calls.commands.get('gloss.tree.loadMore')(more.key);
+  const all = await shown();
+  check(`"Load more" fetches the rest (${total && total.memories} memories)`, total && all.k === total.memories && !all.roots.some((r) => r.kind === 'more'), { k: all.k, total });
+
   check('no error messages shown', calls.errors.length === 0, calls.errors);
 
   await m.deactivate();

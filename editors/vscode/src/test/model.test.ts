@@ -111,6 +111,20 @@ describe("parsing", () => {
     );
   });
 
+  it("parses a page of gloss.list and builds the next page's argument", () => {
+    const page = model.parseListPage({ memories: [{ id: "a", title: "A", anchors: [anchor("x.go", 3)] }], next_cursor: "eyJpIjoiYSJ9" });
+    assert.deepEqual(
+      page.memories.map((m) => m.id),
+      ["a"],
+    );
+    assert.equal(page.nextCursor, "eyJpIjoiYSJ9");
+    assert.equal(model.parseListPage({ memories: [] }).nextCursor, undefined);
+    assert.equal(model.parseListPage({ memories: [], next_cursor: "" }).nextCursor, undefined);
+    assert.equal(model.parseListPage([{ id: "x" }]).nextCursor, undefined);
+    assert.deepEqual(model.listArgs(), [{ limit: model.LIST_PAGE }]);
+    assert.deepEqual(model.listArgs("c1"), [{ limit: model.LIST_PAGE, cursor: "c1" }]);
+  });
+
   it("tolerates bare arrays, single objects, junk and missing fields", () => {
     assert.equal(model.parseMemoryList([{ id: "x" }]).length, 1);
     assert.equal(model.parseMemoryList({ id: "y", title: "t" })[0].title, "t");
