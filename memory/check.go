@@ -28,6 +28,14 @@ type checkState struct {
 	Gen   uint64 `json:"gen"`
 }
 
+// checkStateOf returns the check state of path p among states (as
+// index.Store.CheckStates gives them); ok is false when p has none or
+// it does not decode (the path is then checked again).
+func checkStateOf(states map[string][]byte, p string) (cs checkState, ok bool) {
+	data, ok := states[p]
+	return cs, ok && json.Unmarshal(data, &cs) == nil
+}
+
 // putSummary adds m's summary (its View, what check prints) to b.
 func putSummary(b *index.MemoryBatch, m *Memory) error {
 	data, err := encodeSummary(ViewOf(m))
@@ -301,9 +309,7 @@ func (w *Workspace) checkPaths(r *resolver) ([]string, error) {
 	}
 	var out []string
 	for _, p := range all {
-		var cs checkState
-		data, ok := states[p]
-		if !ok || json.Unmarshal(data, &cs) != nil || cs.Hash != r.fileHash(p) || (cs.Stale && cs.Gen < r.gen) {
+		if cs, ok := checkStateOf(states, p); !ok || cs.Hash != r.fileHash(p) || (cs.Stale && cs.Gen < r.gen) {
 			out = append(out, p)
 		}
 	}

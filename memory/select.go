@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -76,8 +75,7 @@ func (w *Workspace) StaleMemories() ([]*Memory, error) {
 	seen := map[string]bool{}
 	var ids []string
 	for _, p := range paths {
-		var cs checkState
-		if data, ok := states[p]; ok && json.Unmarshal(data, &cs) == nil && !cs.Stale {
+		if cs, ok := checkStateOf(states, p); ok && !cs.Stale {
 			continue
 		}
 		at, err := w.idsAtPath(p)
