@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -476,4 +477,64 @@ func TestPanicIsToolError(t *testing.T) {
 	if _, err := f.cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "briefing", Arguments: map[string]string{"file": "a.go"}}); err == nil || !strings.Contains(err.Error(), "internal error") {
 		t.Errorf("briefing: %v", err)
 	}
+}
+
+// countingList is an api.Interface that counts its List calls.
+type countingList struct {
+	api.Interface
+	lists atomic.Int64
+}
+
+func (c *countingList) List(ctx context.Context, a api.ListArgs) (api.ListResult, error) {
+	c.lists.Add(1)
+	return c.Interface.List(ctx, a)
+}
+
+// TestWatchIdleForToolsOnly: a client that only calls tools (no resource
+// handlers: its subscriptions/listen, if any, asks for no resource
+// notifications) costs no listing: Watch syncs once a client subscribed
+// to or listed resources (a sync at start registered every memory, 354 MB
+// at 100,000); after a subscription Watch syncs and polls.
+func TestWatchIdleForToolsOnly(t *testing.T) {
+	home := testutil.Hermetic(t)
+	repo := testutil.InitRepo(t)
+	testutil.WriteFiles(t, repo, map[string]string{"go.mod": "module example.com/service\n", "service.go": serviceGo})
+	testutil.Commit(t, repo, "init")
+	w, err := memory.Open(repo, memory.Options{Home: home, Author: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	impl := &countingList{Interface: &api.Engine{Host: api.Single{W: w}, IndexFirst: true}}
+	s, err := glossmcp.New(impl, glossmcp.Options{Root: w.Root, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ct, st := sdk.NewInMemoryTransports()
+	ss, err := s.SDK().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "tools-only", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	go s.Watch(ctx, 10*time.Millisecond, func(err error) { t.Errorf("watch: %v", err) })
+	first, last := testutil.DefLines(t, serviceGo, "func Fetch")
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "remember", Arguments: map[string]any{"text": "Fetch is the public entry point", "path": "service.go", "start_line": first, "end_line": last}})
+	if err != nil || res.IsError {
+		t.Fatalf("remember: %v %v", res, err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if n := impl.lists.Load(); n != 0 {
+		t.Fatalf("%d listings for a client that only calls tools, want 0", n)
+	}
+	if err := cs.Subscribe(ctx, &sdk.SubscribeParams{URI: glossmcp.FileURI("service.go")}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return impl.lists.Load() > 2 }, "a sync and polls after the subscription")
 }

@@ -69,13 +69,41 @@ func (r *resources) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 				fresh = true
 			}
 			if !fresh {
-				_, _ = r.s.Sync(ctx) // on failure, list what is registered
+				r.syncRecovered(ctx) // on failure, list what is registered
 			}
-		case "resources/subscribe", "subscriptions/listen": // the latter: protocol 2026-07-28
+		case "resources/subscribe":
 			r.interested.Store(true)
+			r.mu.Lock()
+			synced := r.synced
+			r.mu.Unlock()
+			if !synced { // changes from now on are told apart from what is there
+				r.syncRecovered(ctx)
+			}
+		case "subscriptions/listen": // protocol 2026-07-28 (SEP-2575), sent as a session starts
+			// Interested only when it asks for resource notifications: a
+			// client that wants tool or prompt list changes alone is not.
+			if lr, ok := req.(*sdk.SubscriptionsListenRequest); !ok || lr.Params == nil || lr.Params.Notifications == nil {
+				break
+			} else if n := lr.Params.Notifications; n.ResourcesListChanged || len(n.ResourceSubscriptions) > 0 {
+				r.interested.Store(true)
+				r.mu.Lock()
+				synced := r.synced
+				r.mu.Unlock()
+				if !synced && len(n.ResourceSubscriptions) > 0 {
+					r.syncRecovered(ctx)
+				}
+			}
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// syncRecovered is Sync for the middleware: an error or a panic below
+// (a bug) leaves the resources as registered, and the request is served
+// from them.
+func (r *resources) syncRecovered(ctx context.Context) {
+	defer func() { _ = recover() }()
+	_, _ = r.s.Sync(ctx)
 }
 
 func newResources(s *Server) *resources {
@@ -300,10 +328,14 @@ func (s *Server) Sync(ctx context.Context) ([]string, error) {
 
 // Watch polls Sync every interval (DefaultPoll when 0) until ctx is done,
 // so that clients hear of memories changed by any door (editor, CLI,
-// another agent). The first sync runs at once; later ones only while a
-// session is connected that listed or subscribed to resources, and no
-// sooner than 20 times the last sync's duration after it (a sync lists
-// the whole store). Errors are passed to warn (which may be nil).
+// another agent). It syncs only while a session is connected that listed
+// or subscribed to resources (whose first listing or subscription syncs
+// at once), and no sooner than 20 times the last sync's duration after
+// the last one (a sync lists the whole store): a client that only calls
+// tools costs nothing, where a first sync at start registered every
+// memory as a resource (354 MB resident for `gloss mcp` at 100,000
+// memories, docs/benchmarks.md, session 21). Errors are passed to warn
+// (which may be nil).
 func (s *Server) Watch(ctx context.Context, every time.Duration, warn func(error)) {
 	if every <= 0 {
 		every = DefaultPoll
@@ -319,7 +351,7 @@ func (s *Server) Watch(ctx context.Context, every time.Duration, warn func(error
 		report(err)
 		return time.Since(start)
 	}
-	took := poll()
+	var took time.Duration
 	for {
 		// A sync lists every memory: on a large store, poll less often
 		// so that polling costs at most 1/20 of a core.
