@@ -59,6 +59,15 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
+	eng, root := fixtureEngine(t)
+	return connect(t, eng, root)
+}
+
+// fixtureEngine opens the fixture repository (service.go, go.mod,
+// README.md, one commit) as a single-workspace engine that indexes first,
+// closed when t ends; root is the workspace root.
+func fixtureEngine(t *testing.T) (eng *api.Engine, root string) {
+	t.Helper()
 	home := testutil.Hermetic(t)
 	repo := testutil.InitRepo(t)
 	testutil.WriteFiles(t, repo, map[string]string{"go.mod": "module example.com/service\n", "service.go": serviceGo, "README.md": "# service\n"})
@@ -68,8 +77,7 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { w.Close() })
-	eng := &api.Engine{Host: api.Single{W: w}, IndexFirst: true}
-	return connect(t, eng, w.Root)
+	return &api.Engine{Host: api.Single{W: w}, IndexFirst: true}, w.Root
 }
 
 // connect serves impl for root and connects a client to it.
@@ -496,17 +504,9 @@ func (c *countingList) List(ctx context.Context, a api.ListArgs) (api.ListResult
 // to or listed resources (a sync at start registered every memory, 354 MB
 // at 100,000); after a subscription Watch syncs and polls.
 func TestWatchIdleForToolsOnly(t *testing.T) {
-	home := testutil.Hermetic(t)
-	repo := testutil.InitRepo(t)
-	testutil.WriteFiles(t, repo, map[string]string{"go.mod": "module example.com/service\n", "service.go": serviceGo})
-	testutil.Commit(t, repo, "init")
-	w, err := memory.Open(repo, memory.Options{Home: home, Author: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.Close() })
-	impl := &countingList{Interface: &api.Engine{Host: api.Single{W: w}, IndexFirst: true}}
-	s, err := glossmcp.New(impl, glossmcp.Options{Root: w.Root, Version: "test"})
+	eng, root := fixtureEngine(t)
+	impl := &countingList{Interface: eng}
+	s, err := glossmcp.New(impl, glossmcp.Options{Root: root, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
