@@ -455,15 +455,7 @@ func (e *Engine) List(_ context.Context, a ListArgs) (ListResult, error) {
 func listAll(w *memory.Workspace, keep func(*memory.View) bool) ([]memory.View, error) {
 	views, ok, err := w.ListViews()
 	if err == nil && !ok {
-		var ms []*memory.Memory
-		if ms, err = w.List(); err == nil {
-			_ = w.Annotate(ms...)
-			if stats, err := w.Accesses(); err == nil {
-				memory.ApplyAccess(ms, stats)
-			}
-			memory.SortByPlace(ms)
-			views = memory.Views(ms)
-		}
+		views, err = w.RecordViews()
 	}
 	if err != nil || keep == nil {
 		return views, err

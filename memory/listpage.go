@@ -91,7 +91,7 @@ func (c *ListCursor) view() *View {
 // memories are decoded one at a time (ListEach) and the listing stops
 // after the page: a page of 100 at 100,000 memories holds 100 views, not
 // 100,000 (a whole listing answered 70 MB, docs/benchmarks.md, session
-// 21). Otherwise the records are listed and sorted as List does.
+// 21). Otherwise the records are listed (RecordViews).
 func (w *Workspace) ListPage(after *ListCursor, keep func(*View) bool, limit int) (page []View, more bool, err error) {
 	var at *View
 	if after != nil {
@@ -116,16 +116,10 @@ func (w *Workspace) ListPage(after *ListCursor, keep func(*View) bool, limit int
 	if ok || err != nil {
 		return page, more, err
 	}
-	ms, err := w.List()
+	views, err := w.RecordViews()
 	if err != nil {
 		return nil, false, err
 	}
-	_ = w.Annotate(ms...)
-	if stats, err := w.Accesses(); err == nil {
-		ApplyAccess(ms, stats)
-	}
-	views := Views(ms)
-	slices.SortFunc(views, func(a, b View) int { return ComparePlace(&a, &b) })
 	for i := range views {
 		if err := take(&views[i]); err != nil {
 			break

@@ -28,6 +28,24 @@ func (w *Workspace) eachSummary(fn func(id string, v View) error) error {
 	})
 }
 
+// RecordViews returns the view of every memory decoded from its record
+// (List), annotated (Annotate: superseded_by), with its access statistics
+// applied (the stored ones when they cannot be read), in place order
+// (SortByPlace on List's id order: ComparePlace's order): what a listing
+// gives when ListViews cannot answer from the summaries.
+func (w *Workspace) RecordViews() ([]View, error) {
+	ms, err := w.List()
+	if err != nil {
+		return nil, err
+	}
+	_ = w.Annotate(ms...)
+	if stats, err := w.Accesses(); err == nil {
+		ApplyAccess(ms, stats)
+	}
+	SortByPlace(ms)
+	return Views(ms), nil
+}
+
 // ListViews returns the view of every memory as List and ViewOf give it
 // (superseded_by from the relation index, access statistics up to date,
 // confidence as of now), in place order (SortViewsByPlace), decoded from
