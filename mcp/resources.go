@@ -73,12 +73,7 @@ func (r *resources) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 			}
 		case "resources/subscribe":
 			r.interested.Store(true)
-			r.mu.Lock()
-			synced := r.synced
-			r.mu.Unlock()
-			if !synced { // changes from now on are told apart from what is there
-				r.syncRecovered(ctx)
-			}
+			r.syncFirst(ctx)
 		case "subscriptions/listen": // protocol 2026-07-28 (SEP-2575), sent as a session starts
 			// Interested only when it asks for resource notifications: a
 			// client that wants tool or prompt list changes alone is not.
@@ -86,11 +81,8 @@ func (r *resources) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 				break
 			} else if n := lr.Params.Notifications; n.ResourcesListChanged || len(n.ResourceSubscriptions) > 0 {
 				r.interested.Store(true)
-				r.mu.Lock()
-				synced := r.synced
-				r.mu.Unlock()
-				if !synced && len(n.ResourceSubscriptions) > 0 {
-					r.syncRecovered(ctx)
+				if len(n.ResourceSubscriptions) > 0 {
+					r.syncFirst(ctx)
 				}
 			}
 		}
@@ -104,6 +96,18 @@ func (r *resources) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 func (r *resources) syncRecovered(ctx context.Context) {
 	defer func() { _ = recover() }()
 	_, _ = r.s.Sync(ctx)
+}
+
+// syncFirst syncs (syncRecovered) unless a sync was done already: the
+// first subscription's baseline, from which later changes are told
+// apart.
+func (r *resources) syncFirst(ctx context.Context) {
+	r.mu.Lock()
+	synced := r.synced
+	r.mu.Unlock()
+	if !synced {
+		r.syncRecovered(ctx)
+	}
 }
 
 func newResources(s *Server) *resources {
