@@ -47,7 +47,7 @@ func TestCorpusAsWords(t *testing.T) {
 		if s >= len(c.seqs) {
 			t.Fatalf("corpus has %d sequences, want more", len(c.seqs))
 		}
-		if got := c.wordsOf(c.seq(s)); !slices.Equal(got, want) {
+		if got := c.appendWordsOf(nil, c.seq(s)); !slices.Equal(got, want) {
 			t.Fatalf("sequence %d = %q, want %q", s, got, want)
 		}
 		if int(c.seqs[s].head) != len(h) {

@@ -107,7 +107,7 @@ func TrainBuiltin(ctx context.Context, units iter.Seq[Unit], opts TrainOptions) 
 		}
 	}
 	vocab := selectVocab(c.words, c.counts, opts.MinCount, opts.MaxVocab)
-	vocabWords := c.wordsOf(vocab)
+	vocabWords := c.appendWordsOf(make([]string, 0, len(vocab)), vocab)
 	b := &Builtin{dim: opts.Dim, words: newWordTable(vocabWords), vocab: vocabWords, counts: make([]uint32, len(vocab)), total: c.total}
 	rows := make([]int32, len(c.words)) // word id → vocabulary row, or -1
 	for i := range rows {
@@ -208,13 +208,12 @@ func (c *corpus) seq(s int) []int32 {
 	return c.blocks[r.block][r.start:r.end]
 }
 
-// wordsOf returns the words of ids.
-func (c *corpus) wordsOf(ids []int32) []string {
-	out := make([]string, len(ids))
-	for i, id := range ids {
-		out[i] = c.words[id]
+// appendWordsOf appends the words of ids to dst and returns it.
+func (c *corpus) appendWordsOf(dst []string, ids []int32) []string {
+	for _, id := range ids {
+		dst = append(dst, c.words[id])
 	}
-	return out
+	return dst
 }
 
 // selectVocab returns the ids of the words with at least minCount
@@ -363,10 +362,7 @@ func commonComponent(b *Builtin, c *corpus) []float32 {
 	var vs [][]float32
 	var words []string
 	for i := 0; i < n; i += step {
-		words = words[:0]
-		for _, id := range c.seq(i) {
-			words = append(words, c.words[id])
-		}
+		words = c.appendWordsOf(words[:0], c.seq(i))
 		if v := b.embedWords(words); norm(v) > 0 {
 			vs = append(vs, v)
 		}
