@@ -28,6 +28,7 @@ run through it while it runs, so every client sees every change at once.
 It exits after --idle-timeout without sessions (0: never).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			defer boundServeMemory()()
 			err := daemon.Run(cmd.Context(), daemon.Config{
 				Dir: g.dir, Memory: memory.Options{MaxFileSize: g.maxSize, Force: g.force}, IdleTimeout: idle, Version: version, Log: cmd.ErrOrStderr(),
 			})

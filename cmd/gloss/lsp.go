@@ -41,6 +41,7 @@ share one store and see each other's changes. --no-daemon serves the session in
 this process instead; it then holds the store alone.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			defer boundServeMemory()()
 			in := bufio.NewReaderSize(cmd.InOrStdin(), 64<<10)
 			out := cmd.OutOrStdout()
 			if g.noDaemon {

@@ -59,6 +59,7 @@ vscode, zed, codex) and exits.`,
 					return err
 				}
 			}
+			defer boundServeMemory()()
 			return runMCP(cmd, g, mcpRun{http: httpAddr, poll: poll, idle: idle, verbose: verbose})
 		},
 	}
