@@ -6,8 +6,8 @@ as an editor would (work-done progress on), waits until its start-up work
 is done (its CPU time flat for a second), prints the CPU seconds and peak
 RSS so far and the diagnostics it published (files, count, md5 of their
 JSON), then optionally times an empty workspace/symbol query (--symbol)
-and gloss.list (--list; one page of N with --list-limit N), opens a file and times a hover at a 0-based line
-and its code lenses (--open PATH:LINE, the hover at the line's first
+and gloss.list (--list; one page of N with --list-limit N), opens a file and times a hover at a 0-based line (twice)
+and its code lenses (--open PATH:LINE, repeatable; the hover at the line's first
 non-blank character), and finally a gloss.remember on --remember
 PATH:FIRST:LAST (0-based lines, end exclusive) and the CPU the server
 spends until it is idle again (republishing diagnostics and lenses).
@@ -22,7 +22,7 @@ import argparse, hashlib, json, os, subprocess, threading, time
 ap = argparse.ArgumentParser()
 ap.add_argument("bin"); ap.add_argument("home"); ap.add_argument("root")
 ap.add_argument("--symbol", action="store_true"); ap.add_argument("--list", action="store_true")
-ap.add_argument("--remember", default=""); ap.add_argument("--open", default="")
+ap.add_argument("--remember", default=""); ap.add_argument("--open", action="append", default=[])
 ap.add_argument("--list-limit", type=int, default=0)
 a = ap.parse_args()
 root = os.path.abspath(a.root)
@@ -110,14 +110,16 @@ for flag, method, params in [(a.symbol, "workspace/symbol", {"query": ""}),
             v.pop("confidence", None)  # computed at the time of the call
     print(f"{method} {params.get('command', '')}: {len(r or [])} results in {ts - t1:.3f} s, +{cpu() - c0:.2f} CPU-s, {peak()}, "
           f"md5 {hashlib.md5(json.dumps(r, sort_keys=True).encode()).hexdigest()}, error {m.get('error')}")
-if a.open:
-    path, line = a.open.rsplit(":", 1)
+rid = 20
+for spec in a.open:
+    path, line = spec.rsplit(":", 1)
     uri, line = "file://" + os.path.join(root, path), int(line)
     text = open(os.path.join(root, path), encoding="utf-8").read()
     col = len(text.split("\n")[line]) - len(text.split("\n")[line].lstrip())
     send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": uri, "languageId": "go" if path.endswith(".go") else "python", "version": 1, "text": text}}})
-    for rid, method, params in [(21, "textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": line, "character": col}}),
-                                (22, "textDocument/codeLens", {"textDocument": {"uri": uri}})]:
+    hover = ("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": line, "character": col}})
+    for method, params in [hover, ("textDocument/codeLens", {"textDocument": {"uri": uri}}), hover]:
+        rid += 1
         c0, t1 = cpu(), time.time()
         send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
         ts, m = wait(rid)
