@@ -150,7 +150,8 @@ func decodeBatchLine(raw []byte) (batchLine, error) {
 // keeps the files it read and the paths it checked for the whole call:
 // ten of those per call read each touched file once per 10,000 lines, not
 // once per 1,000. Without a daemon the batch is one stream (streamBatch).
-const batchChunk = 10 * memory.RememberChunk
+// A variable so that tests can send a few lines per call.
+var batchChunk = 10 * memory.RememberChunk
 
 // batchMemoryLimit is the Go heap limit `gloss remember --batch` sets
 // (runtime/debug.SetMemoryLimit, a soft limit: the collector runs more
@@ -231,37 +232,54 @@ func runBatch(cmd *cobra.Command, g *globals, b *backend, file string) error {
 
 // sendBatches stores the lines of r through a daemon, batchChunk
 // well-formed lines per RememberBatch call, and prints each call's lines
-// in order with print when it returns. It returns the first error of
-// reading r or of a call; lines not sent by then are not printed.
+// in order with print when it returns. The lines of the next call are
+// read and parsed while a call runs (one call ahead, so at most two
+// calls' lines are held): the daemon handles one call at a time, and
+// reading 10,000 lines between two calls left it idle for about a third
+// of a second each time (docs/benchmarks.md, session 22). It returns the
+// first error of a call or, once the calls before it have returned, of
+// reading r; lines not sent by then are not printed.
 func sendBatches(ctx context.Context, b *backend, r io.Reader, locate func(path string, first, last int) (api.Location, error), print func([]batchResult), out *resultWriter) error {
-	var pending []batchResult
-	valid := 0
+	calls := make(chan []batchResult) // unbuffered: one call read ahead
+	stop := make(chan struct{})
+	var readErr error
+	go func() {
+		defer close(calls)
+		var pending []batchResult
+		valid := 0
+		send := func() bool {
+			select {
+			case calls <- pending:
+				pending, valid = nil, 0
+				return true
+			case <-stop:
+				return false
+			}
+		}
+		readErr = readBatchRequests(r, locate, func(n int, req api.RememberArgs, err error) bool {
+			pending = append(pending, batchResult{line: n, req: req, err: err})
+			if err == nil {
+				valid++
+			}
+			if valid >= batchChunk || len(pending) >= 4*batchChunk {
+				return send()
+			}
+			return true
+		})
+		if readErr == nil && len(pending) > 0 {
+			send()
+		}
+	}()
 	var sendErr error
-	flush := func() {
-		if sendErr == nil {
-			sendErr = sendBatch(ctx, b, pending, print)
-		}
+	for lines := range calls {
+		sendErr = sendBatch(ctx, b, lines, print)
 		out.flush()
-		clear(pending)
-		pending, valid = pending[:0], 0
-	}
-	err := readBatchRequests(r, locate, func(n int, req api.RememberArgs, err error) bool {
-		pending = append(pending, batchResult{line: n, req: req, err: err})
-		if err == nil {
-			valid++
+		if sendErr != nil {
+			close(stop) // the reader ends at its next call, if r lets it
+			return sendErr
 		}
-		if valid >= batchChunk || len(pending) >= 4*batchChunk {
-			flush()
-		}
-		return sendErr == nil
-	})
-	if err == nil && sendErr == nil && len(pending) > 0 {
-		flush()
 	}
-	if err == nil {
-		err = sendErr
-	}
-	return err
+	return readErr
 }
 
 // streamBatch stores the lines of r through the engine's RememberStream,

@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/gloss-dev/gloss/api"
@@ -276,4 +277,68 @@ func batchLineDiff(line []byte) string {
 		return fmt.Sprintf("%q: %+v, encoding/json's %+v", line, got, want)
 	}
 	return ""
+}
+
+// Through a daemon, `remember --batch` sends batchChunk well-formed lines
+// per call and reads the next call's lines while one runs (sendBatches):
+// every line is printed once, in input order, malformed lines as errors
+// in their place, and every well-formed line is stored.
+func TestBatchThroughDaemon(t *testing.T) {
+	_, repo := cliRepo(t)
+	defer func(n int) { batchChunk = n }(batchChunk)
+	batchChunk = 2
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := run(t, repo, "", "daemon", "--idle-timeout", "0")
+		done <- err
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, _, err := run(t, repo, "", "daemon", "status"); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the daemon did not start")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	defer func() {
+		if _, _, err := run(t, repo, "", "daemon", "stop"); err != nil {
+			t.Error(err)
+		}
+		if err := <-done; err != nil {
+			t.Errorf("daemon: %v", err)
+		}
+	}()
+	var lines []string
+	bad := map[int]bool{2: true, 5: true, 6: true}
+	for i := range 11 {
+		if bad[i] {
+			lines = append(lines, fmt.Sprintf(`{"text":"bad %d","at":"main.go:99-100"}`, i))
+			continue
+		}
+		lines = append(lines, fmt.Sprintf(`{"text":"note %d","at":"main.go:4-12"}`, i))
+	}
+	out, _, err := run(t, repo, strings.Join(lines, "\n"), "remember", "--batch", "-", "--json")
+	if err == nil {
+		t.Error("batch with bad lines: want a non-zero exit")
+	}
+	got := strings.Split(strings.TrimSpace(out), "\n")
+	if len(got) != len(lines) {
+		t.Fatalf("printed %d lines, want %d:\n%s", len(got), len(lines), out)
+	}
+	for i, l := range got {
+		var v struct{ ID, Body, Error string }
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatal(err)
+		}
+		if bad[i] != (v.Error != "") || !bad[i] && v.Body != fmt.Sprintf("note %d", i) {
+			t.Errorf("line %d: %s", i+1, l)
+		}
+	}
+	out, _, err = run(t, repo, "", "list", "--json")
+	var listed struct{ Memories []struct{ Body string } }
+	if err != nil || json.Unmarshal([]byte(out), &listed) != nil || len(listed.Memories) != len(lines)-len(bad) {
+		t.Errorf("list through the daemon: %v, %d memories, want %d", err, len(listed.Memories), len(lines)-len(bad))
+	}
 }
