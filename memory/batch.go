@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	ts "github.com/odvcencio/gotreesitter"
 
@@ -484,9 +485,10 @@ func (w *Workspace) carryFiles(st *batchState) {
 	}
 }
 
-// keepFiles keeps the stored files of st for the next RememberBatch call
+// keepFiles keeps the stored and carried files of st for the next RememberBatch call
 // when the workspace keeps them (Options.KeepBatchFiles) and the index
-// generation is still the one the batch started at. w.writeMu is held.
+// generation is still the one the batch started at, for at most
+// Options.KeepBatchFilesFor when that is set. w.writeMu is held.
 func (w *Workspace) keepFiles(st *batchState) {
 	if !w.keepBatchFiles || !st.genOK {
 		return
@@ -494,11 +496,31 @@ func (w *Workspace) keepFiles(st *batchState) {
 	if gen, err := w.Store.Generation(); err != nil || gen != st.gen {
 		return
 	}
-	files := make(map[string]*index.File, len(st.stored))
+	// The files carried into this call's last window and not used again
+	// are kept too: a call of bulkWindow requests ends with a renew, which
+	// moves every stored file to carried, and kept nothing before.
+	files := make(map[string]*index.File, len(st.stored)+len(st.carried))
+	for p, f := range st.carried {
+		files[p] = f
+	}
 	for p, f := range st.stored {
 		if f != nil {
 			files[p] = f
 		}
 	}
-	w.keptFiles = &keptBatchFiles{gen: st.gen, files: files}
+	kept := &keptBatchFiles{gen: st.gen, files: files}
+	w.keptFiles = kept
+	if w.keepFor <= 0 {
+		return
+	}
+	if w.keptTimer != nil {
+		w.keptTimer.Stop()
+	}
+	w.keptTimer = time.AfterFunc(w.keepFor, func() {
+		w.writeMu.Lock()
+		defer w.writeMu.Unlock()
+		if w.keptFiles == kept {
+			w.keptFiles = nil
+		}
+	})
 }

@@ -531,3 +531,58 @@ func TestRememberStreamRenews(t *testing.T) {
 		t.Fatalf("a.go's blob %q before the commit, %q after: want two blobs", before.Anchors[0].GitBlob, after.Anchors[0].GitBlob)
 	}
 }
+
+// A call that ends on a window's renew (bulkWindow requests: every stored
+// file moved to carried) keeps the carried files for the next call too,
+// and Options.KeepBatchFilesFor drops the kept files once they have
+// waited that long.
+func TestKeepBatchFilesCarriedAndExpiry(t *testing.T) {
+	w, repo := storedWorkspace(t, Options{KeepBatchFiles: true, KeepBatchFilesFor: 50 * time.Millisecond})
+	ctx := context.Background()
+	if _, err := w.Index(ctx); err != nil {
+		t.Fatal(err)
+	}
+	reqs := []RememberRequest{
+		{Text: "method by lines", Path: repo + "/a.go", StartLine: 8, EndLine: 15},
+		{Text: "python method", Path: repo + "/m.py", StartLine: 4, EndLine: 8},
+	}
+	// What a call ending on a renew leaves: a.go carried, m.py stored.
+	w.writeMu.Lock()
+	st := w.newBatchState()
+	w.carryFiles(st)
+	a, m := w.storedFile("a.go", st), w.storedFile("m.py", st)
+	if a == nil || m == nil {
+		w.writeMu.Unlock()
+		t.Fatal("no stored files")
+	}
+	st.renew(w)
+	st.stored["m.py"] = m
+	w.keepFiles(st)
+	kept := w.keptFiles
+	w.writeMu.Unlock()
+	if kept == nil || kept.files["a.go"] != a || kept.files["m.py"] != m {
+		t.Fatalf("kept %+v, want the carried a.go and the stored m.py", kept)
+	}
+	if _, errs := w.RememberBatch(ctx, reqs); errs[0] != nil || errs[1] != nil {
+		t.Fatal(errs)
+	}
+	w.writeMu.Lock()
+	kept = w.keptFiles
+	w.writeMu.Unlock()
+	if kept == nil || kept.files["a.go"] != a {
+		t.Fatalf("the next call did not carry a.go: %+v", kept)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		w.writeMu.Lock()
+		kept = w.keptFiles
+		w.writeMu.Unlock()
+		if kept == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("kept files still held 10 s after a KeepBatchFilesFor of 50 ms")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

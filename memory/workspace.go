@@ -77,6 +77,13 @@ type Options struct {
 	// calls (at most batchFilesBudget of source), so a long-lived process
 	// leaves it off.
 	KeepBatchFiles bool
+	// KeepBatchFilesFor bounds how long, with KeepBatchFiles, the kept
+	// files wait for the next RememberBatch call before they are dropped
+	// (0: until that call). The daemon keeps them 30 s: a batch sent
+	// through it, 10,000 lines per call, then reads and hashes each file
+	// it anchors in once per batch rather than once per call, and the
+	// heap lets go of them soon after the batch.
+	KeepBatchFilesFor time.Duration
 }
 
 // Workspace is one project root with its isolated store: the engine API
@@ -150,6 +157,10 @@ type Workspace struct {
 	// the next one (batchState.carried); guarded by writeMu.
 	keepBatchFiles bool
 	keptFiles      *keptBatchFiles
+	// keepFor is Options.KeepBatchFilesFor; keptTimer drops keptFiles
+	// once it has waited that long (guarded by writeMu).
+	keepFor   time.Duration
+	keptTimer *time.Timer
 	// parseSpans makes span anchors parse their file even when its stored
 	// token stream could anchor them (tests compare both ways).
 	parseSpans bool
@@ -318,7 +329,7 @@ func Open(dir string, opts Options) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Workspace{Root: root, ID: id, Dir: pdir, Store: st, author: opts.Author, now: opts.Now, warn: opts.Warn, force: opts.Force, decoded: newDecodedCache(), keepBatchFiles: opts.KeepBatchFiles}
+	w := &Workspace{Root: root, ID: id, Dir: pdir, Store: st, author: opts.Author, now: opts.Now, warn: opts.Warn, force: opts.Force, decoded: newDecodedCache(), keepBatchFiles: opts.KeepBatchFiles, keepFor: opts.KeepBatchFilesFor}
 	w.vecs.spec = opts.Embedder
 	if w.warn == nil {
 		w.warn = func(error) {}

@@ -15,6 +15,12 @@ import (
 // without sessions.
 const defaultIdleTimeout = 10 * time.Minute
 
+// daemonKeepBatchFiles is how long the daemon keeps the files one
+// RememberBatch call built from their index records for the next call of
+// the same batch (memory.Options.KeepBatchFilesFor): `gloss remember
+// --batch` sends its next 10,000 lines within a second of each answer.
+const daemonKeepBatchFiles = 30 * time.Second
+
 func daemonCmd(g *globals) *cobra.Command {
 	var idle time.Duration
 	cmd := &cobra.Command{
@@ -30,7 +36,7 @@ It exits after --idle-timeout without sessions (0: never).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			defer boundServeMemory()()
 			err := daemon.Run(cmd.Context(), daemon.Config{
-				Dir: g.dir, Memory: memory.Options{MaxFileSize: g.maxSize, Force: g.force}, IdleTimeout: idle, Version: version, Log: cmd.ErrOrStderr(),
+				Dir: g.dir, Memory: memory.Options{MaxFileSize: g.maxSize, Force: g.force, KeepBatchFiles: true, KeepBatchFilesFor: daemonKeepBatchFiles}, IdleTimeout: idle, Version: version, Log: cmd.ErrOrStderr(),
 			})
 			if errors.Is(err, daemon.ErrRunning) {
 				fmt.Fprintln(cmd.ErrOrStderr(), "gloss:", err)
