@@ -359,7 +359,8 @@ func (w *Workspace) Summaries() ([]View, error) {
 // is empty.
 type SummarySet struct {
 	chunks []*summaryChunk
-	dest   []int32 // place-order position of each summary, in scan order
+	dest   []int32        // place-order position of each summary, in scan order
+	places []summaryPlace // the place of each summary, in scan order
 	now    time.Time
 	// to are the relations by target (Incoming) when the set was read:
 	// a summary is not rewritten when another memory comes to supersede
@@ -401,7 +402,8 @@ func (c *summaryChunk) span(i int) ([]byte, string) {
 // and fn is not called, when the store's summaries are not current or
 // in an older format (a store written by a gloss without them): the
 // caller lists the records then (List), as a read-only listing does not
-// write summaries.
+// write summaries. The place order it read is kept for ListPage
+// (pageIndex).
 func (w *Workspace) ListEach(fn func(*View) error) (n int, ok bool, err error) {
 	if ready, err := w.summariesReady(); err != nil || !ready {
 		return 0, false, err
@@ -410,9 +412,15 @@ func (w *Workspace) ListEach(fn func(*View) error) (n int, ok bool, err error) {
 	if err != nil {
 		stats = nil // as List: the stored statistics stand
 	}
+	gen, genErr := w.Store.MemoryGeneration()
 	set, err := w.ReadSummaries()
 	if err != nil {
 		return 0, false, err
+	}
+	if now, err := w.Store.MemoryGeneration(); genErr == nil && err == nil && now == gen {
+		// No memory written during the scan: ListPage's next pages
+		// read from this order (pageIndex).
+		w.pages.Store(&pageIndex{gen: gen, keys: set.cursors()})
 	}
 	n = set.Len()
 	return n, true, set.Each(func(v *View) error {
@@ -446,6 +454,7 @@ func (s *SummarySet) Len() int {
 // strings were a third of a nothing-changed `gloss check` (pprof,
 // docs/benchmarks.md "Scale (#12)").
 func (w *Workspace) ReadSummaries() (*SummarySet, error) {
+	w.summaryScans.Add(1)
 	to, err := w.Incoming()
 	if err != nil {
 		return nil, err
@@ -521,8 +530,33 @@ func (w *Workspace) ReadSummaries() (*SummarySet, error) {
 		places = append(places, c.places...)
 		c.places = nil
 	}
-	set.chunks, set.dest = chunks, placeOrder(places)
+	set.chunks, set.dest, set.places = chunks, placeOrder(places), places
 	return set, nil
+}
+
+// cursors returns the position (ListCursor) of every summary of s in
+// place order, without decoding them: ids and places as the scan read
+// them, each distinct path one string (the places' paths alias the
+// chunks' bytes, which the cursors must not keep alive).
+func (s *SummarySet) cursors() []ListCursor {
+	keys := make([]ListCursor, len(s.dest))
+	paths := map[string]string{}
+	for _, c := range s.chunks {
+		for i, id := range c.ids {
+			j := c.first + i
+			k := &keys[s.dest[j]]
+			k.ID = id
+			if pl := &s.places[j]; pl.anchored {
+				p, ok := paths[string(pl.path)]
+				if !ok {
+					p = string(pl.path)
+					paths[p] = p
+				}
+				k.Anchored, k.Path, k.Line = true, p, pl.line
+			}
+		}
+	}
+	return keys
 }
 
 // Views decodes every summary of s into one slice in place order, on all
@@ -530,7 +564,7 @@ func (w *Workspace) ReadSummaries() (*SummarySet, error) {
 // decoded.
 func (s *SummarySet) Views() ([]View, error) {
 	chunks, dest, now, to := s.chunks, s.dest, s.now, s.to
-	s.chunks, s.dest = nil, nil
+	s.chunks, s.dest, s.places = nil, nil, nil
 	if len(dest) == 0 {
 		return nil, nil
 	}
@@ -585,7 +619,7 @@ const (
 // the next blocks of eachBlock views while fn runs.
 func (s *SummarySet) Each(fn func(*View) error) error {
 	chunks, dest, now, to := s.chunks, s.dest, s.now, s.to
-	s.chunks, s.dest = nil, nil
+	s.chunks, s.dest, s.places = nil, nil, nil
 	n := len(dest)
 	if n == 0 {
 		return nil

@@ -6,7 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
+
+	"github.com/gloss-dev/gloss/index"
+	"github.com/gloss-dev/gloss/memory/confidence"
 )
 
 // ComparePlace orders memories as listings do (SortViewsByPlace, List,
@@ -92,7 +96,18 @@ func (c *ListCursor) view() *View {
 // after the page: a page of 100 at 100,000 memories holds 100 views, not
 // 100,000 (a whole listing answered 70 MB, docs/benchmarks.md, session
 // 21). Otherwise the records are listed (RecordViews).
+//
+// The scan of the summaries (ListEach) also leaves their place order (the
+// cursor of every memory, pageIndex) for the next pages while no memory
+// is written:
+// a page without a filter is then read as limit summaries by id, not a
+// scan of all of them (docs/benchmarks.md, session 22).
 func (w *Workspace) ListPage(after *ListCursor, keep func(*View) bool, limit int) (page []View, more bool, err error) {
+	if keep == nil && limit > 0 {
+		if page, more, ok, err := w.indexedPage(after, limit); ok || err != nil {
+			return page, more, err
+		}
+	}
 	var at *View
 	if after != nil {
 		at = after.view()
@@ -126,6 +141,64 @@ func (w *Workspace) ListPage(after *ListCursor, keep func(*View) bool, limit int
 		}
 	}
 	return page, more, nil
+}
+
+// pageIndex is the place order of every memory of a workspace with
+// current summaries, as the cursor of each (ListCursor), at memory
+// generation gen: ListPage's next pages read the summaries they need by
+// id while the generation is the same (every memory write changes it, in
+// the same Pebble batch). 100,000 memories take about 8 MB.
+type pageIndex struct {
+	gen  uint64
+	keys []ListCursor
+}
+
+// indexedPage is ListPage without a filter from w's pageIndex: ok is
+// false when there is none at the store's memory generation (the caller
+// scans). The summaries of the page are read by id; a memory forgotten
+// since is skipped. Views are as ListEach gives them (confidence as of
+// now, superseded_by, access statistics).
+func (w *Workspace) indexedPage(after *ListCursor, limit int) (page []View, more, ok bool, err error) {
+	idx := w.pages.Load()
+	if idx == nil {
+		return nil, false, false, nil
+	}
+	if gen, err := w.Store.MemoryGeneration(); err != nil || gen != idx.gen {
+		return nil, false, false, nil
+	}
+	i := 0
+	if after != nil {
+		at := after.view()
+		i = sort.Search(len(idx.keys), func(i int) bool { return ComparePlace(idx.keys[i].view(), at) > 0 })
+	}
+	stats, err := w.Accesses()
+	if err != nil {
+		stats = nil
+	}
+	to, err := w.Incoming()
+	if err != nil {
+		return nil, false, false, nil
+	}
+	now := w.now()
+	for ; i < len(idx.keys) && len(page) < limit; i++ {
+		id := idx.keys[i].ID
+		data, err := w.Store.Summary(id)
+		if errors.Is(err, index.ErrNotFound) {
+			continue // forgotten since
+		}
+		if err != nil {
+			return nil, false, true, err
+		}
+		var v View
+		if err := decodeSummaryInto(&v, data, string(data)); err != nil {
+			return nil, false, true, fmt.Errorf("corrupt summary of memory %s: %w", id, err)
+		}
+		v.Confidence = round2(confidence.Of(v.Lifecycle(), now).Value)
+		v.SupersededBy = supersededBy(to, v.ID)
+		ApplyAccessView(&v, stats)
+		page = append(page, v)
+	}
+	return page, i < len(idx.keys), true, nil
 }
 
 // clone returns a copy of v that shares no slice ListEach reuses (its

@@ -69,3 +69,82 @@ func same(t *testing.T, got, want []View) {
 		}
 	}
 }
+
+// After a listing, pages without a filter are read from its place order
+// (pageIndex), not from another scan of the summaries, and equal the
+// listing; a memory written since makes the next page scan again, and
+// pages with a filter always scan.
+func TestListPageFromIndex(t *testing.T) {
+	w, repo := storedWorkspace(t, Options{})
+	ctx := context.Background()
+	if _, err := w.Index(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var reqs []RememberRequest
+	for i := range 40 {
+		req := RememberRequest{Text: fmt.Sprintf("memory %d", i), Path: repo + "/a.go", StartLine: 1 + i%20, EndLine: 2 + i%20}
+		if i%9 == 0 {
+			req = RememberRequest{Text: fmt.Sprintf("unanchored %d", i), Unanchored: true}
+		}
+		reqs = append(reqs, req)
+	}
+	if _, errs := w.RememberBatch(ctx, reqs); errs[0] != nil {
+		t.Fatal(errs[0])
+	}
+	if _, err := w.CheckSummaries(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want, err := w.Summaries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := func(limit int) []View {
+		t.Helper()
+		var got []View
+		var after *ListCursor
+		for {
+			page, more, err := w.ListPage(after, nil, limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, page...)
+			if !more {
+				return got
+			}
+			c := CursorOf(&page[len(page)-1])
+			after = &c
+		}
+	}
+	scans := w.summaryScans.Load()
+	same(t, pages(7), want)
+	if n := w.summaryScans.Load() - scans; n != 1 {
+		t.Errorf("7 pages scanned the summaries %d times, want once", n)
+	}
+	scans = w.summaryScans.Load()
+	same(t, pages(3), want)
+	if n := w.summaryScans.Load() - scans; n != 0 {
+		t.Errorf("pages after a listing scanned %d times, want none", n)
+	}
+	if _, err := w.Remember(ctx, RememberRequest{Text: "written since", Path: repo + "/a.go", StartLine: 3, EndLine: 4}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.CheckSummaries(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want, err = w.Summaries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	scans = w.summaryScans.Load()
+	same(t, pages(5), want)
+	if n := w.summaryScans.Load() - scans; n != 1 {
+		t.Errorf("pages after a write scanned %d times, want once", n)
+	}
+	scans = w.summaryScans.Load()
+	if _, _, err := w.ListPage(nil, func(*View) bool { return true }, 5); err != nil {
+		t.Fatal(err)
+	}
+	if n := w.summaryScans.Load() - scans; n != 1 {
+		t.Errorf("a filtered page scanned %d times, want once", n)
+	}
+}

@@ -161,6 +161,12 @@ type Workspace struct {
 	// once it has waited that long (guarded by writeMu).
 	keepFor   time.Duration
 	keptTimer *time.Timer
+
+	// pages is the place order of the memories ListEach read last
+	// (pageIndex), nil before; summaryScans counts ReadSummaries calls
+	// (tests tell a page read from it from a scan).
+	pages        atomic.Pointer[pageIndex]
+	summaryScans atomic.Int64
 	// parseSpans makes span anchors parse their file even when its stored
 	// token stream could anchor them (tests compare both ways).
 	parseSpans bool
