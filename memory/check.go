@@ -402,9 +402,16 @@ func (c *summaryChunk) span(i int) ([]byte, string) {
 // and fn is not called, when the store's summaries are not current or
 // in an older format (a store written by a gloss without them): the
 // caller lists the records then (List), as a read-only listing does not
-// write summaries. The place order it read is kept for ListPage
-// (pageIndex).
+// write summaries.
 func (w *Workspace) ListEach(fn func(*View) error) (n int, ok bool, err error) {
+	return w.listEach(fn, false)
+}
+
+// listEach is ListEach; with order set it also keeps the place order it
+// read as w's pageIndex (ListPage), when no memory was written during the
+// scan. Whole listings (`gloss list`, the api's stream) leave it: only
+// pages read from it.
+func (w *Workspace) listEach(fn func(*View) error, order bool) (n int, ok bool, err error) {
 	if ready, err := w.summariesReady(); err != nil || !ready {
 		return 0, false, err
 	}
@@ -412,15 +419,22 @@ func (w *Workspace) ListEach(fn func(*View) error) (n int, ok bool, err error) {
 	if err != nil {
 		stats = nil // as List: the stored statistics stand
 	}
-	gen, genErr := w.Store.MemoryGeneration()
+	var gen uint64
+	if order {
+		var err error
+		gen, err = w.Store.MemoryGeneration()
+		order = err == nil
+	}
 	set, err := w.ReadSummaries()
 	if err != nil {
 		return 0, false, err
 	}
-	if now, err := w.Store.MemoryGeneration(); genErr == nil && err == nil && now == gen {
-		// No memory written during the scan: ListPage's next pages
-		// read from this order (pageIndex).
-		w.pages.Store(&pageIndex{gen: gen, keys: set.cursors()})
+	if order {
+		if now, err := w.Store.MemoryGeneration(); err == nil && now == gen {
+			// No memory written during the scan: ListPage's next pages
+			// read from this order (pageIndex).
+			w.pages.Store(&pageIndex{gen: gen, keys: set.cursors()})
+		}
 	}
 	n = set.Len()
 	return n, true, set.Each(func(v *View) error {

@@ -97,11 +97,11 @@ func (c *ListCursor) view() *View {
 // 100,000 (a whole listing answered 70 MB, docs/benchmarks.md, session
 // 21). Otherwise the records are listed (RecordViews).
 //
-// The scan of the summaries (ListEach) also leaves their place order (the
+// A page's scan of the summaries also leaves their place order (the
 // cursor of every memory, pageIndex) for the next pages while no memory
-// is written:
-// a page without a filter is then read as limit summaries by id, not a
-// scan of all of them (docs/benchmarks.md, session 22).
+// is written: a page without a filter is then read as limit summaries by
+// id, not a scan of all of them (docs/benchmarks.md, session 22). Whole
+// listings (ListEach) do not keep it.
 func (w *Workspace) ListPage(after *ListCursor, keep func(*View) bool, limit int) (page []View, more bool, err error) {
 	if keep == nil && limit > 0 {
 		if page, more, ok, err := w.indexedPage(after, limit); ok || err != nil {
@@ -124,7 +124,7 @@ func (w *Workspace) ListPage(after *ListCursor, keep func(*View) bool, limit int
 		page = append(page, v.clone())
 		return nil
 	}
-	_, ok, err := w.ListEach(take)
+	_, ok, err := w.listEach(take, true)
 	if errors.Is(err, errFull) {
 		err = nil
 	}
@@ -144,10 +144,11 @@ func (w *Workspace) ListPage(after *ListCursor, keep func(*View) bool, limit int
 }
 
 // pageIndex is the place order of every memory of a workspace with
-// current summaries, as the cursor of each (ListCursor), at memory
-// generation gen: ListPage's next pages read the summaries they need by
-// id while the generation is the same (every memory write changes it, in
-// the same Pebble batch). 100,000 memories take about 8 MB.
+// current summaries, as the cursor of each (ListCursor), read by a page's
+// scan (listEach), at memory generation gen: ListPage's next pages read
+// the summaries they need by id while the generation is the same (every
+// memory write changes it, in the same Pebble batch). 100,000 memories
+// take about 8 MB.
 type pageIndex struct {
 	gen  uint64
 	keys []ListCursor

@@ -162,7 +162,7 @@ type Workspace struct {
 	keepFor   time.Duration
 	keptTimer *time.Timer
 
-	// pages is the place order of the memories ListEach read last
+	// pages is the place order of the memories ListPage's scan read last
 	// (pageIndex), nil before; summaryScans counts ReadSummaries calls
 	// (tests tell a page read from it from a scan).
 	pages        atomic.Pointer[pageIndex]
