@@ -591,8 +591,7 @@ func (s *SummarySet) Views() ([]View, error) {
 				c.err = fmt.Errorf("corrupt summary of memory %s: %w", id, err)
 				return
 			}
-			v.Confidence = round2(confidence.Of(v.Lifecycle(), now).Value)
-			v.SupersededBy = supersededBy(to, v.ID)
+			settleSummaryView(v, now, to)
 		}
 	}
 	work := make(chan *summaryChunk, len(chunks))
@@ -672,8 +671,7 @@ func (s *SummarySet) Each(fn func(*View) error) error {
 					b.n, b.err = i, fmt.Errorf("corrupt summary of memory %s: %w", c.ids[j%viewBlock], err)
 					break
 				}
-				v.Confidence = round2(confidence.Of(v.Lifecycle(), now).Value)
-				v.SupersededBy = supersededBy(to, v.ID)
+				settleSummaryView(v, now, to)
 			}
 			full <- b
 			if b.err != nil {
@@ -701,6 +699,14 @@ func (s *SummarySet) Each(fn func(*View) error) error {
 		free <- b
 	}
 	return err
+}
+
+// settleSummaryView gives v, decoded from a stored summary, what the
+// summary does not store: its confidence as of now and the memories that
+// supersede it, from the relations by target to (Incoming).
+func settleSummaryView(v *View, now time.Time, to map[string][]Relation) {
+	v.Confidence = round2(confidence.Of(v.Lifecycle(), now).Value)
+	v.SupersededBy = supersededBy(to, v.ID)
 }
 
 // decodeSummaryReuse is decodeSummaryInto into a view v that may hold an

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/gloss-dev/gloss/index"
-	"github.com/gloss-dev/gloss/memory/confidence"
 )
 
 // ComparePlace orders memories as listings do (SortViewsByPlace, List,
@@ -194,8 +193,7 @@ func (w *Workspace) indexedPage(after *ListCursor, limit int) (page []View, more
 		if err := decodeSummaryInto(&v, data, string(data)); err != nil {
 			return nil, false, true, fmt.Errorf("corrupt summary of memory %s: %w", id, err)
 		}
-		v.Confidence = round2(confidence.Of(v.Lifecycle(), now).Value)
-		v.SupersededBy = supersededBy(to, v.ID)
+		settleSummaryView(&v, now, to)
 		ApplyAccessView(&v, stats)
 		page = append(page, v)
 	}
