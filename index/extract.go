@@ -560,18 +560,12 @@ func (x *extractor) collectCalls() {
 	var walk func(n *ts.Node)
 	walk = func(n *ts.Node) {
 		t := x.typ(n)
-		if t == "call_expression" || t == "call" {
-			fn := x.field(n, "function")
+		if t == "call_expression" || t == "call" || t == "type_conversion_expression" {
 			name := ""
-			switch x.typ(fn) {
-			case "identifier":
-				name = x.text(fn)
-			case "selector_expression":
-				name = x.text(x.field(fn, "field"))
-			case "attribute":
-				name = x.text(x.field(fn, "attribute"))
-			case "member_expression":
-				name = x.text(x.field(fn, "property"))
+			if t == "type_conversion_expression" {
+				name = x.conversionName(x.field(n, "type"))
+			} else {
+				name = x.calleeName(x.field(n, "function"))
 			}
 			if name != "" {
 				off := int(n.StartByte())
@@ -589,6 +583,69 @@ func (x *extractor) collectCalls() {
 		}
 	}
 	walk(f.tree.RootNode())
+}
+
+// calleeName returns the name collectCalls records for a call of fn (a
+// call_expression's or call's function): an identifier, a selector's
+// field (Go), an attribute (Python), a member's property (TypeScript); for
+// a Go index expression, X[I](…), the name of X when I may be a type (an
+// identifier, a selector, a pointer type, an instantiated type), and of
+// a type instantiation, F[T, U](…), the name of F, since Go's grammar reads a
+// call with explicit type arguments, F[T](…), either way (as a call of F
+// with type arguments, or of an index expression: gotreesitter's choice
+// depends on the file) and both are read as a call of F; "" for other
+// functions (a parenthesized expression, a call's result, an index that
+// is a literal or an operation, X[0](…)). ParseGoFast reads go/ast's
+// call shapes the same way (goFastCallee).
+func (x *extractor) calleeName(fn *ts.Node) string {
+	switch x.typ(fn) {
+	case "identifier":
+		return x.text(fn)
+	case "selector_expression":
+		return x.text(x.field(fn, "field"))
+	case "attribute":
+		return x.text(x.field(fn, "attribute"))
+	case "member_expression":
+		return x.text(x.field(fn, "property"))
+	case "index_expression":
+		idx := x.field(fn, "index")
+		switch x.typ(idx) {
+		case "identifier", "selector_expression", "index_expression", "generic_type", "type_instantiation_expression":
+		case "unary_expression": // *T, a pointer type; not &v, -v, …
+			if op := x.field(idx, "operator"); op == nil || x.text(op) != "*" {
+				return ""
+			}
+		default:
+			return ""
+		}
+		if op := x.field(fn, "operand"); x.typ(op) == "identifier" || x.typ(op) == "selector_expression" {
+			return x.calleeName(op)
+		}
+	case "type_instantiation_expression": // F[T, U](…)
+		return x.conversionName(x.field(fn, "type"))
+	}
+	return ""
+}
+
+// conversionName returns the name collectCalls records for a Go
+// type_conversion_expression of type typ: the type's name when it is a
+// named type, qualified or not, with or without type arguments (T(v),
+// pkg.T(v), F[T](v)), "" for other types ([]byte(v), (*T)(v)). Go's
+// grammar reads a call of a name with one argument, and a call with type
+// arguments, as a conversion in some files and as a call in others
+// (gotreesitter's choice depends on the file), and go/ast cannot tell
+// them apart either: both are read as a call of the name, as ParseGoFast
+// reads them.
+func (x *extractor) conversionName(typ *ts.Node) string {
+	switch x.typ(typ) {
+	case "type_identifier":
+		return x.text(typ)
+	case "qualified_type":
+		return x.text(x.field(typ, "name"))
+	case "generic_type":
+		return x.conversionName(x.field(typ, "type"))
+	}
+	return ""
 }
 
 // Enclosing returns the innermost definition whose Range contains the byte

@@ -112,29 +112,48 @@ func (g *goFast) refs(af *ast.File) bool {
 }
 
 // goFastCallee returns the name collectCalls records for the call c: the
-// name of an identifier or the field of a selector called, "" for other
-// functions (a parenthesized expression, a function literal, a type in a
-// conversion, a call's result); known is false for a shape whose reading
-// by tree-sitter's Go grammar is not known.
-//
-// A generic function called with explicit type arguments, F[T](args) or
-// pkg.F[T](args), is ambiguous in the grammar (a call of F with
-// type_arguments, a call of an index expression, a conversion to a generic
-// type), and gotreesitter's choice does not follow from the shape alone:
-// on GOROOT/src, reflect.TypeFor[T]() gives the name TypeFor but
-// reflect.TypeFor[token.Pos]() none, f[P](p, q) the name f but
-// convertIntWithBitsize[uint64](l.min, b) none. Such calls are left to
-// tree-sitter (known false).
+// name of an identifier or the field of a selector called; for a call
+// with an index, X[I](args) or X[I, J](args), the name of X (an
+// identifier or a selector) when I may be a type (an identifier, a
+// selector, a pointer or other type expression, an instantiated generic
+// type; always with two or more
+// indexes): Go's grammar, like go/ast, cannot tell a call with explicit
+// type arguments F[T](args) from a call of an element F[i](args), and
+// gotreesitter reads the shape as a call of F with type arguments, of an
+// index expression or as a conversion to a generic type, by file; its
+// reading is mapped to this one (extractor.calleeName, conversionName);
+// "" for other functions (a parenthesized expression, a function literal,
+// a type in a conversion, a call's result, an index that is a literal or
+// an operation). known is false for a shape whose reading is not known
+// (none left: kept for the refusal path).
 func goFastCallee(c *ast.CallExpr) (name string, known bool) {
 	switch f := c.Fun.(type) {
 	case *ast.Ident:
 		return f.Name, true
 	case *ast.SelectorExpr:
 		return f.Sel.Name, true
-	case *ast.IndexExpr, *ast.IndexListExpr:
-		return "", false
+	case *ast.IndexExpr:
+		switch f.Index.(type) {
+		case *ast.Ident, *ast.SelectorExpr, *ast.StarExpr, *ast.IndexExpr, *ast.IndexListExpr, *ast.ArrayType, *ast.MapType, *ast.ChanType, *ast.FuncType, *ast.InterfaceType, *ast.StructType:
+			return goFastIndexed(f.X), true
+		}
+		return "", true
+	case *ast.IndexListExpr:
+		return goFastIndexed(f.X), true
 	}
 	return "", true
+}
+
+// goFastIndexed is the name goFastCallee gives a call of X[…]: X's name
+// when X is an identifier or a selector, else "".
+func goFastIndexed(x ast.Expr) string {
+	switch x := x.(type) {
+	case *ast.Ident:
+		return x.Name
+	case *ast.SelectorExpr:
+		return x.Sel.Name
+	}
+	return ""
 }
 
 // goFast carries the state of one ParseGoFast extraction.

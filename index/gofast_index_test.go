@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -68,6 +69,13 @@ func TestIndexRecordGoFast(t *testing.T) {
 	cases := map[string]string{
 		"calls.go": "package p\n\nimport (\n\t\"fmt\"\n\tstr \"strings\"\n\t\"example.com/m/sub\"\n\t\"example.com/m/missing\"\n\t\"fmt\"\n)\n\nvar v = fmt.Sprint(len(\"x\"))\n\nfunc F(xs []int) (n int) {\n\tdefer func() { recover() }()\n\tgo g(h(1), str.ToUpper(fmt.Sprint(2)))\n\tb := []byte(\"s\")\n\t_ = (*T)(nil)\n\t_ = T(3).M().N()\n\t_ = interface{}(b)\n\tf := func(a int) int { return a }\n\t_ = f(4)\n\t_ = sub.X{}.Y(new(int), make([]int, 0))\n\tfor _, x := range xs {\n\t\tif ok := check(x); ok {\n\t\t\tn += x\n\t\t}\n\t}\n\treturn (g)(5)\n}\n\ntype T int\n\nfunc (t T) M() T { return t.clone() }\n\ntype S struct {\n\tA [len(\"abc\")]int\n}\n",
 		"semi.go":  "package p; import \"fmt\"; func G() { fmt.Println(1); return }\n",
+		// Calls with an index: explicit type arguments (one, two, a
+		// qualified type, a pointer, an instantiated type, a slice type),
+		// calls of a slice's element (an identifier index: read as F[T];
+		// a literal or an operation: no name), conversions to named and
+		// generic types, in statements, assignments, declarations, go and
+		// defer.
+		"generic.go": "package p\n\nimport (\n\t\"reflect\"\n\t\"time\"\n)\n\nfunc F[T any](x T) T { return x }\n\nfunc G[T, U any]() {}\n\ntype L[T any] []T\n\ntype N int\n\nvar tt = reflect.TypeFor[time.Time]()\n\nvar fns []func(int)\n\nfunc H(i int, m map[string]func()) {\n\tF[int](1)\n\t_ = F[*N](nil)\n\tG[int, string]()\n\t_ = reflect.TypeFor[L[int]]()\n\t_ = F[[]byte](nil)\n\tfns[i](2)\n\tfns[0](3)\n\tfns[i+1](4)\n\tm[\"k\"]()\n\t_ = N(5)\n\t_ = L[int](nil)\n\t_ = time.Duration(6)\n\tgo F[string](\"x\")\n\tdefer G[N, *N]()\n\tx := F[reflect.Value](reflect.ValueOf(F[int](7)))\n\t_ = x\n}\n",
 	}
 	ix := &Indexer{Root: root, Project: NewProject(root)}
 	ps := map[*Language]*ts.Parser{}
@@ -96,23 +104,7 @@ func TestIndexRecordGoFast(t *testing.T) {
 			return false, false, true
 		}
 		if m := recordMismatch(tree, fast, treeToks, fastToks); m != "" {
-			// Where tree-sitter reads a call of a name with one argument
-			// as a conversion to that (qualified) type name, the fast path
-			// has one call more: allowed, and nothing else may differ.
-			conv := tsConversions(t, ix, ps, lang, rel, src)
-			var calls []Call
-			for _, c := range fast.Calls {
-				if !conv[Call{Name: c.Name, Line: c.Line}] {
-					calls = append(calls, c)
-				}
-			}
-			kept := *fast
-			kept.Calls = calls
-			if len(conv) == 0 || recordMismatch(tree, &kept, treeToks, fastToks) != "" {
-				t.Errorf("%s: %s", rel, m)
-			} else {
-				t.Logf("%s: tree-sitter reads %d call(s) as type conversions: %s", rel, len(fast.Calls)-len(calls), m)
-			}
+			t.Errorf("%s: %s", rel, m)
 		}
 		return true, false, false
 	}
@@ -122,8 +114,14 @@ func TestIndexRecordGoFast(t *testing.T) {
 		}
 	}
 	// encoding/csv/fuzz_test.go: tree-sitter reads f.Fuzz(func…) as a
-	// conversion (Go 1.26.8), the one difference on GOROOT/src.
-	always := func(rel string) bool { return rel == "encoding/csv/fuzz_test.go" }
+	// conversion (Go 1.26.8). Files with a call with an index ("](": 438
+	// of GOROOT/src's) were refused by the fast path until such calls were
+	// read as tree-sitter's readings are mapped (goFastCallee,
+	// extractor.calleeName): a quarter of them (by CRC-32 of the path) are
+	// compared besides the sample, all of them with GLOSS_GOFAST_ALL=1.
+	always := func(rel string, src []byte) bool {
+		return rel == "encoding/csv/fuzz_test.go" || crc32.ChecksumIEEE([]byte(rel))%4 == 0 && bytes.Contains(src, []byte("]("))
+	}
 	n, _, refused, tsErr := checkGorootSample(t, always, check)
 	t.Logf("GOROOT/src: %d files compared, %d refused by the fast path, %d with tree-sitter errors", n, refused, tsErr)
 	if n < 100 {
@@ -228,42 +226,4 @@ func TestIndexRunGoFastSameStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	compare("re-index")
-}
-
-// tsConversions returns the type conversions of tree-sitter's syntax tree
-// of src whose type is a name or a qualified name (T(x), pkg.T(x)), each
-// as the Call (name and line only) go/parser's reading of it as a call
-// gives.
-func tsConversions(t *testing.T, ix *Indexer, ps map[*Language]*ts.Parser, lang *Language, rel string, src []byte) map[Call]bool {
-	t.Helper()
-	f, err := ix.ParseSource(ps, lang, rel, src)
-	if err != nil {
-		t.Fatalf("%s: %v", rel, err)
-	}
-	defer f.Release()
-	tl := lang.TS()
-	out := map[Call]bool{}
-	var walk func(n *ts.Node)
-	walk = func(n *ts.Node) {
-		if n.Type(tl) == "type_conversion_expression" {
-			typ := n.ChildByFieldName("type", tl)
-			name := ""
-			switch typ.Type(tl) {
-			case "type_identifier":
-				name = string(src[typ.StartByte():typ.EndByte()])
-			case "qualified_type":
-				if nm := typ.ChildByFieldName("name", tl); nm != nil {
-					name = string(src[nm.StartByte():nm.EndByte()])
-				}
-			}
-			if name != "" {
-				out[Call{Name: name, Line: int(n.StartPoint().Row)}] = true
-			}
-		}
-		for i := 0; i < n.ChildCount(); i++ {
-			walk(n.Child(i))
-		}
-	}
-	walk(f.tree.RootNode())
-	return out
 }

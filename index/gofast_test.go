@@ -94,13 +94,13 @@ func TestParseGoFastMatchesParse(t *testing.T) {
 // checkGorootSample calls check(rel, src) on the Go files of GOROOT/src
 // (rel slash-separated, relative to GOROOT/src): all of them when
 // $GLOSS_GOFAST_ALL is set, else one in 24 by an FNV hash of the path,
-// plus those for which always(rel) is true (always may be nil); files
+// plus those for which always(rel, src) is true (always may be nil); files
 // over 1 MiB or that CheckContent refuses are left out. check reports
 // whether it compared the file, whether the fast path refused it and
 // whether tree-sitter found an error; checkGorootSample returns those
 // counts and the bytes of the compared files. It skips the test when
 // GOROOT/src cannot be found.
-func checkGorootSample(t *testing.T, always func(rel string) bool, check func(rel string, src []byte) (compared, refused, tsErr bool)) (n, size, refused, tsErr int) {
+func checkGorootSample(t *testing.T, always func(rel string, src []byte) bool, check func(rel string, src []byte) (compared, refused, tsErr bool)) (n, size, refused, tsErr int) {
 	t.Helper()
 	goroot, err := exec.Command("go", "env", "GOROOT").Output()
 	if err != nil {
@@ -119,11 +119,15 @@ func checkGorootSample(t *testing.T, always func(rel string) bool, check func(re
 		rel = filepath.ToSlash(rel)
 		h := fnv.New32a()
 		h.Write([]byte(p))
-		if !all && h.Sum32()%24 != 0 && (always == nil || !always(rel)) {
+		sampled := all || h.Sum32()%24 == 0
+		if !sampled && always == nil {
 			return nil
 		}
 		src, err := os.ReadFile(p)
 		if err != nil || len(src) > 1<<20 || CheckContent(src) != "" {
+			return nil
+		}
+		if !sampled && !always(rel, src) {
 			return nil
 		}
 		c, r, e := check(rel, src)
