@@ -64,8 +64,8 @@ func (ix *Indexer) parseGoFast(lang *Language, path string, src []byte, refs boo
 		return nil, false
 	}
 	sort.SliceStable(f.Defs, func(i, j int) bool { return f.Defs[i].Range.StartByte < f.Defs[j].Range.StartByte })
-	if refs && !g.refs(af) {
-		return nil, false
+	if refs {
+		g.refs(af)
 	}
 	f.srcHash = HashBytes(src)
 	return f, true
@@ -74,33 +74,20 @@ func (ix *Indexer) parseGoFast(lang *Language, path string, src []byte, refs boo
 // refs fills f.Calls and f.Imports from the syntax tree af as
 // collectCalls and collectImports fill them from tree-sitter's: every call
 // in source order (pre-order, an outer call before the calls in its
-// function and arguments) whose function is an identifier or a selector,
-// named after it or the selector's field, with the innermost enclosing
-// definition and the 0-based line of the call's first byte; the import
-// paths in source order, each once. False for a call shape whose
-// tree-sitter reading is not known to be the same (see goFastCallee).
-func (g *goFast) refs(af *ast.File) bool {
+// function and arguments) that goFastCallee names, with the innermost
+// enclosing definition and the 0-based line of the call's first byte; the
+// import paths in source order, each once.
+func (g *goFast) refs(af *ast.File) {
 	f := g.f
-	ok := true
 	ast.Inspect(af, func(n ast.Node) bool {
-		c, isCall := n.(*ast.CallExpr)
-		if !isCall || !ok {
-			return ok
-		}
-		name, known := goFastCallee(c)
-		if !known {
-			ok = false
-			return false
-		}
-		if name != "" {
-			off := g.off(c.Pos())
-			f.Calls = append(f.Calls, Call{Caller: f.Enclosing(off, off).Symbol, Name: name, Line: f.Lines.LineOf(off)})
+		if c, isCall := n.(*ast.CallExpr); isCall {
+			if name := goFastCallee(c); name != "" {
+				off := g.off(c.Pos())
+				f.Calls = append(f.Calls, Call{Caller: f.Enclosing(off, off).Symbol, Name: name, Line: f.Lines.LineOf(off)})
+			}
 		}
 		return true
 	})
-	if !ok {
-		return false
-	}
 	seen := map[string]bool{}
 	for _, im := range af.Imports {
 		if spec := unquote(im.Path.Value); spec != "" && !seen[spec] {
@@ -108,7 +95,6 @@ func (g *goFast) refs(af *ast.File) bool {
 			f.Imports = append(f.Imports, Import{Spec: spec})
 		}
 	}
-	return true
 }
 
 // goFastCallee returns the name collectCalls records for the call c: the
@@ -116,32 +102,31 @@ func (g *goFast) refs(af *ast.File) bool {
 // with an index, X[I](args) or X[I, J](args), the name of X (an
 // identifier or a selector) when I may be a type (an identifier, a
 // selector, a pointer or other type expression, an instantiated generic
-// type; always with two or more
-// indexes): Go's grammar, like go/ast, cannot tell a call with explicit
-// type arguments F[T](args) from a call of an element F[i](args), and
-// gotreesitter reads the shape as a call of F with type arguments, of an
-// index expression or as a conversion to a generic type, by file; its
-// reading is mapped to this one (extractor.calleeName, conversionName);
+// type; always with two or more indexes). Go's grammar, like go/ast,
+// cannot tell a call with explicit type arguments F[T](args) from a call
+// of an element F[i](args), and gotreesitter reads the shape as a call of
+// F with type arguments, a call of an index expression, a type
+// instantiation or a conversion to a generic type, depending on the file;
+// extractor.calleeName and conversionName map each reading to this one.
 // "" for other functions (a parenthesized expression, a function literal,
 // a type in a conversion, a call's result, an index that is a literal or
-// an operation). known is false for a shape whose reading is not known
-// (none left: kept for the refusal path).
-func goFastCallee(c *ast.CallExpr) (name string, known bool) {
+// an operation).
+func goFastCallee(c *ast.CallExpr) string {
 	switch f := c.Fun.(type) {
 	case *ast.Ident:
-		return f.Name, true
+		return f.Name
 	case *ast.SelectorExpr:
-		return f.Sel.Name, true
+		return f.Sel.Name
 	case *ast.IndexExpr:
 		switch f.Index.(type) {
 		case *ast.Ident, *ast.SelectorExpr, *ast.StarExpr, *ast.IndexExpr, *ast.IndexListExpr, *ast.ArrayType, *ast.MapType, *ast.ChanType, *ast.FuncType, *ast.InterfaceType, *ast.StructType:
-			return goFastIndexed(f.X), true
+			return goFastIndexed(f.X)
 		}
-		return "", true
+		return ""
 	case *ast.IndexListExpr:
-		return goFastIndexed(f.X), true
+		return goFastIndexed(f.X)
 	}
-	return "", true
+	return ""
 }
 
 // goFastIndexed is the name goFastCallee gives a call of X[…]: X's name

@@ -614,8 +614,8 @@ func (ix *Indexer) parseOne(parsers map[*Language]*ts.Parser, realRoot string, j
 // cannot be encoded; span anchors then parse the file). A Go file is
 // parsed without tree-sitter (parseGoFast: go/parser and go/scanner give
 // the same records, TestIndexRecordGoFast) unless the fast path refuses
-// it (a syntax error, a NUL byte, a byte order mark, an unusual receiver
-// or call) or noGoFast is set; errors are ParseSource's (ErrInterrupted
+// it (a syntax error, a NUL byte, a byte order mark, an unusual
+// receiver) or noGoFast is set; errors are ParseSource's (ErrInterrupted
 // when the indexer is interrupted).
 func (ix *Indexer) parseRecord(parsers map[*Language]*ts.Parser, lang *Language, src []byte, rec *FileRecord) ([]byte, error) {
 	var f *File
