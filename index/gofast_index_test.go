@@ -84,7 +84,7 @@ func TestIndexRecordGoFast(t *testing.T) {
 		t.Helper()
 		tree := &FileRecord{Path: rel}
 		ix.noGoFast = true
-		treeToks, err := ix.parseRecord(ps, lang, src, tree)
+		treeToks, err := ix.parseRecord(ps, lang, src, tree, nil)
 		ix.noGoFast = false
 		if err != nil {
 			t.Fatalf("%s: %v", rel, err)
@@ -93,7 +93,7 @@ func TestIndexRecordGoFast(t *testing.T) {
 			return false, true, tree.HasError
 		}
 		fast := &FileRecord{Path: rel}
-		fastToks, err := ix.parseRecord(ps, lang, src, fast)
+		fastToks, err := ix.parseRecord(ps, lang, src, fast, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", rel, err)
 		}

@@ -444,8 +444,9 @@ func (ix *Indexer) count(st *Stats) error {
 }
 
 // DefaultMaxParseBytes is Indexer.MaxParseBytes when it is 0: 128 KiB
-// of parse weight, so at most 8 files at once (parseOverheadBytes each
-// and their sizes), and about 50 MB of syntax trees at gotreesitter's
+// of parse weight, so at most 8 files at once under tree-sitter
+// (parseOverheadBytes each and their sizes; Go files weigh less:
+// goFastWeight), and about 50 MB of syntax trees at gotreesitter's
 // worst ~400 bytes per source byte (measured on prometheus' largest test
 // files). It was 512 KiB of source without a per-file overhead: a cold
 // index of prometheus then peaked at ~700 MiB resident with GOMAXPROCS
@@ -468,10 +469,39 @@ func parseWeight(size, max int64) int64 {
 	return min(max, size+parseOverheadBytes)
 }
 
+// goFastWeight is the share of the parse budget (of max bytes) a Go file
+// of size bytes takes while the Go fast path (parseGoFast) parses it:
+// size/goFastWeightDiv plus goFastOverheadBytes, at most the whole
+// budget. go/parser's syntax tree, the token spans and the records
+// allocate ~20 bytes per source byte (38 at most) on prometheus' Go
+// files of 20 KB and more, where tree-sitter's trees take ~250–400, and
+// the fast path has no parser tables: a Go file weighs about an eighth
+// of what it would under tree-sitter, so that Go files are parsed on
+// every core (a 13 KB file weighs 3.6 KiB: 35 at once in the default
+// budget) and a large one no longer waits to be parsed alone. A file
+// the fast path refuses takes its parseWeight before tree-sitter parses
+// it (parseAll).
+func goFastWeight(size, max int64) int64 {
+	return min(max, size/goFastWeightDiv+goFastOverheadBytes)
+}
+
+// goFastWeightDiv and goFastOverheadBytes make goFastWeight.
+const (
+	goFastWeightDiv     = 8
+	goFastOverheadBytes = 2 << 10
+)
+
+// goFast reports whether a file of language lang is parsed by the Go
+// fast path first (parseRecord).
+func (ix *Indexer) goFast(lang *Language) bool {
+	return lang != nil && lang.Name == "go" && !ix.noGoFast
+}
+
 // parseAll reads and parses jobs on Workers goroutines, with files of at
 // most MaxParseBytes of parse weight being parsed at once (a weighted
 // semaphore: golang.org/x/sync/semaphore, each file weighing
-// parseWeight), sharing their tree-sitter parsers (parserPool).
+// parseWeight, a Go file goFastWeight until the fast path refuses it),
+// sharing their tree-sitter parsers (parserPool).
 func (ix *Indexer) parseAll(ctx context.Context, jobs []parseJob) <-chan parseResult {
 	workers := ix.Workers
 	if workers <= 0 {
@@ -500,15 +530,37 @@ func (ix *Indexer) parseAll(ctx context.Context, jobs []parseJob) <-chan parseRe
 			parsers := map[*Language]*ts.Parser{}
 			for j := range in {
 				ix.yield(ctx)
-				w := parseWeight(j.cand.Size, budget)
-				if sem.Acquire(ctx, w) != nil {
+				full := parseWeight(j.cand.Size, budget)
+				held := full
+				if ix.goFast(j.cand.Lang) {
+					held = goFastWeight(j.cand.Size, budget)
+				}
+				if sem.Acquire(ctx, held) != nil {
 					continue // cancelled: Run reports ctx.Err()
+				}
+				weighed(j.cand.Path, held)
+				// The fast path refused the file: its tree-sitter parse
+				// takes the file's whole weight (released first, so
+				// that two workers never hold part and wait for more).
+				treeSitter := func() error {
+					if held == full {
+						return nil
+					}
+					sem.Release(held)
+					held = 0
+					if err := sem.Acquire(ctx, full); err != nil {
+						return err
+					}
+					held = full
+					weighed(j.cand.Path, held)
+					return nil
 				}
 				beforeParse(j.cand.Path)
 				pool.lend(parsers, j.cand.Lang)
-				res := ix.parseOne(parsers, realRoot, j)
+				res := ix.parseOne(ctx, parsers, realRoot, j, treeSitter)
 				pool.takeBack(parsers)
-				sem.Release(w)
+				sem.Release(held)
+				weighed(j.cand.Path, 0)
 				out <- res
 			}
 		}()
@@ -570,7 +622,8 @@ func (pp *parserPool) takeBack(parsers map[*Language]*ts.Parser) {
 
 // parseOne reads and parses the file of j; realRoot is ix.Root with its
 // symlinks resolved ("": read with ReadSourceFile, which resolves them).
-func (ix *Indexer) parseOne(parsers map[*Language]*ts.Parser, realRoot string, j parseJob) parseResult {
+// treeSitter is parseRecord's; its error (ctx's) fails the run.
+func (ix *Indexer) parseOne(ctx context.Context, parsers map[*Language]*ts.Parser, realRoot string, j parseJob, treeSitter func() error) parseResult {
 	c := j.cand
 	var src []byte
 	var err error
@@ -595,8 +648,8 @@ func (ix *Indexer) parseOne(parsers map[*Language]*ts.Parser, realRoot string, j
 	if same && j.old.Tokens == TokensVersion {
 		return parseResult{rec: rec, same: true}
 	}
-	toks, err := ix.parseRecord(parsers, c.Lang, src, rec)
-	if errors.Is(err, ErrInterrupted) {
+	toks, err := ix.parseRecord(parsers, c.Lang, src, rec, treeSitter)
+	if errors.Is(err, ErrInterrupted) || ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		return parseResult{err: err} // the run fails; nothing is written
 	}
 	if err != nil {
@@ -616,14 +669,21 @@ func (ix *Indexer) parseOne(parsers map[*Language]*ts.Parser, realRoot string, j
 // the same records, TestIndexRecordGoFast) unless the fast path refuses
 // it (a syntax error, a NUL byte, a byte order mark, an unusual
 // receiver) or noGoFast is set; errors are ParseSource's (ErrInterrupted
-// when the indexer is interrupted).
-func (ix *Indexer) parseRecord(parsers map[*Language]*ts.Parser, lang *Language, src []byte, rec *FileRecord) ([]byte, error) {
+// when the indexer is interrupted). treeSitter, when not nil, is called
+// before a Go file the fast path refused is parsed with tree-sitter (the
+// worker takes the file's whole parse weight: parseAll); its error is
+// returned.
+func (ix *Indexer) parseRecord(parsers map[*Language]*ts.Parser, lang *Language, src []byte, rec *FileRecord, treeSitter func() error) ([]byte, error) {
 	var f *File
-	if lang.Name == "go" && !ix.noGoFast {
+	if ix.goFast(lang) {
 		if atomic.LoadUint32(&ix.stop) != 0 {
 			return nil, ErrInterrupted
 		}
-		f, _ = ix.parseGoFast(lang, rec.Path, src, true)
+		if f, _ = ix.parseGoFast(lang, rec.Path, src, true); f == nil && treeSitter != nil {
+			if err := treeSitter(); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if f == nil {
 		var err error

@@ -159,3 +159,22 @@ func beforeParse(path string) {
 		(*h)(path)
 	}
 }
+
+// weightHook is the function setWeightHook installed (nil: none).
+var weightHook atomic.Pointer[func(path string, held int64)]
+
+// setWeightHook makes every indexing run call fn, on its worker
+// goroutines, with a file's path and the share of the parse budget its
+// worker holds for it, each time that share changes (0 once the file is
+// parsed), until restore is called. For tests of the parse budget.
+func setWeightHook(fn func(path string, held int64)) (restore func()) {
+	weightHook.Store(&fn)
+	return func() { weightHook.Store(nil) }
+}
+
+// weighed calls the weight hook, if any, with path and held.
+func weighed(path string, held int64) {
+	if h := weightHook.Load(); h != nil {
+		(*h)(path, held)
+	}
+}

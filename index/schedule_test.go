@@ -266,3 +266,90 @@ func TestParserPool(t *testing.T) {
 		t.Fatal("the parser given back was not lent again")
 	}
 }
+
+// TestParseBudgetGoFast checks the parse budget of Go files: while the Go
+// fast path parses them they weigh goFastWeight, so more of them are
+// parsed at once than tree-sitter files would be in the same budget
+// (TestParseBudgetHolds: two), and a Go file the fast path refuses (a
+// syntax error) holds its whole parseWeight before tree-sitter parses
+// it; the files in flight never weigh more than the budget.
+func TestParseBudgetGoFast(t *testing.T) {
+	root := t.TempDir()
+	sizes := map[string]int64{}
+	broken := map[string]bool{}
+	for i := range 24 {
+		p := fmt.Sprintf("f%02d.go", i)
+		src := fmt.Sprintf("package p\n\nfunc F%d(a int) int { return a + %d }\n", i, i)
+		if i%8 == 3 {
+			src = fmt.Sprintf("package p\n\nfunc F%d(a int {\n", i) // refused by the fast path
+			broken[p] = true
+		}
+		if err := os.WriteFile(filepath.Join(root, p), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sizes[p] = int64(len(src))
+	}
+	budget := int64(2*parseOverheadBytes + 400) // two tree-sitter files, never three
+	var mu sync.Mutex
+	holding := map[string]int64{}
+	seen := map[string]bool{}
+	maxHeld := map[string]int64{}
+	var cur, peak int64
+	inFlight := func() int {
+		n := 0
+		for _, h := range holding {
+			if h > 0 {
+				n++
+			}
+		}
+		return n
+	}
+	maxFiles := 0
+	restore := setWeightHook(func(path string, held int64) {
+		mu.Lock()
+		cur += held - holding[path]
+		holding[path] = held
+		peak, maxFiles = max(peak, cur), max(maxFiles, inFlight())
+		maxHeld[path] = max(maxHeld[path], held)
+		first := held > 0 && !seen[path]
+		seen[path] = true
+		mu.Unlock()
+		for deadline := time.Now().Add(300 * time.Millisecond); first && time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			mu.Lock()
+			n := inFlight()
+			mu.Unlock()
+			if n >= 3 {
+				break
+			}
+		}
+	})
+	defer restore()
+	st, err := OpenStore(filepath.Join(t.TempDir(), "pebble"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ix := &Indexer{Root: root, Store: st, Project: NewProject(root), Workers: 8, MaxParseBytes: budget}
+	stats, err := ix.Run(context.Background(), RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Parsed != 24 {
+		t.Fatalf("parsed %d files, want 24", stats.Parsed)
+	}
+	if peak > budget {
+		t.Fatalf("files of weight %d parsed at once, over the budget %d", peak, budget)
+	}
+	if maxFiles < 3 {
+		t.Fatalf("at most %d Go files parsed at once: the budget admits more than two", maxFiles)
+	}
+	for p := range sizes {
+		want := goFastWeight(sizes[p], budget)
+		if broken[p] {
+			want = parseWeight(sizes[p], budget)
+		}
+		if maxHeld[p] != want {
+			t.Errorf("%s held at most %d of the budget, want %d (broken: %v)", p, maxHeld[p], want, broken[p])
+		}
+	}
+}
