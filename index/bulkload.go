@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -14,6 +15,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
 	"github.com/cockroachdb/pebble/v2/sstable"
 	"github.com/cockroachdb/pebble/v2/vfs"
+	"golang.org/x/sync/errgroup"
 )
 
 // bulkLimitBytes bounds the batch bytes (Pebble's batch encoding: keys,
@@ -46,102 +48,129 @@ var ingestSeq atomic.Uint64
 // a commit writes them to the write-ahead log, the memtable, an L0
 // table, then compactions rewrite them again as L0 grows. One table is
 // written per first key byte (keyspace, store.go), so a keyspace with
-// no stored keys never overlaps another keyspace's keys. It returns
-// errNotSets, before writing anything, when a batch holds a delete or
-// any other kind of entry; other errors wrap ErrWriteFailed (a table
-// could not be written or ingested: nothing of the batches is in the
-// store then). The reprs are not modified.
+// no stored keys never overlaps another keyspace's keys; the keyspaces
+// are sorted and written on up to GOMAXPROCS goroutines at once
+// (golang.org/x/sync/errgroup), as an index run's parses wait for the
+// ingest. It returns errNotSets, before writing anything, when a batch
+// holds a delete, any other kind of entry or an empty key; other errors
+// wrap ErrWriteFailed (a table could not be written or ingested: nothing
+// of the batches is in the store then). The reprs are not modified.
 func (s *Store) ingestBatches(ctx context.Context, batches [][]byte) (err error) {
-	type entry struct {
-		key, value []byte
-		seq        int // order of the set among all
-	}
+	// spaces[c] are the sets of the keys that begin with the byte c, in
+	// batch order: counted first, so that each is allocated once.
+	var spaces [256][]ingestEntry
+	var counts [256]int
 	n := 0
-	for _, b := range batches {
-		if h, ok := batchrepr.ReadHeader(b); ok {
-			n += int(h.Count)
+	for pass := range 2 {
+		for _, b := range batches {
+			r := batchrepr.Read(b)
+			for {
+				kind, k, v, ok, err := r.Next()
+				if err != nil {
+					return fmt.Errorf("read batch: %w", err)
+				}
+				if !ok {
+					break
+				}
+				if kind != pebble.InternalKeyKindSet || len(k) == 0 {
+					return errNotSets
+				}
+				if pass == 0 {
+					counts[k[0]]++
+					continue
+				}
+				spaces[k[0]] = append(spaces[k[0]], ingestEntry{k, v, n})
+				n++
+			}
+		}
+		if pass == 0 {
+			for c, m := range counts {
+				if m > 0 {
+					spaces[c] = make([]ingestEntry, 0, m)
+				}
+			}
 		}
 	}
-	entries := make([]entry, 0, n)
-	for _, b := range batches {
-		r := batchrepr.Read(b)
-		for {
-			kind, k, v, ok, err := r.Next()
-			if err != nil {
-				return fmt.Errorf("read batch: %w", err)
-			}
-			if !ok {
-				break
-			}
-			if kind != pebble.InternalKeyKindSet {
-				return errNotSets
-			}
-			entries = append(entries, entry{k, v, len(entries)})
-		}
-	}
-	if len(entries) == 0 {
+	if n == 0 {
 		return nil
 	}
-	// Of equal keys the later set sorts last, and wins below.
-	slices.SortFunc(entries, func(a, b entry) int {
-		if c := bytes.Compare(a.key, b.key); c != 0 {
-			return c
-		}
-		return a.seq - b.seq
-	})
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%w: store %s: ingest: %v", ErrWriteFailed, s.dir, r)
-		}
-	}()
 	db := s.pdb()
 	s.removeIngestFiles()
-	var paths []string
+	var paths [256]string
 	defer func() {
 		for _, p := range paths {
-			_ = s.fs.Remove(p)
+			if p != "" {
+				_ = s.fs.Remove(p)
+			}
 		}
 	}()
 	opts := &pebble.Options{}
 	opts.EnsureDefaults()
 	wo := opts.MakeWriterOptions(0, db.TableFormat())
-	var w *sstable.Writer
-	closeTable := func() error {
-		if w == nil {
-			return nil
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for c := range spaces {
+		if len(spaces[c]) == 0 {
+			continue
 		}
-		err := w.Close()
-		w = nil
+		p := s.fs.PathJoin(s.dir, fmt.Sprintf("%s%d.sst", ingestFilePrefix, ingestSeq.Add(1)))
+		paths[c] = p
+		g.Go(func() error { return s.writeIngestTable(p, spaces[c], wo) })
+	}
+	if err := g.Wait(); err != nil {
 		return err
 	}
+	var ingest []string
+	for _, p := range paths {
+		if p != "" {
+			ingest = append(ingest, p)
+		}
+	}
+	if err := db.Ingest(ctx, ingest); err != nil {
+		return fmt.Errorf("%w: store %s: ingest: %v", ErrWriteFailed, s.dir, err)
+	}
+	return nil
+}
+
+// ingestEntry is one point set of ingestBatches: seq orders the sets of
+// a batch run (a later set of a key wins).
+type ingestEntry struct {
+	key, value []byte
+	seq        int
+}
+
+// writeIngestTable sorts entries (the sets of one keyspace) by key, the
+// later set of equal keys last, and writes the table at path with the
+// last set of each key; errors (a panic of the writer included) wrap
+// ErrWriteFailed.
+func (s *Store) writeIngestTable(path string, entries []ingestEntry, wo sstable.WriterOptions) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: store %s: write table: %v", ErrWriteFailed, s.dir, r)
+		}
+	}()
+	slices.SortFunc(entries, func(a, b ingestEntry) int {
+		if c := bytes.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		return a.seq - b.seq
+	})
+	f, err := s.fs.Create(path, vfs.WriteCategoryUnspecified)
+	if err != nil {
+		return fmt.Errorf("%w: store %s: create table: %v", ErrWriteFailed, s.dir, err)
+	}
+	w := sstable.NewWriter(objstorageprovider.NewFileWritable(f), wo)
 	for i, e := range entries {
 		if i+1 < len(entries) && bytes.Equal(e.key, entries[i+1].key) {
 			continue // a later set of the same key wins
 		}
-		if w != nil && e.key[0] != entries[i-1].key[0] {
-			if err := closeTable(); err != nil {
-				return fmt.Errorf("%w: store %s: write table: %v", ErrWriteFailed, s.dir, err)
-			}
-		}
-		if w == nil {
-			p := s.fs.PathJoin(s.dir, fmt.Sprintf("%s%d.sst", ingestFilePrefix, ingestSeq.Add(1)))
-			f, err := s.fs.Create(p, vfs.WriteCategoryUnspecified)
-			if err != nil {
-				return fmt.Errorf("%w: store %s: create table: %v", ErrWriteFailed, s.dir, err)
-			}
-			paths = append(paths, p)
-			w = sstable.NewWriter(objstorageprovider.NewFileWritable(f), wo)
-		}
 		if err := w.Set(e.key, e.value); err != nil {
-			_ = closeTable()
+			_ = w.Close()
 			return fmt.Errorf("%w: store %s: write table: %v", ErrWriteFailed, s.dir, err)
 		}
 	}
-	if err := closeTable(); err != nil {
+	if err := w.Close(); err != nil {
 		return fmt.Errorf("%w: store %s: write table: %v", ErrWriteFailed, s.dir, err)
-	}
-	if err := db.Ingest(ctx, paths); err != nil {
-		return fmt.Errorf("%w: store %s: ingest: %v", ErrWriteFailed, s.dir, err)
 	}
 	return nil
 }
