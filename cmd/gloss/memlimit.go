@@ -45,27 +45,107 @@ func serveLimit(live uint64) int64 {
 
 // boundServeMemory keeps the Go memory limit of a long-running process at
 // serveLimit of its live heap, read every servePoll, unless $GOMEMLIMIT
-// sets one. It returns the function that stops it and restores the limit
-// it replaced (a no-op when $GOMEMLIMIT is set).
+// sets one, and gives the heap's free memory back to the operating system
+// once the process has been idle for serveIdleAfter (idleRelease). It
+// returns the function that stops it and restores the limit it replaced
+// (a no-op when $GOMEMLIMIT is set: nothing is done then).
 func boundServeMemory() (stop func()) {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
-	return holdMemoryLimit(servePoll)
+	return holdMemoryLimit(servePoll, serveIdleAfter)
 }
 
+// serveIdleAfter is how long a long-running process allocates less than
+// serveIdleRate before idleRelease gives its free heap memory back.
+const serveIdleAfter = 5 * time.Second
+
+// serveIdleRate is the allocation rate, in bytes per second, under which
+// a long-running process counts as idle: 1 MiB/s (a daemon at 100,000
+// memories serving nothing allocates a few KiB per second; a hover, a
+// list page or a search allocates megabytes).
+const serveIdleRate = 1 << 20
+
+// serveReleaseMin is the heap memory a collection would leave free (heap
+// objects not live at the last collection, free and unused heap bytes not
+// given back) from which idleRelease gives it back: 32 MiB.
+const serveReleaseMin = 32 << 20
+
+// idleRelease decides, from one poll to the next, when a long-running
+// process gives its free heap memory back to the operating system
+// (runtime/debug.FreeOSMemory: a collection, then every free page
+// returned). The collector paces the heap at up to twice its live size,
+// within the memory limit (serveLimit), and the runtime's background
+// scavenger only returns what lies above that goal: a daemon at 100,000
+// memories on prometheus holds 194 MB of live heap and kept 374 MB of Go
+// memory resident while idle after a few searches (their garbage not
+// collected yet: the next collection was due at twice the live heap)
+// (docs/benchmarks.md, session 23). Once per idle period: when polls
+// have seen less than serveIdleRate for idleAfter and at least
+// serveReleaseMin bytes would be free; activity starts a new period.
+type idleRelease struct {
+	idleAfter time.Duration
+	quiet     time.Duration // idle time so far
+	lastAlloc uint64        // cumulative allocated bytes at the last poll
+	released  bool          // given back in this idle period
+}
+
+// observe records a poll poll after the previous one, with allocs the
+// cumulative bytes allocated and free the heap bytes a collection would
+// leave free and not released; it reports whether to give the free
+// memory back now.
+func (r *idleRelease) observe(poll time.Duration, allocs, free uint64) bool {
+	delta := allocs - r.lastAlloc
+	r.lastAlloc = allocs
+	if delta > uint64(serveIdleRate*poll.Seconds()) {
+		r.quiet, r.released = 0, false
+		return false
+	}
+	r.quiet += poll
+	if r.released || r.quiet < r.idleAfter || free < serveReleaseMin {
+		return false
+	}
+	r.released = true
+	return true
+}
+
+// Runtime metrics read by holdMemoryLimit (runtime/metrics, Go 1.21+),
+// in bytes: cumulative heap allocation; heap memory free and not
+// released, unused inside spans, and held by objects (live or not).
+const (
+	allocsMetric      = "/gc/heap/allocs:bytes"
+	heapFreeMetric    = "/memory/classes/heap/free:bytes"
+	heapUnusedMetric  = "/memory/classes/heap/unused:bytes"
+	heapObjectsMetric = "/memory/classes/heap/objects:bytes"
+)
+
 // holdMemoryLimit sets the limit to serveLimit of the live heap now and
-// every poll until stop is called; stop waits for the poller to end, then
-// restores the previous limit.
-func holdMemoryLimit(poll time.Duration) (stop func()) {
-	sample := []metrics.Sample{{Name: liveHeapMetric}}
+// every poll until stop is called, and gives free heap memory back after
+// idleAfter of idleness (idleRelease; never when idleAfter ≤ 0); stop
+// waits for the poller to end, then restores the previous limit.
+func holdMemoryLimit(poll, idleAfter time.Duration) (stop func()) {
+	sample := []metrics.Sample{{Name: liveHeapMetric}, {Name: allocsMetric}, {Name: heapFreeMetric}, {Name: heapUnusedMetric}, {Name: heapObjectsMetric}}
+	u := func(i int) uint64 {
+		if sample[i].Value.Kind() == metrics.KindUint64 {
+			return sample[i].Value.Uint64()
+		}
+		return 0
+	}
+	idle := idleRelease{idleAfter: idleAfter}
 	set := func() {
 		metrics.Read(sample)
 		if sample[0].Value.Kind() == metrics.KindUint64 {
-			debug.SetMemoryLimit(serveLimit(sample[0].Value.Uint64()))
+			debug.SetMemoryLimit(serveLimit(u(0)))
+		}
+		if idleAfter > 0 && idle.observe(poll, u(1), u(2)+u(3)+u(4)-min(u(4), u(0))) {
+			debug.FreeOSMemory()
+			metrics.Read(sample)
+			idle.lastAlloc = u(1) // the collection's own allocations are not activity
 		}
 	}
 	prev := debug.SetMemoryLimit(-1)
+	metrics.Read(sample)
+	idle.lastAlloc = u(1)
 	set()
 	done := make(chan struct{})
 	ended := make(chan struct{})

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"math"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"testing"
 	"time"
 )
@@ -32,7 +34,7 @@ func TestHoldMemoryLimit(t *testing.T) {
 	prev := debug.SetMemoryLimit(before)
 	defer debug.SetMemoryLimit(prev)
 
-	stop := holdMemoryLimit(time.Millisecond)
+	stop := holdMemoryLimit(time.Millisecond, 0)
 	if got := debug.SetMemoryLimit(-1); got < serveMemoryFloor || got == before {
 		t.Fatalf("limit while held = %d, want ≥ %d", got, int64(serveMemoryFloor))
 	}
@@ -68,4 +70,77 @@ func TestBoundServeMemoryLeavesGOMEMLIMIT(t *testing.T) {
 		t.Errorf("limit with $GOMEMLIMIT set = %d, want %d untouched", got, int64(before))
 	}
 	stop()
+}
+
+// TestIdleRelease checks when idleRelease gives free memory back: once
+// per idle period, after idleAfter of polls under serveIdleRate, with at
+// least serveReleaseMin bytes free.
+func TestIdleRelease(t *testing.T) {
+	const poll = time.Second
+	r := idleRelease{idleAfter: 3 * time.Second}
+	var allocs uint64
+	step := func(alloc, free uint64) bool {
+		allocs += alloc
+		return r.observe(poll, allocs, free)
+	}
+	busy, quiet, free := uint64(8<<20), uint64(4<<10), uint64(200<<20)
+	for i, c := range []struct {
+		alloc, free uint64
+		want        bool
+	}{
+		{busy, free, false},
+		{quiet, free, false}, {quiet, free, false},
+		{quiet, free, true},                        // 3 s quiet
+		{quiet, free, false}, {quiet, free, false}, // once per idle period
+		{busy, free, false}, // activity: a new period
+		{quiet, free, false}, {quiet, free, false},
+		{quiet, serveReleaseMin - 1, false}, // too little free
+		{quiet, free, true},
+	} {
+		if got := step(c.alloc, c.free); got != c.want {
+			t.Fatalf("poll %d (alloc %d, free %d): release %v, want %v", i, c.alloc, c.free, got, c.want)
+		}
+	}
+}
+
+// TestHoldMemoryLimitReleasesIdleHeap checks that holdMemoryLimit gives
+// the heap's free memory back once the process is idle: with the
+// collector's goal well above the heap (GOGC=1000), 96 MiB of garbage
+// collected stays resident (the background scavenger only returns memory
+// above the goal) until the idle release.
+func TestHoldMemoryLimitReleasesIdleHeap(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(1000))
+	prev := debug.SetMemoryLimit(math.MaxInt64)
+	defer debug.SetMemoryLimit(prev)
+	live := make([][]byte, 16)
+	for i := range live {
+		live[i] = make([]byte, 1<<20)
+	}
+	var garbage [][]byte
+	for range 96 {
+		b := make([]byte, 1<<20)
+		b[0] = 1
+		garbage = append(garbage, b)
+	}
+	runtime.KeepAlive(garbage)
+	garbage = nil
+	runtime.GC()
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/released:bytes"}, {Name: heapFreeMetric}}
+	metrics.Read(sample)
+	released0, free0 := sample[0].Value.Uint64(), sample[1].Value.Uint64()
+	if free0 < 64<<20 {
+		t.Skipf("only %d bytes free after the collection: the runtime returned them already", free0)
+	}
+	stop := holdMemoryLimit(5*time.Millisecond, 50*time.Millisecond)
+	defer stop()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		metrics.Read(sample)
+		if sample[0].Value.Uint64() >= released0+64<<20 {
+			runtime.KeepAlive(live)
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("released %d → %d bytes (free %d → %d): want ≥ 64 MiB more after an idle period", released0, sample[0].Value.Uint64(), free0, sample[1].Value.Uint64())
 }
