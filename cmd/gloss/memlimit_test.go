@@ -131,7 +131,7 @@ func TestHoldMemoryLimitReleasesIdleHeap(t *testing.T) {
 	if free0 < 64<<20 {
 		t.Skipf("only %d bytes free after the collection: the runtime returned them already", free0)
 	}
-	stop := holdMemoryLimit(5*time.Millisecond, 50*time.Millisecond)
+	stop := holdMemoryLimit(20*time.Millisecond, 100*time.Millisecond)
 	defer stop()
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
