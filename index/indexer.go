@@ -546,6 +546,7 @@ func (ix *Indexer) parseAll(ctx context.Context, jobs []parseJob) <-chan parseRe
 					if held == full {
 						return nil
 					}
+					weighed(j.cand.Path, 0)
 					sem.Release(held)
 					held = 0
 					if err := sem.Acquire(ctx, full); err != nil {
@@ -559,8 +560,8 @@ func (ix *Indexer) parseAll(ctx context.Context, jobs []parseJob) <-chan parseRe
 				pool.lend(parsers, j.cand.Lang)
 				res := ix.parseOne(ctx, parsers, realRoot, j, treeSitter)
 				pool.takeBack(parsers)
+				weighed(j.cand.Path, 0) // before the release: the hook never sees more than is held
 				sem.Release(held)
-				weighed(j.cand.Path, 0)
 				out <- res
 			}
 		}()
