@@ -469,6 +469,21 @@ func parseWeight(size, max int64) int64 {
 	return min(max, size+parseOverheadBytes)
 }
 
+// treeWeight is the share of the parse budget (of max bytes) a file of
+// language lang and size bytes takes under tree-sitter: parseWeight, but
+// for Python files half their size plus parseOverheadBytes, as
+// gotreesitter's Python trees hold ~113 bytes per source byte where
+// TypeScript's hold ~445 (live heap with the tree, files of 8 KB and
+// more: sympy's Python, prometheus' TypeScript; docs/benchmarks.md,
+// session 23): two Python files of 100 KB are parsed at once, where
+// each was parsed alone, the other workers waiting.
+func treeWeight(lang *Language, size, max int64) int64 {
+	if lang != nil && lang.Name == "python" {
+		return min(max, size/2+parseOverheadBytes)
+	}
+	return parseWeight(size, max)
+}
+
 // goFastWeight is the share of the parse budget (of max bytes) a Go file
 // of size bytes takes while the Go fast path (parseGoFast) parses it:
 // size/goFastWeightDiv plus goFastOverheadBytes, at most the whole
@@ -500,7 +515,7 @@ func (ix *Indexer) goFast(lang *Language) bool {
 // parseAll reads and parses jobs on Workers goroutines, with files of at
 // most MaxParseBytes of parse weight being parsed at once (a weighted
 // semaphore: golang.org/x/sync/semaphore, each file weighing
-// parseWeight, a Go file goFastWeight until the fast path refuses it),
+// treeWeight, a Go file goFastWeight until the fast path refuses it),
 // sharing their tree-sitter parsers (parserPool).
 func (ix *Indexer) parseAll(ctx context.Context, jobs []parseJob) <-chan parseResult {
 	workers := ix.Workers
@@ -530,7 +545,7 @@ func (ix *Indexer) parseAll(ctx context.Context, jobs []parseJob) <-chan parseRe
 			parsers := map[*Language]*ts.Parser{}
 			for j := range in {
 				ix.yield(ctx)
-				full := parseWeight(j.cand.Size, budget)
+				full := treeWeight(j.cand.Lang, j.cand.Size, budget)
 				held := full
 				if ix.goFast(j.cand.Lang) {
 					held = goFastWeight(j.cand.Size, budget)

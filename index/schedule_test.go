@@ -119,6 +119,19 @@ func TestParseBudget(t *testing.T) {
 			t.Errorf("parseWeight(%d, %d) = %d, want %d", c.size, c.max, got, c.want)
 		}
 	}
+	// Python files weigh half their size (treeWeight), others their size.
+	for _, c := range []struct {
+		path      string
+		size, max int64
+		want      int64
+	}{
+		{"a.py", 100 << 10, 128 << 10, 50<<10 + parseOverheadBytes}, {"a.py", 1 << 20, 128 << 10, 128 << 10},
+		{"a.ts", 100 << 10, 128 << 10, 100<<10 + parseOverheadBytes}, {"a.go", 10, 1 << 20, parseOverheadBytes + 10},
+	} {
+		if got := treeWeight(LanguageFor(c.path), c.size, c.max); got != c.want {
+			t.Errorf("treeWeight(%s, %d, %d) = %d, want %d", c.path, c.size, c.max, got, c.want)
+		}
+	}
 	root := t.TempDir()
 	for i := range 8 {
 		src := fmt.Sprintf("package p\n\n// F%d doc.\nfunc F%d(a int) int { return a + %d }\n\ntype T%d struct{ A int }\n", i, i, i, i)
@@ -186,7 +199,7 @@ func TestParseBudgetHolds(t *testing.T) {
 	var cur, peak int64
 	maxFiles, files := 0, 0
 	restore := SetParseHook(func(path string) {
-		w := parseWeight(sizes[path], budget)
+		w := treeWeight(LanguageFor(path), sizes[path], budget)
 		mu.Lock()
 		cur += w
 		files++
@@ -346,7 +359,7 @@ func TestParseBudgetGoFast(t *testing.T) {
 	for p := range sizes {
 		want := goFastWeight(sizes[p], budget)
 		if broken[p] {
-			want = parseWeight(sizes[p], budget)
+			want = treeWeight(LanguageFor(p), sizes[p], budget)
 		}
 		if maxHeld[p] != want {
 			t.Errorf("%s held at most %d of the budget, want %d (broken: %v)", p, maxHeld[p], want, broken[p])
