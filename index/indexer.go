@@ -443,16 +443,22 @@ func (ix *Indexer) count(st *Stats) error {
 	return nil
 }
 
-// DefaultMaxParseBytes is Indexer.MaxParseBytes when it is 0: 128 KiB
-// of parse weight, so at most 8 files at once under tree-sitter
-// (parseOverheadBytes each and their sizes; Go files weigh less:
-// goFastWeight), and about 50 MB of syntax trees at gotreesitter's
-// worst ~400 bytes per source byte (measured on prometheus' largest test
-// files). It was 512 KiB of source without a per-file overhead: a cold
-// index of prometheus then peaked at ~700 MiB resident with GOMAXPROCS
-// 16, at ~360 MiB with this bound (docs/benchmarks.md, branch rss15).
-// With one or two workers it changes nothing but for files over ~48 KiB.
-const DefaultMaxParseBytes = 128 << 10
+// DefaultMaxParseBytes is Indexer.MaxParseBytes when it is 0: 256 KiB
+// of parse weight, so at most 16 files at once under tree-sitter
+// (parseOverheadBytes each and their sizes; Python and Go files weigh
+// less: treeWeight, goFastWeight), and about 100 MB of syntax trees at
+// gotreesitter's worst ~400 bytes per source byte (measured on
+// prometheus' largest test files). It was 512 KiB of source without a
+// per-file overhead: a cold index of prometheus then peaked at ~700 MiB
+// resident with GOMAXPROCS 16, at ~360 MiB with 128 KiB (docs/
+// benchmarks.md, branch rss15). 128 KiB left a core idle for about a
+// tenth of a cold index of sympy (1,603 Python files, 136 of them over
+// 48 KB) on 2 cores while large files waited to be parsed alone: 256 KiB
+// took 14.9–15.2 s there instead of 16.2 s (the bare parse: 13.5 s) and
+// peaked at 356 MiB with GOMAXPROCS 16 (128 KiB: 361 MiB), prometheus at
+// 345 MiB (303), the collector working harder near indexMemoryLimit
+// (docs/benchmarks.md, session 23).
+const DefaultMaxParseBytes = 256 << 10
 
 // parseOverheadBytes is what each parse weighs besides its source bytes
 // (parseWeight): a tree-sitter parser's tables (gotreesitter's
