@@ -205,14 +205,7 @@ func TestParseBudgetHolds(t *testing.T) {
 		files++
 		peak, maxFiles = max(peak, cur), max(maxFiles, files)
 		mu.Unlock()
-		for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-			mu.Lock()
-			n := files
-			mu.Unlock()
-			if n >= 2 {
-				break
-			}
-		}
+		waitFor(&mu, func() bool { return files >= 2 }, 2*time.Second)
 		time.Sleep(5 * time.Millisecond)
 		mu.Lock()
 		cur -= w
@@ -220,19 +213,7 @@ func TestParseBudgetHolds(t *testing.T) {
 		mu.Unlock()
 	})
 	defer restore()
-	st, err := OpenStore(filepath.Join(t.TempDir(), "pebble"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	ix := &Indexer{Root: root, Store: st, Project: NewProject(root), Workers: 8, MaxParseBytes: budget}
-	stats, err := ix.Run(context.Background(), RunOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if stats.Parsed != 24 {
-		t.Fatalf("parsed %d files, want 24", stats.Parsed)
-	}
+	indexWithBudget(t, root, budget, 24)
 	if peak > budget || maxFiles > 2 {
 		t.Fatalf("%d files of weight %d parsed at once, over the budget %d", maxFiles, peak, budget)
 	}
@@ -327,29 +308,12 @@ func TestParseBudgetGoFast(t *testing.T) {
 		first := held > 0 && !seen[path]
 		seen[path] = true
 		mu.Unlock()
-		for deadline := time.Now().Add(300 * time.Millisecond); first && time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-			mu.Lock()
-			n := inFlight()
-			mu.Unlock()
-			if n >= 3 {
-				break
-			}
+		if first {
+			waitFor(&mu, func() bool { return inFlight() >= 3 }, 300*time.Millisecond)
 		}
 	})
 	defer restore()
-	st, err := OpenStore(filepath.Join(t.TempDir(), "pebble"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	ix := &Indexer{Root: root, Store: st, Project: NewProject(root), Workers: 8, MaxParseBytes: budget}
-	stats, err := ix.Run(context.Background(), RunOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if stats.Parsed != 24 {
-		t.Fatalf("parsed %d files, want 24", stats.Parsed)
-	}
+	indexWithBudget(t, root, budget, 24)
 	if peak > budget {
 		t.Fatalf("files of weight %d parsed at once, over the budget %d", peak, budget)
 	}
@@ -363,6 +327,38 @@ func TestParseBudgetGoFast(t *testing.T) {
 		}
 		if maxHeld[p] != want {
 			t.Errorf("%s held at most %d of the budget, want %d (broken: %v)", p, maxHeld[p], want, broken[p])
+		}
+	}
+}
+
+// indexWithBudget indexes root into a new store with 8 workers and the
+// parse budget budget, and fails t unless the run parsed want files.
+func indexWithBudget(t *testing.T, root string, budget int64, want int) {
+	t.Helper()
+	st, err := OpenStore(filepath.Join(t.TempDir(), "pebble"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ix := &Indexer{Root: root, Store: st, Project: NewProject(root), Workers: 8, MaxParseBytes: budget}
+	stats, err := ix.Run(context.Background(), RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Parsed != want {
+		t.Fatalf("parsed %d files, want %d", stats.Parsed, want)
+	}
+}
+
+// waitFor polls cond, with mu held, every millisecond until it holds or
+// d has passed.
+func waitFor(mu *sync.Mutex, cond func() bool, d time.Duration) {
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		mu.Lock()
+		ok := cond()
+		mu.Unlock()
+		if ok {
+			return
 		}
 	}
 }
