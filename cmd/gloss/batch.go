@@ -153,9 +153,10 @@ func decodeBatchLine(raw []byte) (batchLine, error) {
 // A variable so that tests can send a few lines per call.
 var batchChunk = 10 * memory.RememberChunk
 
-// batchMemoryLimit is the Go heap limit `gloss remember --batch` sets
-// (runtime/debug.SetMemoryLimit, a soft limit: the collector runs more
-// often near it, nothing fails past it) unless $GOMEMLIMIT sets one: an
+// batchMemoryLimit is the smallest Go heap limit `gloss remember --batch`
+// keeps (runtime/debug.SetMemoryLimit, a soft limit: the collector runs
+// more often near it, nothing fails past it; batchLimit raises it with a
+// larger live heap) unless $GOMEMLIMIT sets one: an
 // ingest holds the files, records and token streams of the files it
 // anchors in (about 120 MiB live on a 1,000-file repository), and the
 // default collector pacing lets the heap grow to twice that. Every MiB
@@ -172,9 +173,9 @@ const batchMemoryLimit = 200 << 20
 // setMemoryLimit sets the Go heap limit to limit bytes
 // (runtime/debug.SetMemoryLimit) unless $GOMEMLIMIT sets one, and returns
 // the function that restores the limit it replaced (a no-op when
-// $GOMEMLIMIT is set). Used by the commands whose peak resident set has a
-// target: `remember --batch` (batchMemoryLimit) and `index`
-// (indexMemoryLimit).
+// $GOMEMLIMIT is set). Used by `gloss index` (indexMemoryLimit), whose
+// peak resident set has a target; `remember --batch` keeps batchLimit
+// (boundBatchMemory).
 func setMemoryLimit(limit int64) (restore func()) {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}

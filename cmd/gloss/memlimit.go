@@ -53,7 +53,7 @@ func boundServeMemory() (stop func()) {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
-	return holdMemoryLimit(servePoll, serveIdleAfter)
+	return holdMemoryLimit(servePoll, serveIdleAfter, serveLimit)
 }
 
 // serveIdleAfter is how long a long-running process allocates less than
@@ -119,11 +119,11 @@ const (
 	heapObjectsMetric = "/memory/classes/heap/objects:bytes"
 )
 
-// holdMemoryLimit sets the limit to serveLimit of the live heap now and
-// every poll until stop is called, and gives free heap memory back after
-// idleAfter of idleness (idleRelease; never when idleAfter ≤ 0); stop
-// waits for the poller to end, then restores the previous limit.
-func holdMemoryLimit(poll, idleAfter time.Duration) (stop func()) {
+// holdMemoryLimit sets the limit to limit(live heap) now and every poll
+// until stop is called, and gives free heap memory back after idleAfter
+// of idleness (idleRelease; never when idleAfter ≤ 0); stop waits for the
+// poller to end, then restores the previous limit.
+func holdMemoryLimit(poll, idleAfter time.Duration, limit func(live uint64) int64) (stop func()) {
 	sample := []metrics.Sample{{Name: liveHeapMetric}, {Name: allocsMetric}, {Name: heapFreeMetric}, {Name: heapUnusedMetric}, {Name: heapObjectsMetric}}
 	u := func(i int) uint64 {
 		if sample[i].Value.Kind() == metrics.KindUint64 {
@@ -135,7 +135,7 @@ func holdMemoryLimit(poll, idleAfter time.Duration) (stop func()) {
 	set := func() {
 		metrics.Read(sample)
 		if sample[0].Value.Kind() == metrics.KindUint64 {
-			debug.SetMemoryLimit(serveLimit(u(0)))
+			debug.SetMemoryLimit(limit(u(0)))
 		}
 		if idleAfter > 0 && idle.observe(poll, u(1), u(2)+u(3)+u(4)-min(u(4), u(0))) {
 			debug.FreeOSMemory()
@@ -167,4 +167,37 @@ func holdMemoryLimit(poll, idleAfter time.Duration) (stop func()) {
 		<-ended
 		debug.SetMemoryLimit(prev)
 	}
+}
+
+// batchLiveNum/batchLiveDen is how far above the live heap batchLimit
+// keeps the limit of `gloss remember --batch`: 5/4.
+const batchLiveNum, batchLiveDen = 5, 4
+
+// batchPoll is how often boundBatchMemory reads the live heap.
+const batchPoll = 200 * time.Millisecond
+
+// batchLimit returns the Go memory limit in bytes of `gloss remember
+// --batch` for a live heap of live bytes: max(batchMemoryLimit, live ×
+// 5/4). A batch on a repository of large files holds more than the
+// floor: on sympy (1,603 Python files, 27.9 MB) 20,000 memories held
+// ~220 MB live, and the 200 MiB limit ran the collector back to back
+// (28 % of the CPU in its mark workers) for a peak of 302–320 MiB all the
+// same: 9.2–10.0 s; with this limit 6.9 s and 329–337 MiB
+// (docs/benchmarks.md, session 23). On prometheus the live heap stays
+// near 160 MiB, where the floor mostly holds (peak 261–266 MiB, was
+// 251–257).
+func batchLimit(live uint64) int64 {
+	l := int64(live / batchLiveDen * batchLiveNum)
+	return max(l, batchMemoryLimit)
+}
+
+// boundBatchMemory keeps the Go memory limit of `gloss remember --batch`
+// at batchLimit of its live heap, read every batchPoll, unless
+// $GOMEMLIMIT sets one; it returns the function that stops it and
+// restores the limit it replaced (a no-op when $GOMEMLIMIT is set).
+func boundBatchMemory() (stop func()) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	return holdMemoryLimit(batchPoll, 0, batchLimit)
 }

@@ -26,6 +26,34 @@ func TestServeLimit(t *testing.T) {
 	}
 }
 
+// TestBatchLimit checks the limit of `gloss remember --batch`: the floor
+// batchMemoryLimit up to a live heap of 4/5 of it, 5/4 of the live heap
+// above.
+func TestBatchLimit(t *testing.T) {
+	for _, c := range []struct {
+		live uint64
+		want int64
+	}{
+		{0, batchMemoryLimit},
+		{140 << 20, batchMemoryLimit},
+		{batchMemoryLimit / 5 * 4, batchMemoryLimit},
+		{220 << 20, 275 << 20},
+	} {
+		if got := batchLimit(c.live); got != c.want {
+			t.Errorf("batchLimit(%d) = %d, want %d", c.live, got, c.want)
+		}
+	}
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	const before = 55 << 30
+	prev := debug.SetMemoryLimit(before)
+	defer debug.SetMemoryLimit(prev)
+	stop := boundBatchMemory()
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Errorf("batch limit with $GOMEMLIMIT set = %d, want %d untouched", got, int64(before))
+	}
+	stop()
+}
+
 // TestHoldMemoryLimit checks that the poller keeps the limit at
 // serveLimit of the live heap, raises it when the live heap outgrows the
 // floor, and restores the previous limit when stopped.
@@ -34,7 +62,7 @@ func TestHoldMemoryLimit(t *testing.T) {
 	prev := debug.SetMemoryLimit(before)
 	defer debug.SetMemoryLimit(prev)
 
-	stop := holdMemoryLimit(time.Millisecond, 0)
+	stop := holdMemoryLimit(time.Millisecond, 0, serveLimit)
 	if got := debug.SetMemoryLimit(-1); got < serveMemoryFloor || got == before {
 		t.Fatalf("limit while held = %d, want ≥ %d", got, int64(serveMemoryFloor))
 	}
@@ -131,7 +159,7 @@ func TestHoldMemoryLimitReleasesIdleHeap(t *testing.T) {
 	if free0 < 64<<20 {
 		t.Skipf("only %d bytes free after the collection: the runtime returned them already", free0)
 	}
-	stop := holdMemoryLimit(20*time.Millisecond, 100*time.Millisecond)
+	stop := holdMemoryLimit(20*time.Millisecond, 100*time.Millisecond, serveLimit)
 	defer stop()
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {

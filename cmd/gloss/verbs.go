@@ -208,7 +208,7 @@ and with --json prints one JSON object per line, in input order, each with "id"
 				// and vector indexes (a +80,000 batch whose close folded
 				// a 12,000-document text log peaked there at 332 MiB,
 				// its chunks under 285, docs/benchmarks.md).
-				defer setMemoryLimit(batchMemoryLimit)()
+				defer boundBatchMemory()()
 			}
 			b, err := g.connect(cmd.Context())
 			if err != nil {
