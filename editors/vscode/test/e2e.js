@@ -336,9 +336,19 @@ async function waitFor(fn, ms) {
 const lineOf = (s) => MAIN_GO.split('\n').findIndex((l) => l.includes(s));
 const MEMORY_TEXT = 'Retries are capped at limit because upstream rate-limits bursts.';
 
+// cleanup stops the workspace's daemon (`gloss lsp` started it; it would
+// otherwise outlive the test for its idle timeout, writing to the store
+// being removed: a compaction made rmSync fail with ENOTEMPTY once), then
+// removes the temporary tree.
+const cleanup = () => {
+  if (process.env.E2E_KEEP) return;
+  cp.spawnSync(glossBin, ['-C', project, 'daemon', 'stop'], { timeout: 15000, stdio: 'ignore' });
+  fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+};
+
 const abort = (e) => {
   console.error('E2E FAIL', e);
-  if (!process.env.E2E_KEEP) fs.rmSync(tmp, { recursive: true, force: true });
+  cleanup();
   console.log(`${passed} passed, ${failed + 1} failed`);
   process.exit(1);
 };
@@ -481,7 +491,7 @@ process.on('unhandledRejection', abort);
   check('no error messages shown', calls.errors.length === 0, calls.errors);
 
   await m.deactivate();
-  if (!process.env.E2E_KEEP) fs.rmSync(tmp, { recursive: true, force: true });
+  cleanup();
   console.log(`${passed} passed, ${failed} failed`);
   process.exit(failed ? 1 : 0);
 })().catch(abort);
