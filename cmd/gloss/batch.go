@@ -177,7 +177,7 @@ const batchMemoryLimit = 200 << 20
 // peak resident set has a target; `remember --batch` keeps batchLimit
 // (boundBatchMemory).
 func setMemoryLimit(limit int64) (restore func()) {
-	if os.Getenv("GOMEMLIMIT") != "" {
+	if gomemlimitSet() {
 		return func() {}
 	}
 	prev := debug.SetMemoryLimit(limit)

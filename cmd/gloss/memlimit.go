@@ -22,8 +22,8 @@ import (
 // docs/benchmarks.md, session 22).
 const serveMemoryFloor = 400 << 20
 
-// serveLiveRatio is how far above the live heap serveLimit keeps the
-// limit, as a fraction num/den = 3/2: when the live heap outgrows
+// serveLiveNum/serveLiveDen is how far above the live heap serveLimit
+// keeps the limit: 3/2; when the live heap outgrows
 // serveMemoryFloor (a larger store), the collector paces at worst as
 // with GOGC=50 and never spins against the limit.
 const serveLiveNum, serveLiveDen = 3, 2
@@ -39,8 +39,29 @@ const liveHeapMetric = "/gc/heap/live:bytes"
 // live heap after its last collection is live bytes:
 // max(serveMemoryFloor, live × 3/2).
 func serveLimit(live uint64) int64 {
-	l := int64(live / serveLiveDen * serveLiveNum)
-	return max(l, serveMemoryFloor)
+	return liveLimit(live, serveMemoryFloor, serveLiveNum, serveLiveDen)
+}
+
+// liveLimit returns a Go memory limit in bytes that follows a live heap
+// of live bytes above floor: max(floor, live × num/den).
+func liveLimit(live uint64, floor int64, num, den uint64) int64 {
+	return max(int64(live/den*num), floor)
+}
+
+// gomemlimitSet reports whether $GOMEMLIMIT sets the Go memory limit, in
+// which case gloss leaves the limit to it.
+func gomemlimitSet() bool { return os.Getenv("GOMEMLIMIT") != "" }
+
+// boundMemory keeps the Go memory limit at limit of the live heap, read
+// every poll, and gives free heap memory back after idleAfter of
+// idleness (holdMemoryLimit), unless $GOMEMLIMIT sets one; it returns
+// the function that stops it and restores the limit it replaced (a no-op
+// when $GOMEMLIMIT is set: nothing is done then).
+func boundMemory(poll, idleAfter time.Duration, limit func(live uint64) int64) (stop func()) {
+	if gomemlimitSet() {
+		return func() {}
+	}
+	return holdMemoryLimit(poll, idleAfter, limit)
 }
 
 // boundServeMemory keeps the Go memory limit of a long-running process at
@@ -50,10 +71,7 @@ func serveLimit(live uint64) int64 {
 // returns the function that stops it and restores the limit it replaced
 // (a no-op when $GOMEMLIMIT is set: nothing is done then).
 func boundServeMemory() (stop func()) {
-	if os.Getenv("GOMEMLIMIT") != "" {
-		return func() {}
-	}
-	return holdMemoryLimit(servePoll, serveIdleAfter, serveLimit)
+	return boundMemory(servePoll, serveIdleAfter, serveLimit)
 }
 
 // serveIdleAfter is how long a long-running process allocates less than
@@ -187,8 +205,7 @@ const batchPoll = 200 * time.Millisecond
 // near 160 MiB, where the floor mostly holds (peak 261–266 MiB, was
 // 251–257).
 func batchLimit(live uint64) int64 {
-	l := int64(live / batchLiveDen * batchLiveNum)
-	return max(l, batchMemoryLimit)
+	return liveLimit(live, batchMemoryLimit, batchLiveNum, batchLiveDen)
 }
 
 // boundBatchMemory keeps the Go memory limit of `gloss remember --batch`
@@ -196,8 +213,5 @@ func batchLimit(live uint64) int64 {
 // $GOMEMLIMIT sets one; it returns the function that stops it and
 // restores the limit it replaced (a no-op when $GOMEMLIMIT is set).
 func boundBatchMemory() (stop func()) {
-	if os.Getenv("GOMEMLIMIT") != "" {
-		return func() {}
-	}
-	return holdMemoryLimit(batchPoll, 0, batchLimit)
+	return boundMemory(batchPoll, 0, batchLimit)
 }
