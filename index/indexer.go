@@ -476,16 +476,17 @@ func parseWeight(size, max int64) int64 {
 }
 
 // treeWeight is the share of the parse budget (of max bytes) a file of
-// language lang and size bytes takes under tree-sitter: parseWeight, but
-// for Python files half their size plus parseOverheadBytes, as
+// language lang and size bytes takes under tree-sitter: its size divided
+// by the language's weightDiv, plus parseOverheadBytes, at most the
+// whole budget (parseWeight when weightDiv is 0 or 1). Python's is 2, as
 // gotreesitter's Python trees hold ~113 bytes per source byte where
 // TypeScript's hold ~445 (live heap with the tree, files of 8 KB and
 // more: sympy's Python, prometheus' TypeScript; docs/benchmarks.md,
 // session 23): two Python files of 100 KB are parsed at once, where
 // each was parsed alone, the other workers waiting.
 func treeWeight(lang *Language, size, max int64) int64 {
-	if lang != nil && lang.Name == "python" {
-		return min(max, size/2+parseOverheadBytes)
+	if lang != nil && lang.weightDiv > 1 {
+		return parseWeight(size/lang.weightDiv, max)
 	}
 	return parseWeight(size, max)
 }

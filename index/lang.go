@@ -23,6 +23,11 @@ type Language struct {
 	once    sync.Once
 	ts      *ts.Language
 	extract func(x *extractor)
+	// weightDiv divides a file's size in its share of an index run's
+	// parse budget (treeWeight): its tree-sitter trees hold that much less
+	// per source byte than the worst grammar's (TypeScript's ~445 bytes
+	// per source byte; Python's ~113: 2). 0 means 1.
+	weightDiv int64
 	// walkDefs: definitions' tokens come from a tree walk per definition
 	// rather than from the whole-file stream taken before extraction
 	// (File.stream). No language sets it; tests set it to compare both.
@@ -37,7 +42,7 @@ func (l *Language) TS() *ts.Language {
 
 var languages = []*Language{
 	{Name: "go", Extensions: []string{".go"}, load: grammars.GoLanguage, extract: extractGo},
-	{Name: "python", Extensions: []string{".py", ".pyi"}, load: grammars.PythonLanguage, extract: extractPython},
+	{Name: "python", Extensions: []string{".py", ".pyi"}, load: grammars.PythonLanguage, extract: extractPython, weightDiv: 2},
 	{Name: "typescript", Extensions: []string{".ts", ".mts", ".cts"}, load: grammars.TypescriptLanguage, extract: extractTS},
 	{Name: "tsx", Extensions: []string{".tsx"}, load: grammars.TsxLanguage, extract: extractTS},
 	{Name: "javascript", Extensions: []string{".js", ".jsx", ".mjs", ".cjs"}, load: grammars.JavascriptLanguage, extract: extractTS},
