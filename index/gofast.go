@@ -113,25 +113,21 @@ func (g *goFast) refs(af *ast.File) {
 // an operation).
 func goFastCallee(c *ast.CallExpr) string {
 	switch f := c.Fun.(type) {
-	case *ast.Ident:
-		return f.Name
-	case *ast.SelectorExpr:
-		return f.Sel.Name
 	case *ast.IndexExpr:
 		switch f.Index.(type) {
 		case *ast.Ident, *ast.SelectorExpr, *ast.StarExpr, *ast.IndexExpr, *ast.IndexListExpr, *ast.ArrayType, *ast.MapType, *ast.ChanType, *ast.FuncType, *ast.InterfaceType, *ast.StructType:
-			return goFastIndexed(f.X)
+			return goFastName(f.X)
 		}
 		return ""
 	case *ast.IndexListExpr:
-		return goFastIndexed(f.X)
+		return goFastName(f.X)
 	}
-	return ""
+	return goFastName(c.Fun)
 }
 
-// goFastIndexed is the name goFastCallee gives a call of X[…]: X's name
-// when X is an identifier or a selector, else "".
-func goFastIndexed(x ast.Expr) string {
+// goFastName is the name of x when x is an identifier, the field's when
+// it is a selector, else "": the name of a call of x, or of x[…](…).
+func goFastName(x ast.Expr) string {
 	switch x := x.(type) {
 	case *ast.Ident:
 		return x.Name
