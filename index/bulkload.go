@@ -94,6 +94,11 @@ func (s *Store) ingestBatches(ctx context.Context, batches [][]byte) (err error)
 	if n == 0 {
 		return nil
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: store %s: ingest: %v", ErrWriteFailed, s.dir, r)
+		}
+	}()
 	db := s.pdb()
 	s.removeIngestFiles()
 	var paths [256]string
