@@ -38,13 +38,18 @@ type Lines struct {
 }
 
 // NewLines indexes the line starts of src. A final line without a newline
-// still counts as a line; an empty file has one empty line.
+// still counts as a line; an empty file has one empty line. The table is
+// allocated at its size (LineCount): a batch keeps the lines of every
+// file it anchors in.
 func NewLines(src []byte) *Lines {
-	starts := make([]int, 1, len(src)/32+1)
-	for i, c := range src {
-		if c == '\n' {
-			starts = append(starts, i+1)
+	starts := make([]int, 1, LineCount(src))
+	for i := 0; ; {
+		j := bytes.IndexByte(src[i:], '\n')
+		if j < 0 {
+			break
 		}
+		i += j + 1
+		starts = append(starts, i)
 	}
 	return &Lines{src: src, starts: starts}
 }
