@@ -113,6 +113,9 @@ type File struct {
 	// spans and srcHash are set by DropTree (the trees are then gone).
 	spans   []tokenSpan
 	srcHash string
+	// packed is the token stream of a File built from its stored record,
+	// kept encoded (Store.LoadTokens); nil otherwise.
+	packed *packedTokens
 	// stream is the whole token stream of a full parse (Parse), taken once
 	// before extraction when the language marks no skip nodes: Tokens
 	// answers definitions' windows from it (tokenRanges) and the token

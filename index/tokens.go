@@ -44,7 +44,7 @@ type tokenRange struct{ start, end int }
 // texts (extractor.add hashes them from Src), and returns buf.
 func (f *File) tokenRanges(buf []tokenRange, start, end int) []tokenRange {
 	start, end = max(start, 0), min(end, len(f.Src))
-	if f.spans == nil && (f.stream == nil || f.skipOverlap) {
+	if f.spans == nil && f.packed == nil && (f.stream == nil || f.skipOverlap) {
 		f.walkTokens(start, end, func(s, e int) { buf = append(buf, tokenRange{s, e}) })
 		return buf
 	}
@@ -52,7 +52,8 @@ func (f *File) tokenRanges(buf []tokenRange, start, end int) []tokenRange {
 }
 
 // streamRanges appends to buf, made by mk, the tokens of the compact
-// whole-file stream (DropTree's spans, else File.stream) in [start, end):
+// whole-file stream (DropTree's spans, else File.stream, else the window
+// of the stored stream, File.packed) in [start, end):
 // tokens inside the window whole, those straddling a bound split on
 // whitespace within it (gapTokens), exactly as collectTokens clips a leaf
 // or a gap; a stream token inside a range of f.skipped is left out, as
@@ -62,6 +63,9 @@ func streamRanges[T any](f *File, buf []T, start, end int, mk func(s, e int) T) 
 	spans := f.spans
 	if spans == nil {
 		spans = f.stream
+	}
+	if spans == nil && f.packed != nil {
+		spans = f.packed.window(nil, start, end)
 	}
 	sk := f.skipped
 	i := sort.Search(len(spans), func(i int) bool { return int(spans[i].end) > start })
@@ -248,7 +252,13 @@ func collectTokens(n *ts.Node, lang *ts.Language, src []byte, skip map[*ts.Node]
 			pos = ne // the rest is past the window
 			break
 		}
-		collectTokens(c, lang, src, skip, start, end, emit)
+		// The window starts at pos: a child that begins inside an earlier
+		// one gives only its part past it, so that the stream stays in
+		// order (and its token record encodable). gotreesitter's Python
+		// scanner reads an escaped backslash at the end of a line of a
+		// string (`"""x\\` newline) as an escape sequence and a line
+		// continuation that share a byte. A child after pos loses nothing.
+		collectTokens(c, lang, src, skip, max(start, pos), end, emit)
 		if ce := int(c.EndByte()); ce > pos {
 			pos = ce
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sort"
 
 	"github.com/cockroachdb/pebble/v2"
 )
@@ -56,10 +57,36 @@ func encodeTokens(hash string, spans []tokenSpan) ([]byte, error) {
 
 var errTokenRecord = errors.New("corrupt token record")
 
-// decodeTokens decodes a token record (encodeTokens) of a file of size
-// bytes whose content hash (hex) is hash. ok is false when the record is
-// of another version or another content; err reports a corrupt record.
-func decodeTokens(data []byte, hash string, size int) (spans []tokenSpan, ok bool, err error) {
+// packedStride is how many tokens of a packedTokens lie between two of
+// its marks: a window is decoded from the mark before it, at most
+// packedStride-1 tokens early.
+const packedStride = 64
+
+// packedTokens is the token stream of a token record (encodeTokens) kept
+// as the record stores it, a uvarint gap and length per token, with a
+// mark every packedStride tokens: a File built from its stored record
+// (LoadTokens) holds 2–3 bytes per token instead of the 8 of tokenSpan,
+// and a window (File.Tokens) decodes only the tokens from the mark
+// before it. Offsets are bytes of File.Src.
+type packedTokens struct {
+	// data are the record's gap and length pairs (after the count).
+	data []byte
+	// marks[k] is where token k·packedStride starts in data, and the end
+	// of the token before it (0 for the first).
+	marks []packedMark
+}
+
+// packedMark is one mark of a packedTokens: off, the byte offset in data
+// of a token's gap; prev, the end offset (bytes of File.Src) of the token
+// before it, from which the gap counts.
+type packedMark struct{ off, prev int32 }
+
+// decodeTokens checks a token record (encodeTokens) of a file of size
+// bytes whose content hash (hex) is hash, and returns its stream packed
+// (a copy of the record's pairs: data may be reused). ok is false when
+// the record is of another version or another content; err reports a
+// corrupt record (a token out of order or past size, trailing bytes).
+func decodeTokens(data []byte, hash string, size int) (p *packedTokens, ok bool, err error) {
 	if len(data) < 33 || data[0] != TokensVersion {
 		return nil, false, nil
 	}
@@ -72,30 +99,63 @@ func decodeTokens(data []byte, hash string, size int) (spans []tokenSpan, ok boo
 		return nil, false, errTokenRecord
 	}
 	data = data[k:]
-	spans = make([]tokenSpan, 0, n)
-	prev := uint64(0)
+	p = &packedTokens{marks: make([]packedMark, 0, (n+packedStride-1)/packedStride)}
+	off, prev := 0, uint64(0)
 	for i := uint64(0); i < n; i++ {
-		gap, k1 := binary.Uvarint(data)
+		if i%packedStride == 0 {
+			p.marks = append(p.marks, packedMark{int32(off), int32(prev)})
+		}
+		gap, k1 := binary.Uvarint(data[off:])
 		if k1 <= 0 {
 			return nil, false, errTokenRecord
 		}
-		l, k2 := binary.Uvarint(data[k1:])
+		l, k2 := binary.Uvarint(data[off+k1:])
 		if k2 <= 0 {
 			return nil, false, errTokenRecord
 		}
-		data = data[k1+k2:]
+		off += k1 + k2
 		start := prev + gap
 		end := start + l
 		if end > uint64(size) || end < start {
 			return nil, false, errTokenRecord
 		}
-		spans = append(spans, tokenSpan{int32(start), int32(end)})
 		prev = end
 	}
-	if len(data) != 0 {
+	if off != len(data) {
 		return nil, false, errTokenRecord
 	}
-	return spans, true, nil
+	p.data = append([]byte(nil), data...)
+	return p, true, nil
+}
+
+// window appends to buf the tokens of p that end after start and begin
+// before end (byte offsets), in order, and returns buf: the part of the
+// stream streamRanges reads for the window [start, end). The record was
+// checked by decodeTokens.
+func (p *packedTokens) window(buf []tokenSpan, start, end int) []tokenSpan {
+	// Ends never decrease (a token starts at or after the end of the one
+	// before), so every token before the last mark whose previous end is
+	// at most start ends at or before start.
+	k := sort.Search(len(p.marks), func(k int) bool { return int(p.marks[k].prev) > start }) - 1
+	if k < 0 {
+		return buf
+	}
+	off, prev := int(p.marks[k].off), int(p.marks[k].prev)
+	for off < len(p.data) {
+		gap, k1 := binary.Uvarint(p.data[off:])
+		l, k2 := binary.Uvarint(p.data[off+k1:])
+		off += k1 + k2
+		s := prev + int(gap)
+		e := s + int(l)
+		prev = e
+		if s >= end {
+			break
+		}
+		if e > start {
+			buf = append(buf, tokenSpan{int32(s), int32(e)})
+		}
+	}
+	return buf
 }
 
 // tokenRecord returns the token record (encodeTokens) of a parsed File
@@ -108,6 +168,9 @@ func (f *File) tokenRecord() ([]byte, error) {
 	spans := f.spans
 	if spans == nil {
 		spans = f.stream
+	}
+	if spans == nil && f.packed != nil {
+		spans = f.packed.window(nil, 0, len(f.Src))
 	}
 	if spans == nil {
 		spans = f.compactTokens()
@@ -127,7 +190,7 @@ func (s *Store) LoadTokens(f *File) (ok bool) {
 	if f == nil {
 		return false
 	}
-	if f.spans != nil {
+	if f.spans != nil || f.packed != nil {
 		return true
 	}
 	defer func() {
@@ -140,14 +203,11 @@ func (s *Store) LoadTokens(f *File) (ok bool) {
 		return false
 	}
 	defer closer.Close()
-	spans, ok, err := decodeTokens(val, f.SrcHash(), len(f.Src))
+	p, ok, err := decodeTokens(val, f.SrcHash(), len(f.Src))
 	if err != nil || !ok {
 		return false
 	}
-	if spans == nil {
-		spans = []tokenSpan{} // a file without tokens: still "has tokens"
-	}
-	f.spans = spans
+	f.packed = p
 	return true
 }
 

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -195,7 +197,7 @@ func TestDecodeTokensRejects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, ok, err := decodeTokens(data, hash, len(src)); !ok || err != nil || !reflect.DeepEqual(got, spans) {
+	if got, ok, err := decodeTokens(data, hash, len(src)); !ok || err != nil || !reflect.DeepEqual(got.window(nil, 0, len(src)), spans) {
 		t.Fatalf("round trip: %v %v %v", got, ok, err)
 	}
 	if _, ok, _ := decodeTokens(data, HashBytes([]byte("other")), len(src)); ok {
@@ -215,6 +217,54 @@ func TestDecodeTokensRejects(t *testing.T) {
 	}
 	if _, err := encodeTokens(hash, []tokenSpan{{4, 5}, {2, 3}}); err == nil {
 		t.Error("tokens out of order encoded")
+	}
+}
+
+// TestPackedTokensWindow checks that the window of a packed token stream
+// (decodeTokens) is the tokens of the whole stream that end after its
+// start and begin before its end, for windows inside, across and between
+// the stream's marks, and at its edges.
+func TestPackedTokensWindow(t *testing.T) {
+	var src []byte
+	var spans []tokenSpan
+	for i := range 5*packedStride + 7 {
+		if i%9 == 0 {
+			src = append(src, "\n    "...) // gaps of several bytes
+		}
+		s := len(src)
+		src = append(src, strings.Repeat("x", 1+i%4)...)
+		spans = append(spans, tokenSpan{int32(s), int32(len(src))})
+		if i%3 != 0 {
+			src = append(src, ' ')
+		}
+	}
+	hash := HashBytes(src)
+	data, err := encodeTokens(hash, spans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ok, err := decodeTokens(data, hash, len(src))
+	if !ok || err != nil {
+		t.Fatalf("decode: %v %v", ok, err)
+	}
+	if len(p.data) >= 8*len(spans)/2 {
+		t.Errorf("packed stream holds %d bytes for %d tokens, want under 4 per token", len(p.data), len(spans))
+	}
+	for start := 0; start <= len(src); start += 7 {
+		for end := start; end <= len(src)+3; end += 13 {
+			var want []tokenSpan
+			for _, s := range spans {
+				if int(s.end) > start && int(s.start) < end {
+					want = append(want, s)
+				}
+			}
+			if got := p.window(nil, start, end); !slices.Equal(got, want) {
+				t.Fatalf("window [%d, %d): %v, want %v", start, end, got, want)
+			}
+		}
+	}
+	if got := p.window(nil, 0, len(src)); !slices.Equal(got, spans) {
+		t.Fatalf("whole window: %d tokens, want %d", len(got), len(spans))
 	}
 }
 
@@ -249,6 +299,39 @@ func TestRestatedFilesLeaveRecordCache(t *testing.T) {
 	for _, p := range paths {
 		if m := metas[p]; m.ModTime != touched.UnixNano() {
 			t.Errorf("%s: stored mtime %d, want the new %d", p, m.ModTime, touched.UnixNano())
+		}
+	}
+}
+
+// TestTokenRecordOverlappingLeaves parses Python strings whose escaped
+// backslash ends a line, which gotreesitter reads as an escape sequence
+// and a line continuation sharing a byte: the token stream must stay in
+// order, so that the file gets a token record (without one every span
+// anchor on it parses the file), and a window of the dropped-tree stream
+// must answer as the tree walk does.
+func TestTokenRecordOverlappingLeaves(t *testing.T) {
+	ix := &Indexer{Project: NewProject(t.TempDir())}
+	for _, src := range []string{
+		"s = \"\"\"x\\\\\ny\"\"\"\n",
+		"s = \"\"\"x\\\\\\\\\ny\"\"\"\n",
+		"s = \\\n\"\"\"\\\n / x\\\\\\\\\\\\\\\\\\\\\n | \\\\x /|\n\"\"\"\nt = 1\n",
+	} {
+		f, err := ix.ParseSource(map[*Language]*ts.Parser{}, LanguageByName("python"), "a.py", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.tokenRecord(); err != nil {
+			t.Errorf("%q: %v", src, err)
+		}
+		var want [][]Token
+		for s := 0; s < len(src); s++ {
+			want = append(want, f.Tokens(s, len(src)))
+		}
+		f.DropTree()
+		for s := range want {
+			if got := f.Tokens(s, len(src)); !reflect.DeepEqual(got, want[s]) {
+				t.Errorf("%q: Tokens(%d, end) after DropTree %v, want %v", src, s, got, want[s])
+			}
 		}
 	}
 }
