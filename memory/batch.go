@@ -259,10 +259,15 @@ func (w *Workspace) commitChunk(b *index.MemoryBatch, created []*Memory, st *bat
 	}
 	w.places.update(created, nil, gen)
 	compact, reserve := st.bulk.add(len(created))
+	// The vector lane may lag several chunks behind (the first update
+	// waits for the embedder's training): it holds the chunk's vector
+	// documents, a tenth of its memories' size (their anchors' snapshots
+	// and context lines), not the memories.
+	vdocs := vectorDocs(created)
 	st.derived.start(func() {
 		w.indexText(created, nil, gen)
 	}, func() {
-		w.indexVectors(created, nil, gen)
+		w.indexVectorDocs(vdocs, nil, gen)
 		if compact {
 			w.compactBulkVectors(reserve)
 		}

@@ -333,9 +333,15 @@ func (w *Workspace) vectorIndex(ctx context.Context) (v *index.Vectors, err erro
 // to the vector index. Failures never fail the write: the index is marked
 // for rebuild and the problem reported through Options.Warn.
 func (w *Workspace) indexVectors(mems []*Memory, deleted []string, gen uint64) {
+	w.indexVectorDocs(vectorDocs(mems), deleted, gen)
+}
+
+// indexVectorDocs is indexVectors of the vector documents of the changed
+// memories (vectorDocs), so that a caller that queues the update holds
+// the documents, not the memories (commitChunk).
+func (w *Workspace) indexVectorDocs(docs []index.Doc, deleted []string, gen uint64) {
 	w.vecs.mu.Lock()
 	defer w.vecs.mu.Unlock()
-	docs := vectorDocs(mems)
 	w.recordPending(docs, deleted, gen)
 	v, err := w.vecs.idx, error(nil)
 	if g, known := vecGeneration(v); v == nil || w.vecs.building || !known || g+1 != gen {
