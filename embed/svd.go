@@ -32,14 +32,19 @@ func wordVectors(a *csr, dim, powerIters int) []float32 {
 			omega.Set(i, j, rng.NormFloat64())
 		}
 	}
-	q := orthonormalize(a.mul(omega))
+	// Every product is n×l: two buffers and omega serve the whole
+	// iteration (a fresh matrix per product and per orthonormalization
+	// pass was 134 MB of the 1.6 GB a first 20,000-memory batch allocated
+	// on sympy, pprof); each product is computed as before.
+	q, free := orthonormalize(a.mulTo(mat.NewDense(a.n, l, nil), omega), omega)
 	for it := 0; it < powerIters; it++ {
-		z := orthonormalize(at.mul(q))
-		q = orthonormalize(a.mul(z))
+		var z *mat.Dense
+		z, free = orthonormalize(at.mulTo(free, q), q)
+		q, free = orthonormalize(a.mulTo(free, z), z)
 	}
 	// B = Qᵀ·A is l×n; its left singular vectors are the eigenvectors of
 	// B·Bᵀ = (Aᵀ·Q)ᵀ·(Aᵀ·Q).
-	bt := at.mul(q)
+	bt := at.mulTo(free, q)
 	var g mat.SymDense
 	g.SymOuterK(1, bt.T())
 	var eig mat.EigenSym
@@ -49,7 +54,7 @@ func wordVectors(a *csr, dim, powerIters int) []float32 {
 	vals := eig.Values(nil)
 	var ev mat.Dense
 	eig.VectorsTo(&ev)
-	var u mat.Dense
+	u := bt       // free again: n×l, as Q·V is
 	u.Mul(q, &ev) // n×l, columns in ascending eigenvalue order
 	order := make([]int, l)
 	for i := range order {
@@ -72,8 +77,10 @@ func wordVectors(a *csr, dim, powerIters int) []float32 {
 // orthonormalize returns an orthonormal basis of the columns of y by
 // CholeskyQR2 (two passes of Q = Y·R⁻¹ with RᵀR = YᵀY, R upper triangular; Fukaya et al.
 // 2014), with a small ridge on YᵀY so that rank-deficient inputs stay
-// finite.
-func orthonormalize(y *mat.Dense) *mat.Dense {
+// finite. The passes are computed in y and tmp, a matrix of y's shape
+// that does not share its data: q is the one that holds the basis (y
+// itself when a factorization fails), free the other.
+func orthonormalize(y, tmp *mat.Dense) (q, free *mat.Dense) {
 	_, l := y.Dims()
 	for pass := 0; pass < 2; pass++ {
 		var g mat.SymDense
@@ -88,18 +95,17 @@ func orthonormalize(y *mat.Dense) *mat.Dense {
 		}
 		var ch mat.Cholesky
 		if !ch.Factorize(&g) {
-			return y
+			return y, tmp
 		}
 		var r, rinv mat.TriDense
 		ch.UTo(&r)
 		if err := rinv.InverseTri(&r); err != nil {
-			return y
+			return y, tmp
 		}
-		var q mat.Dense
-		q.Mul(y, &rinv)
-		y = &q
+		tmp.Mul(y, &rinv)
+		y, tmp = tmp, y
 	}
-	return y
+	return y, tmp
 }
 
 // transpose returns aᵀ in CSR form.
@@ -123,15 +129,16 @@ func (a *csr) transpose() *csr {
 	return t
 }
 
-// mul returns a·x (x is n×l dense), rows split among GOMAXPROCS
-// goroutines (syncx.Ranges).
-func (a *csr) mul(x *mat.Dense) *mat.Dense {
+// mulTo sets y to a·x (x and y are n×l dense, distinct) and returns y,
+// rows split among GOMAXPROCS goroutines (syncx.Ranges); each row of y
+// is the same sum, in the same order, whatever y held before.
+func (a *csr) mulTo(y, x *mat.Dense) *mat.Dense {
 	_, l := x.Dims()
-	y := mat.NewDense(a.n, l, nil)
 	xr, yr := x.RawMatrix(), y.RawMatrix()
 	_ = syncx.Ranges(a.n, 1, func(lo, hi int) error {
 		for i := lo; i < hi; i++ {
 			dst := yr.Data[i*yr.Stride : i*yr.Stride+l]
+			clear(dst)
 			for k := a.rowPtr[i]; k < a.rowPtr[i+1]; k++ {
 				v := a.val[k]
 				src := xr.Data[int(a.col[k])*xr.Stride : int(a.col[k])*xr.Stride+l]
