@@ -189,12 +189,26 @@ func (p *Project) resolvePython(dir, spec string) string {
 	return ""
 }
 
+// isFile reports whether the workspace-relative path rel is a regular
+// file under the root (one stat, or the run's cached answer: cacheFiles).
 func (p *Project) isFile(rel string) bool {
 	if rel == "" || strings.HasPrefix(rel, "../") || rel == ".." {
 		return false
 	}
+	p.mu.Lock()
+	ok, known := p.files[rel]
+	p.mu.Unlock()
+	if known {
+		return ok
+	}
 	st, err := os.Stat(filepath.Join(p.root, filepath.FromSlash(rel)))
-	return err == nil && st.Mode().IsRegular()
+	ok = err == nil && st.Mode().IsRegular()
+	p.mu.Lock()
+	if p.files != nil {
+		p.files[rel] = ok
+	}
+	p.mu.Unlock()
+	return ok
 }
 
 func (p *Project) isDir(rel string) bool {

@@ -87,3 +87,39 @@ func TestImportEdges(t *testing.T) {
 		t.Errorf("after the edit, Importers(web/api.ts) = %v, want none", got)
 	}
 }
+
+// TestProjectCacheFiles checks that isFile answers from one stat per path
+// while an index run caches them (cacheFiles), and from the file system
+// again once the caching ends.
+func TestProjectCacheFiles(t *testing.T) {
+	root := t.TempDir()
+	p := NewProject(root)
+	write := func(rel string) {
+		if err := os.MkdirAll(filepath.Join(root, filepath.Dir(rel)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, rel), []byte("x = 1\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a/b.py")
+	end := p.cacheFiles()
+	if !p.isFile("a/b.py") || p.isFile("a/c.py") || p.isFile("a") {
+		t.Fatal("isFile: a/b.py is the only file")
+	}
+	write("a/c.py")
+	if err := os.Remove(filepath.Join(root, "a/b.py")); err != nil {
+		t.Fatal(err)
+	}
+	if !p.isFile("a/b.py") || p.isFile("a/c.py") {
+		t.Error("isFile during the run: want the answers of its first stats")
+	}
+	p.cacheFiles()() // a nested run leaves the outer one's cache
+	if p.isFile("a/c.py") {
+		t.Error("a nested run's end dropped the outer run's cache")
+	}
+	end()
+	if p.isFile("a/b.py") || !p.isFile("a/c.py") {
+		t.Error("isFile after the run: want the file system's answers")
+	}
+}

@@ -143,6 +143,9 @@ func (ix *Indexer) Run(ctx context.Context, o RunOptions) (Stats, error) {
 	if o.First != nil && len(jobs) > 1 { // an order to choose
 		jobs = orderFirst(jobs, o.First())
 	}
+	if ix.Project != nil {
+		defer ix.Project.cacheFiles()()
+	}
 	w := &indexWriter{store: ix.Store, b: ix.Store.pdb().NewBatch(), progress: o.Progress, total: len(jobs), flushed: time.Now()}
 	if o.Bulk && stored == 0 && len(jobs) > 0 {
 		// One buffer for the run, kept by Reset (flushBulk): Pebble

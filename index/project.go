@@ -24,6 +24,30 @@ type Project struct {
 	mu   sync.Mutex
 	// manifest lookups, keyed by kind+"\x00"+workspace-relative dir
 	cache map[string]manifest
+	// files are the answers of isFile by workspace-relative path while an
+	// index run caches them (cacheFiles); nil otherwise.
+	files map[string]bool
+}
+
+// cacheFiles makes isFile answer each path from one stat for the rest of
+// an index run: import resolution asks for the same candidates in most
+// files (Python: a/b.py, a/b/__init__.py, a/b.pyi from two bases for
+// every `import typing`), 0.08 of a cold index's 8 CPU-s on mypy
+// (pprof). The returned function ends the caching. A file created during
+// the run may be answered as missing, as if the run had read the tree
+// before it was created.
+func (p *Project) cacheFiles() (end func()) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.files != nil { // a run within a run: the outer one ends it
+		return func() {}
+	}
+	p.files = map[string]bool{}
+	return func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.files = nil
+	}
 }
 
 type manifest struct {
