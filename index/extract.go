@@ -388,10 +388,11 @@ type defSpec struct {
 	body   *ts.Node // body node; nil for kinds without a body
 	header bool     // whether the kind has a signature (callables, types)
 	doc    string   // docstring, when the language puts it in the body
-	// sibs, when set, is node's parent and at node's index among its
+	// sibs, when set, is the parent of the node the doc comment is read
+	// above (anchor, else node) and at that node's index among its
 	// children (Node.Child): precedingDoc then reads the siblings before
 	// it from sibs instead of Node.PrevSibling, which wires the parent
-	// links of the whole tree at its first call (anchor must be nil).
+	// links of the whole tree at its first call.
 	sibs *ts.Node
 	at   int
 }
@@ -438,11 +439,7 @@ func (x *extractor) add(s defSpec) string {
 	if anchor == nil {
 		anchor = s.node
 	}
-	sibs := s.sibs
-	if s.anchor != nil {
-		sibs = nil
-	}
-	doc, docLine := x.precedingDoc(anchor, sibs, s.at)
+	doc, docLine := x.precedingDoc(anchor, s.sibs, s.at)
 	if s.doc != "" {
 		doc = s.doc
 	}

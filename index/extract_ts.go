@@ -28,26 +28,40 @@ func extractTS(x *extractor) {
 }
 
 func (x *extractor) tsStatements(block *ts.Node, base []scip.Descriptor, parent string) {
-	for _, st := range x.children(block) {
-		x.tsStatement(st, st, base, parent)
+	if block == nil {
+		return
+	}
+	for i := range block.ChildCount() {
+		if st := block.Child(i); st != nil {
+			x.tsStatement(st, st, base, parent, sibling{block, i})
+		}
 	}
 }
 
+// sibling locates a node among its parent's children (Node.Child(at)),
+// for defSpec.sibs: the doc comment above it is read without the tree's
+// parent links.
+type sibling struct {
+	parent *ts.Node
+	at     int
+}
+
 // tsStatement records the declaration decl; outer is the node that carries
-// the doc comment and the range (an export_statement around decl).
-func (x *extractor) tsStatement(outer, decl *ts.Node, base []scip.Descriptor, parent string) {
+// the doc comment and the range (an export_statement around decl), at
+// its place loc among its parent's children.
+func (x *extractor) tsStatement(outer, decl *ts.Node, base []scip.Descriptor, parent string, loc sibling) {
 	with := func(d scip.Descriptor) []scip.Descriptor {
 		return append(append([]scip.Descriptor{}, base...), d)
 	}
 	switch x.typ(decl) {
 	case "export_statement", "ambient_declaration", "expression_statement":
 		if d := x.field(decl, "declaration"); d != nil {
-			x.tsStatement(outer, d, base, parent)
+			x.tsStatement(outer, d, base, parent, loc)
 			return
 		}
 		for _, c := range x.children(decl) {
 			if c.IsNamed() && !isCommentType(x.typ(c)) {
-				x.tsStatement(outer, c, base, parent)
+				x.tsStatement(outer, c, base, parent, loc)
 			}
 		}
 	case "function_declaration", "generator_function_declaration", "function_signature":
@@ -55,7 +69,7 @@ func (x *extractor) tsStatement(outer, decl *ts.Node, base []scip.Descriptor, pa
 		if name == nil {
 			return
 		}
-		x.add(defSpec{node: outer, name: name, kind: KindFunction, descs: with(scip.Descriptor{Name: x.text(name), Suffix: scip.Method}), parent: parent, body: x.field(decl, "body"), header: true})
+		x.add(defSpec{sibs: loc.parent, at: loc.at, node: outer, name: name, kind: KindFunction, descs: with(scip.Descriptor{Name: x.text(name), Suffix: scip.Method}), parent: parent, body: x.field(decl, "body"), header: true})
 	case "class_declaration", "abstract_class_declaration", "class":
 		name := x.field(decl, "name")
 		if name == nil {
@@ -63,7 +77,7 @@ func (x *extractor) tsStatement(outer, decl *ts.Node, base []scip.Descriptor, pa
 		}
 		descs := with(scip.Descriptor{Name: x.text(name), Suffix: scip.Type})
 		body := x.field(decl, "body")
-		sym := x.add(defSpec{node: outer, name: name, kind: KindClass, descs: descs, parent: parent, body: body, header: true})
+		sym := x.add(defSpec{sibs: loc.parent, at: loc.at, node: outer, name: name, kind: KindClass, descs: descs, parent: parent, body: body, header: true})
 		x.tsClassBody(body, descs, sym)
 	case "interface_declaration":
 		name := x.field(decl, "name")
@@ -72,14 +86,14 @@ func (x *extractor) tsStatement(outer, decl *ts.Node, base []scip.Descriptor, pa
 		}
 		descs := with(scip.Descriptor{Name: x.text(name), Suffix: scip.Type})
 		body := x.field(decl, "body")
-		sym := x.add(defSpec{node: outer, name: name, kind: KindInterface, descs: descs, parent: parent, body: body, header: true})
+		sym := x.add(defSpec{sibs: loc.parent, at: loc.at, node: outer, name: name, kind: KindInterface, descs: descs, parent: parent, body: body, header: true})
 		x.tsClassBody(body, descs, sym)
 	case "type_alias_declaration":
 		name := x.field(decl, "name")
 		if name == nil {
 			return
 		}
-		x.add(defSpec{node: outer, name: name, kind: KindType, descs: with(scip.Descriptor{Name: x.text(name), Suffix: scip.Type}), parent: parent, body: x.field(decl, "value"), header: true})
+		x.add(defSpec{sibs: loc.parent, at: loc.at, node: outer, name: name, kind: KindType, descs: with(scip.Descriptor{Name: x.text(name), Suffix: scip.Type}), parent: parent, body: x.field(decl, "value"), header: true})
 	case "enum_declaration":
 		name := x.field(decl, "name")
 		if name == nil {
@@ -87,10 +101,10 @@ func (x *extractor) tsStatement(outer, decl *ts.Node, base []scip.Descriptor, pa
 		}
 		descs := with(scip.Descriptor{Name: x.text(name), Suffix: scip.Type})
 		body := x.field(decl, "body")
-		sym := x.add(defSpec{node: outer, name: name, kind: KindEnum, descs: descs, parent: parent, body: body, header: true})
+		sym := x.add(defSpec{sibs: loc.parent, at: loc.at, node: outer, name: name, kind: KindEnum, descs: descs, parent: parent, body: body, header: true})
 		x.tsEnumMembers(body, descs, sym)
 	case "lexical_declaration", "variable_declaration":
-		x.tsVariables(outer, decl, base, parent)
+		x.tsVariables(outer, decl, base, parent, loc)
 	case "internal_module", "module":
 		name := x.field(decl, "name")
 		if name == nil {
@@ -98,7 +112,7 @@ func (x *extractor) tsStatement(outer, decl *ts.Node, base []scip.Descriptor, pa
 		}
 		descs := with(scip.Descriptor{Name: x.text(name), Suffix: scip.Namespace})
 		body := x.field(decl, "body")
-		sym := x.add(defSpec{node: outer, name: name, kind: KindNamespace, descs: descs, parent: parent, body: body, header: true})
+		sym := x.add(defSpec{sibs: loc.parent, at: loc.at, node: outer, name: name, kind: KindNamespace, descs: descs, parent: parent, body: body, header: true})
 		if body != nil {
 			x.tsStatements(body, descs, sym)
 		}
@@ -107,7 +121,14 @@ func (x *extractor) tsStatement(outer, decl *ts.Node, base []scip.Descriptor, pa
 
 // tsEnumMembers records the members of an enum body.
 func (x *extractor) tsEnumMembers(body *ts.Node, descs []scip.Descriptor, sym string) {
-	for _, m := range x.children(body) {
+	if body == nil {
+		return
+	}
+	for i := range body.ChildCount() {
+		m := body.Child(i)
+		if m == nil {
+			continue
+		}
 		mn := m
 		switch x.typ(m) {
 		case "enum_assignment":
@@ -119,13 +140,14 @@ func (x *extractor) tsEnumMembers(body *ts.Node, descs []scip.Descriptor, sym st
 		if mn == nil {
 			continue
 		}
-		x.add(defSpec{node: m, name: mn, kind: KindField, descs: append(append([]scip.Descriptor{}, descs...), scip.Descriptor{Name: x.text(mn), Suffix: scip.Term}), parent: sym})
+		x.add(defSpec{node: m, sibs: body, at: i, name: mn, kind: KindField, descs: append(append([]scip.Descriptor{}, descs...), scip.Descriptor{Name: x.text(mn), Suffix: scip.Term}), parent: sym})
 	}
 }
 
 // tsVariables records the variables (functions when initialized with a
-// function) of a const/let/var declaration; outer carries the doc comment.
-func (x *extractor) tsVariables(outer, decl *ts.Node, base []scip.Descriptor, parent string) {
+// function) of a const/let/var declaration; outer, at loc, carries the doc
+// comment.
+func (x *extractor) tsVariables(outer, decl *ts.Node, base []scip.Descriptor, parent string, loc sibling) {
 	kind := KindVar
 	var decls []*ts.Node
 	for _, c := range x.children(decl) {
@@ -146,7 +168,7 @@ func (x *extractor) tsVariables(outer, decl *ts.Node, base []scip.Descriptor, pa
 			node = outer
 		}
 		descs := append(append([]scip.Descriptor{}, base...), scip.Descriptor{Name: x.text(name), Suffix: scip.Term})
-		spec := defSpec{node: node, anchor: outer, name: name, kind: kind, descs: descs, parent: parent}
+		spec := defSpec{node: node, anchor: outer, sibs: loc.parent, at: loc.at, name: name, kind: kind, descs: descs, parent: parent}
 		if v := x.field(vd, "value"); v != nil {
 			switch x.typ(v) {
 			case "arrow_function", "function_expression", "function", "generator_function":
@@ -164,7 +186,11 @@ func (x *extractor) tsClassBody(body *ts.Node, base []scip.Descriptor, parent st
 	if body == nil {
 		return
 	}
-	for _, m := range x.children(body) {
+	for i := range body.ChildCount() {
+		m := body.Child(i)
+		if m == nil {
+			continue
+		}
 		t := x.typ(m)
 		switch t {
 		case "method_definition", "method_signature", "abstract_method_signature":
@@ -184,7 +210,7 @@ func (x *extractor) tsClassBody(body *ts.Node, base []scip.Descriptor, parent st
 			if n == "constructor" {
 				n = "<constructor>"
 			}
-			x.add(defSpec{node: m, name: name, kind: KindMethod, descs: append(append([]scip.Descriptor{}, base...), scip.Descriptor{Name: n, Suffix: scip.Method}), parent: parent, body: x.field(m, "body"), header: true})
+			x.add(defSpec{node: m, sibs: body, at: i, name: name, kind: KindMethod, descs: append(append([]scip.Descriptor{}, base...), scip.Descriptor{Name: n, Suffix: scip.Method}), parent: parent, body: x.field(m, "body"), header: true})
 		case "public_field_definition", "field_definition", "property_signature":
 			name := x.field(m, "name")
 			if name == nil {
@@ -193,7 +219,7 @@ func (x *extractor) tsClassBody(body *ts.Node, base []scip.Descriptor, parent st
 			if name == nil {
 				continue
 			}
-			x.add(defSpec{node: m, name: name, kind: KindField, descs: append(append([]scip.Descriptor{}, base...), scip.Descriptor{Name: x.text(name), Suffix: scip.Term}), parent: parent})
+			x.add(defSpec{node: m, sibs: body, at: i, name: name, kind: KindField, descs: append(append([]scip.Descriptor{}, base...), scip.Descriptor{Name: x.text(name), Suffix: scip.Term}), parent: parent})
 		}
 	}
 }
