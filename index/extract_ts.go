@@ -1,6 +1,8 @@
 package index
 
 import (
+	"iter"
+
 	ts "github.com/odvcencio/gotreesitter"
 
 	"github.com/gloss-dev/gloss/scip"
@@ -28,12 +30,22 @@ func extractTS(x *extractor) {
 }
 
 func (x *extractor) tsStatements(block *ts.Node, base []scip.Descriptor, parent string) {
-	if block == nil {
-		return
+	for i, st := range childrenAt(block) {
+		x.tsStatement(st, st, base, parent, sibling{block, i})
 	}
-	for i := range block.ChildCount() {
-		if st := block.Child(i); st != nil {
-			x.tsStatement(st, st, base, parent, sibling{block, i})
+}
+
+// childrenAt yields the children of n (none when n is nil) with their
+// index among them (Node.Child), for defSpec.sibs.
+func childrenAt(n *ts.Node) iter.Seq2[int, *ts.Node] {
+	return func(yield func(int, *ts.Node) bool) {
+		if n == nil {
+			return
+		}
+		for i := range n.ChildCount() {
+			if c := n.Child(i); c != nil && !yield(i, c) {
+				return
+			}
 		}
 	}
 }
@@ -121,14 +133,7 @@ func (x *extractor) tsStatement(outer, decl *ts.Node, base []scip.Descriptor, pa
 
 // tsEnumMembers records the members of an enum body.
 func (x *extractor) tsEnumMembers(body *ts.Node, descs []scip.Descriptor, sym string) {
-	if body == nil {
-		return
-	}
-	for i := range body.ChildCount() {
-		m := body.Child(i)
-		if m == nil {
-			continue
-		}
+	for i, m := range childrenAt(body) {
 		mn := m
 		switch x.typ(m) {
 		case "enum_assignment":
@@ -183,14 +188,7 @@ func (x *extractor) tsVariables(outer, decl *ts.Node, base []scip.Descriptor, pa
 
 // tsClassBody records the members of a class or interface body.
 func (x *extractor) tsClassBody(body *ts.Node, base []scip.Descriptor, parent string) {
-	if body == nil {
-		return
-	}
-	for i := range body.ChildCount() {
-		m := body.Child(i)
-		if m == nil {
-			continue
-		}
+	for i, m := range childrenAt(body) {
 		t := x.typ(m)
 		switch t {
 		case "method_definition", "method_signature", "abstract_method_signature":
