@@ -140,19 +140,7 @@ func TestParseBudget(t *testing.T) {
 		}
 	}
 	index := func(budget int64) map[string][]Definition {
-		st, err := OpenStore(filepath.Join(t.TempDir(), "pebble"), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
-		ix := &Indexer{Root: root, Store: st, Project: NewProject(root), Workers: 4, MaxParseBytes: budget}
-		stats, err := ix.Run(context.Background(), RunOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if stats.Parsed != 8 {
-			t.Fatalf("budget %d: parsed %d files, want 8", budget, stats.Parsed)
-		}
+		st := indexWithBudget(t, root, budget, 4, 8)
 		defs := map[string][]Definition{}
 		for i := range 8 {
 			p := fmt.Sprintf("f%d.go", i)
@@ -213,7 +201,7 @@ func TestParseBudgetHolds(t *testing.T) {
 		mu.Unlock()
 	})
 	defer restore()
-	indexWithBudget(t, root, budget, 24)
+	indexWithBudget(t, root, budget, 8, 24)
 	if peak > budget || maxFiles > 2 {
 		t.Fatalf("%d files of weight %d parsed at once, over the budget %d", maxFiles, peak, budget)
 	}
@@ -313,7 +301,7 @@ func TestParseBudgetGoFast(t *testing.T) {
 		}
 	})
 	defer restore()
-	indexWithBudget(t, root, budget, 24)
+	indexWithBudget(t, root, budget, 8, 24)
 	if peak > budget {
 		t.Fatalf("files of weight %d parsed at once, over the budget %d", peak, budget)
 	}
@@ -331,23 +319,25 @@ func TestParseBudgetGoFast(t *testing.T) {
 	}
 }
 
-// indexWithBudget indexes root into a new store with 8 workers and the
-// parse budget budget, and fails t unless the run parsed want files.
-func indexWithBudget(t *testing.T, root string, budget int64, want int) {
+// indexWithBudget indexes root into a new store with workers workers and
+// the parse budget budget, fails t unless the run parsed want files, and
+// returns the store (closed when t ends).
+func indexWithBudget(t *testing.T, root string, budget int64, workers, want int) *Store {
 	t.Helper()
 	st, err := OpenStore(filepath.Join(t.TempDir(), "pebble"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
-	ix := &Indexer{Root: root, Store: st, Project: NewProject(root), Workers: 8, MaxParseBytes: budget}
+	t.Cleanup(func() { st.Close() })
+	ix := &Indexer{Root: root, Store: st, Project: NewProject(root), Workers: workers, MaxParseBytes: budget}
 	stats, err := ix.Run(context.Background(), RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if stats.Parsed != want {
-		t.Fatalf("parsed %d files, want %d", stats.Parsed, want)
+		t.Fatalf("budget %d: parsed %d files, want %d", budget, stats.Parsed, want)
 	}
+	return st
 }
 
 // waitFor polls cond, with mu held, every millisecond until it holds or
