@@ -9,49 +9,44 @@ import (
 	"time"
 )
 
+// liveLimitCase is a live heap in bytes and the memory limit in bytes a
+// limit function (serveLimit, batchLimit) should keep for it.
+type liveLimitCase struct {
+	live uint64
+	want int64
+}
+
+// checkLiveLimits fails t for each case where limit, named name, does
+// not give the limit the case wants.
+func checkLiveLimits(t *testing.T, name string, limit func(uint64) int64, cases []liveLimitCase) {
+	t.Helper()
+	for _, c := range cases {
+		if got := limit(c.live); got != c.want {
+			t.Errorf("%s(%d) = %d, want %d", name, c.live, got, c.want)
+		}
+	}
+}
+
 func TestServeLimit(t *testing.T) {
-	for _, c := range []struct {
-		live uint64
-		want int64
-	}{
+	checkLiveLimits(t, "serveLimit", serveLimit, []liveLimitCase{
 		{0, serveMemoryFloor},
 		{200 << 20, serveMemoryFloor},
 		{serveMemoryFloor / 3 * 2, serveMemoryFloor},
 		{300 << 20, 450 << 20},
 		{2 << 30, 3 << 30},
-	} {
-		if got := serveLimit(c.live); got != c.want {
-			t.Errorf("serveLimit(%d) = %d, want %d", c.live, got, c.want)
-		}
-	}
+	})
 }
 
 // TestBatchLimit checks the limit of `gloss remember --batch`: the floor
 // batchMemoryLimit up to a live heap of 4/5 of it, 5/4 of the live heap
 // above.
 func TestBatchLimit(t *testing.T) {
-	for _, c := range []struct {
-		live uint64
-		want int64
-	}{
+	checkLiveLimits(t, "batchLimit", batchLimit, []liveLimitCase{
 		{0, batchMemoryLimit},
 		{140 << 20, batchMemoryLimit},
 		{batchMemoryLimit / 5 * 4, batchMemoryLimit},
 		{220 << 20, 275 << 20},
-	} {
-		if got := batchLimit(c.live); got != c.want {
-			t.Errorf("batchLimit(%d) = %d, want %d", c.live, got, c.want)
-		}
-	}
-	t.Setenv("GOMEMLIMIT", "1GiB")
-	const before = 55 << 30
-	prev := debug.SetMemoryLimit(before)
-	defer debug.SetMemoryLimit(prev)
-	stop := boundBatchMemory()
-	if got := debug.SetMemoryLimit(-1); got != before {
-		t.Errorf("batch limit with $GOMEMLIMIT set = %d, want %d untouched", got, int64(before))
-	}
-	stop()
+	})
 }
 
 // TestHoldMemoryLimit checks that the poller keeps the limit at
@@ -87,17 +82,26 @@ func TestHoldMemoryLimit(t *testing.T) {
 	}
 }
 
-// TestBoundServeMemoryLeavesGOMEMLIMIT checks that $GOMEMLIMIT wins.
-func TestBoundServeMemoryLeavesGOMEMLIMIT(t *testing.T) {
+// TestBoundMemoryLeavesGOMEMLIMIT checks that $GOMEMLIMIT wins over the
+// limits of a long-running process and of `gloss remember --batch`.
+func TestBoundMemoryLeavesGOMEMLIMIT(t *testing.T) {
 	t.Setenv("GOMEMLIMIT", "1GiB")
-	const before = 77 << 30
-	prev := debug.SetMemoryLimit(before)
-	defer debug.SetMemoryLimit(prev)
-	stop := boundServeMemory()
-	if got := debug.SetMemoryLimit(-1); got != before {
-		t.Errorf("limit with $GOMEMLIMIT set = %d, want %d untouched", got, int64(before))
+	for _, c := range []struct {
+		name   string
+		bound  func() (stop func())
+		before int64
+	}{
+		{"serve", boundServeMemory, 77 << 30},
+		{"batch", boundBatchMemory, 55 << 30},
+	} {
+		prev := debug.SetMemoryLimit(c.before)
+		stop := c.bound()
+		if got := debug.SetMemoryLimit(-1); got != c.before {
+			t.Errorf("%s limit with $GOMEMLIMIT set = %d, want %d untouched", c.name, got, c.before)
+		}
+		stop()
+		debug.SetMemoryLimit(prev)
 	}
-	stop()
 }
 
 // TestIdleRelease checks when idleRelease gives free memory back: once
