@@ -60,13 +60,7 @@ func (f *File) tokenRanges(buf []tokenRange, start, end int) []tokenRange {
 // collectTokens leaves out a marked node (a token lies inside the node
 // that emits it, so it is inside a skipped node's range or outside it).
 func streamRanges[T any](f *File, buf []T, start, end int, mk func(s, e int) T) []T {
-	spans := f.spans
-	if spans == nil {
-		spans = f.stream
-	}
-	if spans == nil && f.packed != nil {
-		spans = f.packed.window(nil, start, end)
-	}
+	spans := f.streamSpans(start, end)
 	sk := f.skipped
 	i := sort.Search(len(spans), func(i int) bool { return int(spans[i].end) > start })
 	j := 0
@@ -89,6 +83,22 @@ func streamRanges[T any](f *File, buf []T, start, end int, mk func(s, e int) T) 
 		}
 	}
 	return buf
+}
+
+// streamSpans returns the compact whole-file token stream of f that
+// covers the byte window [start, end): DropTree's spans, else
+// File.stream, else the tokens of the stored stream (File.packed) that
+// reach into the window; nil when f keeps none.
+func (f *File) streamSpans(start, end int) []tokenSpan {
+	switch {
+	case f.spans != nil:
+		return f.spans
+	case f.stream != nil:
+		return f.stream
+	case f.packed != nil:
+		return f.packed.window(nil, start, end)
+	}
+	return nil
 }
 
 // dropSkipped removes from f.stream, in place, the tokens inside a range

@@ -165,13 +165,7 @@ func (f *File) tokenRecord() ([]byte, error) {
 	if len(f.Src) >= 1<<31 {
 		return nil, nil
 	}
-	spans := f.spans
-	if spans == nil {
-		spans = f.stream
-	}
-	if spans == nil && f.packed != nil {
-		spans = f.packed.window(nil, 0, len(f.Src))
-	}
+	spans := f.streamSpans(0, len(f.Src))
 	if spans == nil {
 		spans = f.compactTokens()
 	}
