@@ -1,6 +1,7 @@
 package embed
 
 import (
+	"cmp"
 	"context"
 	"iter"
 	"math"
@@ -117,7 +118,7 @@ func TrainBuiltin(ctx context.Context, units iter.Seq[Unit], opts TrainOptions) 
 		rows[id] = int32(i)
 		b.counts[i] = uint32(min(c.counts[id], math.MaxUint32))
 	}
-	a := ppmi(cooccurrences(rows, c, opts.Window), len(vocab))
+	a := ppmi(cooccurrences(rows, c, opts.Window, len(vocab)), len(vocab))
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -238,30 +239,30 @@ func selectVocab(words []string, counts []int, minCount, maxVocab int) []int32 {
 }
 
 // cooccurrences counts the symmetric co-occurrences of vocabulary words
-// (see Unit) in the sequences of c, keyed by row<<32|column; rows maps a
-// word id to its vocabulary row, -1 for a word outside the vocabulary.
-// The counts are sharded by row: the count of (i, j) is in shard
-// i % len(shards), one shard per core up to coShards, each counted by its
-// own goroutine over every sequence (the map updates were a third of the
-// training, which the first `remember --batch` waits for). Counts are
-// integers, so they do not depend on the sharding.
-func cooccurrences(rows []int32, c *corpus, window int) (shards []map[uint64]float64) {
-	shards = make([]map[uint64]float64, max(1, min(runtime.GOMAXPROCS(0), coShards)))
+// (see Unit) in the sequences of c; rows maps a word id to its
+// vocabulary row, -1 for a word outside the vocabulary, and n is the
+// vocabulary's size. The counts are sharded by row: the count of (i, j)
+// is in shard i % len(shards), one shard per core up to coShards, each
+// counted by its own goroutine over every sequence (the map updates were
+// a third of the training, which the first `remember --batch` waits
+// for). Counts are integers, so they do not depend on the sharding.
+func cooccurrences(rows []int32, c *corpus, window, n int) (shards []*coShard) {
+	shards = make([]*coShard, max(1, min(runtime.GOMAXPROCS(0), coShards)))
 	var wg sync.WaitGroup
 	for g := range shards {
-		co := map[uint64]float64{}
-		shards[g] = co
-		n := int32(len(shards))
+		sh := newCoShard(int32(g), int32(len(shards)), int32(min(n, coDense)))
+		shards[g] = sh
+		nsh := int32(len(shards))
 		wg.Go(func() {
 			add := func(i, j int32) {
 				if i == j {
 					return
 				}
-				if i%n == int32(g) {
-					co[uint64(i)<<32|uint64(j)]++
+				if i%nsh == sh.g {
+					sh.add(i, j)
 				}
-				if j%n == int32(g) {
-					co[uint64(j)<<32|uint64(i)]++
+				if j%nsh == sh.g {
+					sh.add(j, i)
 				}
 			}
 			ids := []int32{}
@@ -299,6 +300,46 @@ func cooccurrences(rows []int32, c *corpus, window int) (shards []map[uint64]flo
 // every sequence, so past a few the scans cost more than the shards save.
 const coShards = 4
 
+// coDense is the side of the square of the most frequent vocabulary words
+// (rows and columns below it: the vocabulary is in frequency order)
+// whose co-occurrence counts the coShards keep in arrays instead of
+// maps: 16 MiB of counts in all (as much as the maps held for 1 million
+// pairs), which take most of the additions (word frequencies fall off as
+// a power law), each an index instead of a hash probe. Counting and PPMI
+// of sympy's corpus (1.9 million words, 7,284 words of vocabulary), on
+// one core: all in maps 771 ms, a square of 1,024 374 ms, of 2,048
+// 256 ms, of 4,096 246 ms (docs/benchmarks.md, session 25).
+const coDense = 2048
+
+// coShard holds the co-occurrence counts of the rows i with i % n == g:
+// those of (i, j) with i and j below d in dense (the shard's k-th such
+// row, i = k·n + g, at k·d), the others in sparse, keyed by i<<32|j.
+type coShard struct {
+	g, n, d int32
+	dense   []uint32
+	sparse  map[uint64]uint32
+}
+
+// newCoShard returns the empty shard g of n, with a dense square of side d.
+func newCoShard(g, n, d int32) *coShard {
+	return &coShard{g: g, n: n, d: d, dense: make([]uint32, int((d+n-1)/n)*int(d)), sparse: map[uint64]uint32{}}
+}
+
+// add counts one co-occurrence of (i, j); i is a row of the shard.
+func (s *coShard) add(i, j int32) {
+	if i < s.d && j < s.d {
+		s.dense[int(i/s.n)*int(s.d)+int(j)]++
+		return
+	}
+	s.sparse[uint64(i)<<32|uint64(j)]++
+}
+
+// coCount is one sparse count of a coShard, keyed by row<<32|column.
+type coCount struct {
+	key   uint64
+	count uint32
+}
+
 // csr is a sparse matrix in compressed sparse row form.
 type csr struct {
 	n      int // rows and columns
@@ -307,22 +348,32 @@ type csr struct {
 	val    []float64
 }
 
-// ppmi turns co-occurrence counts, sharded by row as cooccurrences
-// shards them, into the PPMI matrix (see TrainBuiltin).
-func ppmi(shards []map[uint64]float64, n int) *csr {
-	size := 0
-	for _, co := range shards {
-		size += len(co)
-	}
-	keys := make([]uint64, 0, size)
+// ppmi turns the co-occurrence counts of shards (cooccurrences) of an
+// n-word vocabulary into the PPMI matrix (see TrainBuiltin). Row sums
+// are sums of integer counts, exact in float64 whatever their order.
+func ppmi(shards []*coShard, n int) *csr {
 	rowSum := make([]float64, n)
-	for _, co := range shards {
-		for k, c := range co {
-			keys = append(keys, k)
-			rowSum[k>>32] += c
+	entries := 0                             // counts, an upper bound of the matrix's
+	sorted := make([][]coCount, len(shards)) // each shard's sparse counts by key
+	for g, s := range shards {
+		l := make([]coCount, 0, len(s.sparse))
+		for k, c := range s.sparse {
+			l = append(l, coCount{k, c})
+			rowSum[k>>32] += float64(c)
+		}
+		s.sparse = nil
+		slices.SortFunc(l, func(a, b coCount) int { return cmp.Compare(a.key, b.key) })
+		sorted[g] = l
+		entries += len(l)
+		for i := g; i < int(s.d); i += len(shards) {
+			for _, c := range s.denseRow(i) {
+				if c != 0 {
+					rowSum[i] += float64(c)
+					entries++
+				}
+			}
 		}
 	}
-	slices.Sort(keys)
 	// The counts are symmetric: column sums equal row sums.
 	colA := make([]float64, n)
 	sumA := 0.0
@@ -330,21 +381,42 @@ func ppmi(shards []map[uint64]float64, n int) *csr {
 		colA[j] = math.Pow(c, cdsAlpha)
 		sumA += colA[j]
 	}
-	m := &csr{n: n, rowPtr: make([]int, n+1)}
-	for _, k := range keys {
-		i, j := int(k>>32), int(uint32(k))
-		v := math.Log(shards[i%len(shards)][k] * sumA / (rowSum[i] * colA[j]))
+	m := &csr{n: n, rowPtr: make([]int, n+1), col: make([]int32, 0, entries), val: make([]float64, 0, entries)}
+	next := make([]int, len(shards)) // the first unread count of each sorted list
+	put := func(i, j int, c float64) {
+		v := math.Log(c * sumA / (rowSum[i] * colA[j]))
 		if v <= 0 {
-			continue
+			return
 		}
 		m.rowPtr[i+1]++
 		m.col = append(m.col, int32(j))
 		m.val = append(m.val, v)
 	}
 	for i := 0; i < n; i++ {
+		g := i % len(shards)
+		s := shards[g]
+		if i < int(s.d) { // columns below d, then the sparse ones (at or past d)
+			for j, c := range s.denseRow(i) {
+				if c != 0 {
+					put(i, j, float64(c))
+				}
+			}
+		}
+		l := sorted[g]
+		for ; next[g] < len(l) && int(l[next[g]].key>>32) == i; next[g]++ {
+			put(i, int(uint32(l[next[g]].key)), float64(l[next[g]].count))
+		}
+	}
+	for i := 0; i < n; i++ {
 		m.rowPtr[i+1] += m.rowPtr[i]
 	}
 	return m
+}
+
+// denseRow returns the dense counts of row i (below d, of the shard).
+func (s *coShard) denseRow(i int) []uint32 {
+	k := i / int(s.n)
+	return s.dense[k*int(s.d) : (k+1)*int(s.d)]
 }
 
 // commonComponent returns the first principal direction (uncentred, as

@@ -1,0 +1,131 @@
+package embed
+
+import (
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// refPPMI is the PPMI matrix of units counted the plain way: every
+// co-occurrence (see Unit) added to one map, the map's keys sorted.
+func refPPMI(rows []int32, c *corpus, window, n int) *csr {
+	co := map[uint64]float64{}
+	add := func(i, j int32) {
+		if i != j {
+			co[uint64(i)<<32|uint64(j)]++
+			co[uint64(j)<<32|uint64(i)]++
+		}
+	}
+	for s := range c.seqs {
+		var ids []int32
+		for _, w := range c.seq(s) {
+			ids = append(ids, rows[w])
+		}
+		head := int(c.seqs[s].head)
+		for p, i := range ids {
+			if i < 0 {
+				continue
+			}
+			for q := p + 1; q < len(ids) && q <= p+window; q++ {
+				if ids[q] >= 0 {
+					add(i, ids[q])
+				}
+			}
+			if p < head {
+				for q := max(head, p+window+1); q < len(ids) && q < head+headSpan; q++ {
+					if ids[q] >= 0 {
+						add(i, ids[q])
+					}
+				}
+			}
+		}
+	}
+	keys := make([]uint64, 0, len(co))
+	rowSum := make([]float64, n)
+	for k, v := range co {
+		keys = append(keys, k)
+		rowSum[k>>32] += v
+	}
+	slices.Sort(keys)
+	colA := make([]float64, n)
+	sumA := 0.0
+	for j, v := range rowSum {
+		colA[j] = math.Pow(v, cdsAlpha)
+		sumA += colA[j]
+	}
+	m := &csr{n: n, rowPtr: make([]int, n+1)}
+	for _, k := range keys {
+		i, j := int(k>>32), int(uint32(k))
+		v := math.Log(co[k] * sumA / (rowSum[i] * colA[j]))
+		if v <= 0 {
+			continue
+		}
+		m.rowPtr[i+1]++
+		m.col = append(m.col, int32(j))
+		m.val = append(m.val, v)
+	}
+	for i := 0; i < n; i++ {
+		m.rowPtr[i+1] += m.rowPtr[i]
+	}
+	return m
+}
+
+// madeUpWord returns a made-up word for k: "zq" and k in base 26, in letters.
+func madeUpWord(k uint64) string {
+	b := []byte("zq")
+	for ; k > 0; k /= 26 {
+		b = append(b, byte('a'+k%26))
+	}
+	return string(b)
+}
+
+// The sharded counts, dense for the most frequent words and in maps for
+// the rest, give the bits of the plain count's PPMI matrix, for a
+// vocabulary larger and smaller than the dense square, on one to four
+// shards.
+func TestPPMISameAsPlainCount(t *testing.T) {
+	for _, vocabWords := range []int{50, coDense + 700} {
+		rng := rand.New(rand.NewPCG(uint64(vocabWords), 9))
+		zipf := rand.NewZipf(rng, 1.1, 2, uint64(vocabWords*2))
+		var units []Unit
+		for range 3000 {
+			var head, body []string
+			for range rng.IntN(4) {
+				head = append(head, madeUpWord(zipf.Uint64()))
+			}
+			for range rng.IntN(60) {
+				body = append(body, madeUpWord(zipf.Uint64()))
+			}
+			units = append(units, Unit{Head: strings.Join(head, " "), Body: strings.Join(body, " ")})
+		}
+		c := readCorpus(slices.Values(units))
+		vocab := selectVocab(c.words, c.counts, 1, vocabWords)
+		rows := make([]int32, len(c.words))
+		for i := range rows {
+			rows[i] = -1
+		}
+		for i, id := range vocab {
+			rows[id] = int32(i)
+		}
+		want := refPPMI(rows, c, 5, len(vocab))
+		for _, procs := range []int{1, 2, 3, 4} {
+			prev := runtime.GOMAXPROCS(procs)
+			got := ppmi(cooccurrences(rows, c, 5, len(vocab)), len(vocab))
+			runtime.GOMAXPROCS(prev)
+			if !slices.Equal(got.rowPtr, want.rowPtr) || !slices.Equal(got.col, want.col) || len(got.val) != len(want.val) {
+				t.Fatalf("vocabulary %d, %d shards: structure differs (%d entries, want %d)", len(vocab), procs, len(got.val), len(want.val))
+			}
+			for k := range got.val {
+				if math.Float64bits(got.val[k]) != math.Float64bits(want.val[k]) {
+					t.Fatalf("vocabulary %d, %d shards: entry %d = %v, want %v", len(vocab), procs, k, got.val[k], want.val[k])
+				}
+			}
+		}
+		if vocabWords > coDense && (len(vocab) <= coDense || want.rowPtr[coDense] == len(want.col)) {
+			t.Fatalf("vocabulary %d: no entries past the dense square", len(vocab))
+		}
+	}
+}
