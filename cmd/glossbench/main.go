@@ -21,7 +21,13 @@
 //
 // Usage:
 //
-//	go run ./cmd/glossbench --repo /path/to/checkout [--n 20000,100000] [--cores 1,2]
+//	go run ./cmd/glossbench --repo /path/to/checkout [--n 20000,100000] [--cores 1,2] [--runs 3]
+//
+// bare_parse and cold_index are taken --runs times per core count, in
+// alternated pairs (a bare parse, then a cold index), and reported as the
+// median: the pair of median ratio, with every pair's ratio (ratios) and
+// every run's time (runs_seconds), so one slow moment of a shared host
+// does not make the row.
 //
 // --gloss names the binary to measure (default: built from this module),
 // which is how before/after numbers of two commits are taken with one
@@ -75,6 +81,7 @@ type config struct {
 	only              map[string]bool
 	seed              int64
 	hoverTimeout      time.Duration
+	runs              int // alternated bare-parse/cold-index pairs per core count
 }
 
 func parseFlags(args []string) (config, error) {
@@ -89,6 +96,7 @@ func parseFlags(args []string) (config, error) {
 	fs.StringVar(&only, "only", "", "comma-separated rows to take (bare_parse,cold_index,remember_batch,check,first_hover); default all")
 	fs.Int64Var(&c.seed, "seed", 1, "seed of the synthetic memories")
 	fs.DurationVar(&c.hoverTimeout, "hover-timeout", 10*time.Minute, "give up waiting for the first hover after this long")
+	fs.IntVar(&c.runs, "runs", 3, "bare_parse and cold_index: alternated pairs per core count; the rows give the median pair and every pair's ratio")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -98,6 +106,9 @@ func parseFlags(args []string) (config, error) {
 	var err error
 	if c.repo, err = filepath.Abs(c.repo); err != nil {
 		return c, err
+	}
+	if c.runs < 1 {
+		return c, fmt.Errorf("--runs must be at least 1")
 	}
 	if c.steps, err = ints(n); err != nil {
 		return c, fmt.Errorf("--n: %w", err)
@@ -146,24 +157,15 @@ func run(ctx context.Context, args []string) error {
 		}
 	}
 	emit(row{"work": "setup", "repo": c.repo, "commit": gitHead(c.repo), "gloss": c.gloss, "load": loadAvg()})
-	bare := map[int]child{}
 	if c.want("bare_parse") || c.want("cold_index") {
 		for _, k := range c.cores {
-			r, err := measureBare(ctx, c, k)
+			rows, err := measureIndexRows(ctx, c, k)
 			if err != nil {
 				return err
 			}
-			bare[k] = child{seconds: r["seconds"].(float64), cpu: r["cpu_seconds"].(float64)}
-			emit(r)
-		}
-	}
-	if c.want("cold_index") {
-		for _, k := range c.cores {
-			r, err := measureColdIndex(ctx, c, k, bare[k])
-			if err != nil {
-				return err
+			for _, r := range rows {
+				emit(r)
 			}
-			emit(r)
 		}
 	}
 	if c.want("remember_batch") || c.want("check") {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -91,6 +92,73 @@ func measureBare(ctx context.Context, c config, k int) (row, error) {
 	}
 	return row{"work": "bare_parse", "cores": k, "files": res.Files, "mib": round(float64(res.Bytes)/(1<<20), 2),
 		"seconds": round(ch.seconds, 3), "cpu_seconds": round(ch.cpu, 3), "parse_seconds": round(res.Seconds, 3), "peak_rss_mib": round(ch.rssMiB, 1), "load": load}, nil
+}
+
+// measureIndexRows takes the bare_parse and cold_index rows of k cores
+// as c.runs pairs, each a bare parse and then, when c wants it, a cold
+// index, one pair after the other, so that the host's drift (10–25 % within
+// minutes on a shared 2-core machine, docs/benchmarks.md) moves both
+// sides of a ratio alike. The bare_parse row is the run of median time,
+// with every run's time in runs_seconds; the cold_index row is the pair
+// of median ratio (ratio_to_bare, its cpu_ratio_to_bare that pair's),
+// with every pair's ratio in ratios and every index's time in
+// runs_seconds. With one run the rows are that run's.
+func measureIndexRows(ctx context.Context, c config, k int) ([]row, error) {
+	var bares, indexes []row
+	for range c.runs {
+		b, err := measureBare(ctx, c, k)
+		if err != nil {
+			return nil, err
+		}
+		bares = append(bares, b)
+		if !c.want("cold_index") {
+			continue
+		}
+		r, err := measureColdIndex(ctx, c, k, child{seconds: b["seconds"].(float64), cpu: b["cpu_seconds"].(float64)})
+		if err != nil {
+			return nil, err
+		}
+		indexes = append(indexes, r)
+	}
+	var out []row
+	if c.want("bare_parse") {
+		out = append(out, medianRow(bares, "seconds", "runs_seconds"))
+	}
+	if len(indexes) > 0 {
+		m := medianRow(indexes, "ratio_to_bare", "ratios")
+		m["runs_seconds"] = column(indexes, "seconds")
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// medianRow returns the row of rows whose key is the median (the lower
+// of the two middle ones for an even count), with every row's key, in
+// run order, under all (a row without key counts as 0).
+func medianRow(rows []row, key, all string) row {
+	order := make([]int, len(rows))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(num(rows[a], key), num(rows[b], key)) })
+	m := rows[order[(len(order)-1)/2]]
+	m[all] = column(rows, key)
+	return m
+}
+
+// column returns key of every row, in order.
+func column(rows []row, key string) []float64 {
+	out := make([]float64, len(rows))
+	for i, r := range rows {
+		out[i] = num(r, key)
+	}
+	return out
+}
+
+// num returns the float64 under key of r, 0 when it has none.
+func num(r row, key string) float64 {
+	v, _ := r[key].(float64)
+	return v
 }
 
 // measureColdIndex runs `gloss index` on an empty store with k cores.
