@@ -10,7 +10,8 @@ import (
 )
 
 // refPPMI is the PPMI matrix of units counted the plain way: every
-// co-occurrence (see Unit) added to one map, the map's keys sorted.
+// co-occurrence (corpus.pairsOf) added to one map, the map's keys
+// sorted, each key's count looked up again.
 func refPPMI(rows []int32, c *corpus, window, n int) *csr {
 	co := map[uint64]float64{}
 	add := func(i, j int32) {
@@ -19,28 +20,12 @@ func refPPMI(rows []int32, c *corpus, window, n int) *csr {
 			co[uint64(j)<<32|uint64(i)]++
 		}
 	}
+	var ids []int32
+	var pairs []rowPair
 	for s := range c.seqs {
-		var ids []int32
-		for _, w := range c.seq(s) {
-			ids = append(ids, rows[w])
-		}
-		head := int(c.seqs[s].head)
-		for p, i := range ids {
-			if i < 0 {
-				continue
-			}
-			for q := p + 1; q < len(ids) && q <= p+window; q++ {
-				if ids[q] >= 0 {
-					add(i, ids[q])
-				}
-			}
-			if p < head {
-				for q := max(head, p+window+1); q < len(ids) && q < head+headSpan; q++ {
-					if ids[q] >= 0 {
-						add(i, ids[q])
-					}
-				}
-			}
+		ids, pairs = c.pairsOf(s, rows, window, ids[:0], pairs[:0])
+		for _, p := range pairs {
+			add(p.i, p.j)
 		}
 	}
 	keys := make([]uint64, 0, len(co))
