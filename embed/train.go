@@ -334,6 +334,10 @@ const coDense = 2048
 // coShard holds the co-occurrence counts of the rows i with i % n == g:
 // those of (i, j) with i and j below d in dense (the shard's k-th such
 // row, i = k·n + g, at k·d), the others in sparse, keyed by i<<32|j.
+// Counts are uint32: one position of the corpus adds at most
+// 2·(window + headSpan) counts to a pair, so a pair overflows only in a
+// corpus of over 50 million words in which it occurs at almost every
+// word (sympy's has 1–2 million).
 type coShard struct {
 	g, n, d int32
 	dense   []uint32
