@@ -26,8 +26,10 @@
 // bare_parse and cold_index are taken --runs times per core count, in
 // alternated pairs (a bare parse, then a cold index), and reported as the
 // median: the pair of median ratio, with every pair's ratio (ratios) and
-// every run's time (runs_seconds), so one slow moment of a shared host
-// does not make the row.
+// every run's time (runs_seconds); each remember_batch step is taken
+// --runs times from a copy of the store as it was before the step and
+// reported as the median run. One slow moment of a shared host then
+// does not make a row.
 //
 // --gloss names the binary to measure (default: built from this module),
 // which is how before/after numbers of two commits are taken with one
@@ -81,7 +83,7 @@ type config struct {
 	only              map[string]bool
 	seed              int64
 	hoverTimeout      time.Duration
-	runs              int // alternated bare-parse/cold-index pairs per core count
+	runs              int // alternated bare-parse/cold-index pairs per core count; runs of each batch step
 }
 
 func parseFlags(args []string) (config, error) {
@@ -96,7 +98,7 @@ func parseFlags(args []string) (config, error) {
 	fs.StringVar(&only, "only", "", "comma-separated rows to take (bare_parse,cold_index,remember_batch,check,first_hover); default all")
 	fs.Int64Var(&c.seed, "seed", 1, "seed of the synthetic memories")
 	fs.DurationVar(&c.hoverTimeout, "hover-timeout", 10*time.Minute, "give up waiting for the first hover after this long")
-	fs.IntVar(&c.runs, "runs", 3, "bare_parse and cold_index: alternated pairs per core count; the rows give the median pair and every pair's ratio")
+	fs.IntVar(&c.runs, "runs", 3, "bare_parse and cold_index: alternated pairs per core count (the rows give the median pair and every pair's ratio); remember_batch: runs per step, each from the store as it was before the step (the row gives the median run)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
