@@ -10,7 +10,7 @@ import (
 )
 
 // refPPMI is the PPMI matrix of units counted the plain way: every
-// co-occurrence (corpus.pairsOf) added to one map, the map's keys
+// co-occurrence (corpus.seqPairs) added to one map, the map's keys
 // sorted, each key's count looked up again.
 func refPPMI(rows []int32, c *corpus, window, n int) *csr {
 	co := map[uint64]float64{}
@@ -20,10 +20,7 @@ func refPPMI(rows []int32, c *corpus, window, n int) *csr {
 			co[uint64(j)<<32|uint64(i)]++
 		}
 	}
-	var ids []int32
-	var pairs []rowPair
-	for s := range c.seqs {
-		ids, pairs = c.pairsOf(s, rows, window, ids[:0], pairs[:0])
+	for pairs := range c.seqPairs(rows, window) {
 		for _, p := range pairs {
 			add(p.i, p.j)
 		}
@@ -35,27 +32,11 @@ func refPPMI(rows []int32, c *corpus, window, n int) *csr {
 		rowSum[k>>32] += v
 	}
 	slices.Sort(keys)
-	colA := make([]float64, n)
-	sumA := 0.0
-	for j, v := range rowSum {
-		colA[j] = math.Pow(v, cdsAlpha)
-		sumA += colA[j]
-	}
-	m := &csr{n: n, rowPtr: make([]int, n+1)}
+	b := newPPMIBuilder(rowSum, 0)
 	for _, k := range keys {
-		i, j := int(k>>32), int(uint32(k))
-		v := math.Log(co[k] * sumA / (rowSum[i] * colA[j]))
-		if v <= 0 {
-			continue
-		}
-		m.rowPtr[i+1]++
-		m.col = append(m.col, int32(j))
-		m.val = append(m.val, v)
+		b.put(int(k>>32), int(uint32(k)), co[k])
 	}
-	for i := 0; i < n; i++ {
-		m.rowPtr[i+1] += m.rowPtr[i]
-	}
-	return m
+	return b.matrix()
 }
 
 // madeUpWord returns a made-up word for k: "zq" and k in base 26, in letters.

@@ -265,10 +265,7 @@ func cooccurrences(rows []int32, c *corpus, window, n int) (shards []*coShard) {
 					sh.add(j, i)
 				}
 			}
-			var ids []int32
-			var pairs []rowPair
-			for s := range c.seqs {
-				ids, pairs = c.pairsOf(s, rows, window, ids[:0], pairs[:0])
+			for pairs := range c.seqPairs(rows, window) {
 				for _, p := range pairs {
 					add(p.i, p.j)
 				}
@@ -277,6 +274,21 @@ func cooccurrences(rows []int32, c *corpus, window, n int) (shards []*coShard) {
 	}
 	wg.Wait()
 	return shards
+}
+
+// seqPairs yields the co-occurrences of each sequence of c in turn
+// (pairsOf), in one slice reused from sequence to sequence.
+func (c *corpus) seqPairs(rows []int32, window int) iter.Seq[[]rowPair] {
+	return func(yield func([]rowPair) bool) {
+		var ids []int32
+		var pairs []rowPair
+		for s := range c.seqs {
+			ids, pairs = c.pairsOf(s, rows, window, ids[:0], pairs[:0])
+			if !yield(pairs) {
+				return
+			}
+		}
+	}
 }
 
 // rowPair is one co-occurrence of vocabulary rows i and j, i the earlier
@@ -398,43 +410,66 @@ func ppmi(shards []*coShard, n int) *csr {
 			}
 		}
 	}
-	// The counts are symmetric: column sums equal row sums.
-	colA := make([]float64, n)
-	sumA := 0.0
-	for j, c := range rowSum {
-		colA[j] = math.Pow(c, cdsAlpha)
-		sumA += colA[j]
-	}
-	m := &csr{n: n, rowPtr: make([]int, n+1), col: make([]int32, 0, entries), val: make([]float64, 0, entries)}
+	b := newPPMIBuilder(rowSum, entries)
 	next := make([]int, len(shards)) // the first unread count of each sorted list
-	put := func(i, j int, c float64) {
-		v := math.Log(c * sumA / (rowSum[i] * colA[j]))
-		if v <= 0 {
-			return
-		}
-		m.rowPtr[i+1]++
-		m.col = append(m.col, int32(j))
-		m.val = append(m.val, v)
-	}
 	for i := 0; i < n; i++ {
 		g := i % len(shards)
 		s := shards[g]
 		if i < int(s.d) { // columns below d, then the sparse ones (at or past d)
 			for j, c := range s.denseRow(i) {
 				if c != 0 {
-					put(i, j, float64(c))
+					b.put(i, j, float64(c))
 				}
 			}
 		}
 		l := sorted[g]
 		for ; next[g] < len(l) && int(l[next[g]].key>>32) == i; next[g]++ {
-			put(i, int(uint32(l[next[g]].key)), float64(l[next[g]].count))
+			b.put(i, int(uint32(l[next[g]].key)), float64(l[next[g]].count))
 		}
 	}
-	for i := 0; i < n; i++ {
-		m.rowPtr[i+1] += m.rowPtr[i]
+	return b.matrix()
+}
+
+// ppmiBuilder makes the PPMI matrix (see TrainBuiltin) of co-occurrence
+// counts given in row-major order, from their row sums: PPMI(i, j) =
+// max(0, log(#(i,j)·Σc #(c)^α / (#(i)·#(j)^α))), the counts symmetric
+// (column sums equal row sums), entries of 0 left out.
+type ppmiBuilder struct {
+	m            *csr
+	rowSum, colA []float64
+	sumA         float64
+}
+
+// newPPMIBuilder returns the builder of an n×n matrix, n = len(rowSum),
+// with room for entries entries.
+func newPPMIBuilder(rowSum []float64, entries int) *ppmiBuilder {
+	n := len(rowSum)
+	b := &ppmiBuilder{m: &csr{n: n, rowPtr: make([]int, n+1), col: make([]int32, 0, entries), val: make([]float64, 0, entries)}, rowSum: rowSum, colA: make([]float64, n)}
+	for j, c := range rowSum {
+		b.colA[j] = math.Pow(c, cdsAlpha)
+		b.sumA += b.colA[j]
 	}
-	return m
+	return b
+}
+
+// put adds the entry of count c at (i, j), after every entry of the rows
+// before i and of the columns before j in row i.
+func (b *ppmiBuilder) put(i, j int, c float64) {
+	v := math.Log(c * b.sumA / (b.rowSum[i] * b.colA[j]))
+	if v <= 0 {
+		return
+	}
+	b.m.rowPtr[i+1]++
+	b.m.col = append(b.m.col, int32(j))
+	b.m.val = append(b.m.val, v)
+}
+
+// matrix returns the matrix put so far.
+func (b *ppmiBuilder) matrix() *csr {
+	for i := 0; i < b.m.n; i++ {
+		b.m.rowPtr[i+1] += b.m.rowPtr[i]
+	}
+	return b.m
 }
 
 // denseRow returns the dense counts of row i (below d, of the shard).
