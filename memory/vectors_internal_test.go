@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -311,6 +312,15 @@ func TestCommentUnits(t *testing.T) {
 	}
 	if want := "retry the charge three times at most the gateway throttles"; len(got) != 1 || got[0] != want {
 		t.Fatalf("comment units %q, want [%q] (no doc comment, no URL)", got, want)
+	}
+	// Python, a last line without a newline, blank lines between blocks.
+	py := &index.FileRecord{Lang: "python"}
+	got = nil
+	for _, u := range commentUnits(py, []byte("# first\n\nx = 1  # second\n# third")) {
+		got = append(got, strings.Join(strings.Fields(u.Body), " "))
+	}
+	if want := []string{"first", "second third"}; !slices.Equal(got, want) {
+		t.Fatalf("Python comment units %q, want %q", got, want)
 	}
 }
 
