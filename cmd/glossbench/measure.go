@@ -114,7 +114,7 @@ func measureIndexRows(ctx context.Context, c config, k int) ([]row, error) {
 		if !c.want("cold_index") {
 			continue
 		}
-		r, err := measureColdIndex(ctx, c, k, child{seconds: b["seconds"].(float64), cpu: b["cpu_seconds"].(float64)})
+		r, err := measureColdIndex(ctx, c, k, b)
 		if err != nil {
 			return nil, err
 		}
@@ -161,8 +161,9 @@ func num(r row, key string) float64 {
 	return v
 }
 
-// measureColdIndex runs `gloss index` on an empty store with k cores.
-func measureColdIndex(ctx context.Context, c config, k int, bare child) (row, error) {
+// measureColdIndex runs `gloss index` on an empty store with k cores,
+// its ratios taken to the bare_parse row bare (measureBare).
+func measureColdIndex(ctx context.Context, c config, k int, bare row) (row, error) {
 	home := filepath.Join(c.work, "home-index-"+strconv.Itoa(k))
 	_ = os.RemoveAll(home)
 	defer os.RemoveAll(home)
@@ -183,9 +184,9 @@ func measureColdIndex(ctx context.Context, c config, k int, bare child) (row, er
 	if json.Unmarshal(ch.stdout, &res) == nil && len(res.Workspaces) > 0 {
 		r["files"], r["parsed"] = res.Workspaces[0].Files, res.Workspaces[0].Parsed
 	}
-	if bare.seconds > 0 {
-		r["ratio_to_bare"] = round(ch.seconds/bare.seconds, 3)
-		r["cpu_ratio_to_bare"] = round(ch.cpu/bare.cpu, 3)
+	if secs, cpu := num(bare, "seconds"), num(bare, "cpu_seconds"); secs > 0 {
+		r["ratio_to_bare"] = round(ch.seconds/secs, 3)
+		r["cpu_ratio_to_bare"] = round(ch.cpu/cpu, 3)
 	}
 	return r, nil
 }
