@@ -89,13 +89,52 @@ func (w *Workspace) builtinPath(name string) string {
 	return filepath.Join(w.Dir, "vectors", name)
 }
 
+// trainingCorpus is what trainingUnits read of the store: the units of
+// the built-in model's corpus, the number of indexed files and of
+// memories they come from, and the memory generation read just before
+// the memories (MemoryGeneration).
+type trainingCorpus struct {
+	units    []embed.Unit
+	files    int
+	memories int
+	gen      uint64
+}
+
 // trainingUnits returns the corpus of the built-in model: per definition
 // of the indexed code its name and doc comment, per function the names it
-// calls, each block of other comments (commentUnits), per memory its
+// calls, each block of other comments (commentUnits), then per memory its
 // anchored symbol names and tags with its contextual text (vectorText).
-// It stops with ctx's error when ctx ends (a training started ahead and
-// not needed, trainAhead).
-func (w *Workspace) trainingUnits(ctx context.Context) ([]embed.Unit, int, error) {
+// The memories are read first, and read (when not nil) is called once
+// they are, before the file records and sources (~0.5 s on sympy's
+// 1,603 files): a batch that started this training ahead (trainAhead)
+// holds its first write until then (claimTraining), so that the corpus
+// holds the memories of the store as it was before the batch and none of
+// the batch's own, whenever the batch's first chunk commits. It stops
+// with ctx's error when ctx ends (a training started ahead and not
+// needed, trainAhead).
+func (w *Workspace) trainingUnits(ctx context.Context, read func()) (trainingCorpus, error) {
+	var c trainingCorpus
+	gen, err := w.Store.MemoryGeneration()
+	if err != nil {
+		return c, err
+	}
+	var mems []embed.Unit
+	err = w.eachDocMemories(docMemoryChunk, func(ms []*Memory) error {
+		for _, m := range ms {
+			mems = append(mems, memoryUnit(m))
+		}
+		return nil
+	})
+	if err != nil {
+		return c, err
+	}
+	c.memories, c.gen = len(mems), gen
+	if read != nil {
+		read()
+	}
+	if f := w.vecs.corpusRead; f != nil {
+		f()
+	}
 	// The file records are decoded, and their sources read, on GOMAXPROCS
 	// goroutines (FilesConcurrent; JSON decoding is most of the corpus's
 	// cost, 0.9 CPU-s on prometheus), each file's units kept by its
@@ -103,7 +142,7 @@ func (w *Workspace) trainingUnits(ctx context.Context) ([]embed.Unit, int, error
 	// one a sequential pass trains.
 	var mu sync.Mutex // guards perFile
 	var perFile [][]embed.Unit
-	err := w.Store.FilesConcurrent(runtime.GOMAXPROCS(0), func(i int, rec *index.FileRecord) error {
+	err = w.Store.FilesConcurrent(runtime.GOMAXPROCS(0), func(i int, rec *index.FileRecord) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -117,27 +156,19 @@ func (w *Workspace) trainingUnits(ctx context.Context) ([]embed.Unit, int, error
 		return nil
 	})
 	if err != nil {
-		return nil, 0, err
+		return c, err
 	}
-	n := 0
+	n := len(mems)
 	for _, u := range perFile {
 		n += len(u)
 	}
-	units := make([]embed.Unit, 0, n)
+	c.units = make([]embed.Unit, 0, n)
 	for _, u := range perFile {
-		units = append(units, u...)
+		c.units = append(c.units, u...)
 	}
-	files := len(perFile)
-	err = w.eachDocMemories(docMemoryChunk, func(mems []*Memory) error {
-		for _, m := range mems {
-			units = append(units, memoryUnit(m))
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, 0, err
-	}
-	return units, files, nil
+	c.units = append(c.units, mems...)
+	c.files = len(perFile)
+	return c, nil
 }
 
 // memoryUnit is the training unit of memory m: its anchors' symbol names
@@ -248,7 +279,7 @@ func commentStart(line, marker []byte) int {
 func (w *Workspace) trainBuiltin(ctx context.Context) (*embed.Builtin, error) {
 	b, s, ok, err := w.takeTraining(ctx)
 	if !ok {
-		b, s, err = w.trainBuiltinModel(ctx)
+		b, s, err = w.trainBuiltinModel(ctx, nil)
 	}
 	if err != nil {
 		return nil, err
@@ -261,26 +292,19 @@ func (w *Workspace) trainBuiltin(ctx context.Context) (*embed.Builtin, error) {
 
 // trainBuiltinModel trains the built-in model on the workspace (see
 // embed.TrainBuiltin) and returns it with the retraining state to save
-// with it; it saves nothing.
-func (w *Workspace) trainBuiltinModel(ctx context.Context) (*embed.Builtin, builtinState, error) {
+// with it (the files, memories and memory generation of its corpus); it
+// saves nothing. read is trainingUnits'.
+func (w *Workspace) trainBuiltinModel(ctx context.Context, read func()) (*embed.Builtin, builtinState, error) {
 	w.vecs.trainings.Add(1)
-	units, files, err := w.trainingUnits(ctx)
+	c, err := w.trainingUnits(ctx, read)
 	if err != nil {
 		return nil, builtinState{}, err
 	}
-	b, err := embed.TrainBuiltin(ctx, slices.Values(units), embed.TrainOptions{})
+	b, err := embed.TrainBuiltin(ctx, slices.Values(c.units), embed.TrainOptions{})
 	if err != nil {
 		return nil, builtinState{}, err
 	}
-	n, err := w.Store.MemoryCount()
-	if err != nil {
-		return nil, builtinState{}, err
-	}
-	gen, err := w.Store.MemoryGeneration()
-	if err != nil {
-		return nil, builtinState{}, err
-	}
-	return b, builtinState{Model: b.Model(), Files: files, Memories: n, Gen: gen}, nil
+	return b, builtinState{Model: b.Model(), Files: c.files, Memories: c.memories, Gen: c.gen}, nil
 }
 
 func (w *Workspace) loadBuiltinState() (builtinState, bool) {

@@ -131,7 +131,7 @@ func (w *Workspace) retrainBuiltin(ctx context.Context) error {
 	defer r.run.Unlock()
 	st := &ReembedStatus{Phase: "training"}
 	w.setReembed(st, *st)
-	b, state, err := w.trainBuiltinModel(ctx)
+	b, state, err := w.trainBuiltinModel(ctx, nil)
 	if err != nil {
 		w.setReembed(nil, *st)
 		return err

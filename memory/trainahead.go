@@ -5,17 +5,19 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"sync"
 
 	"github.com/gloss-dev/gloss/embed"
 )
 
 // builtinTraining is a training of the built-in model started ahead of
 // its first use (trainAhead): the result of trainBuiltinModel, ready when
-// done is closed. memGen and fileGen are the store's memory and index
+// done is closed; read is closed once it has read the store's memories
+// for its corpus (trainingUnits), or ended without. memGen and fileGen are the store's memory and index
 // generations read before it read its corpus: the model is what training
 // at first use would give only while both are unchanged (takeTraining).
 type builtinTraining struct {
-	done            chan struct{}
+	done, read      chan struct{}
 	cancel          context.CancelFunc
 	memGen, fileGen uint64
 	// claimed: the batch that started the training let the vector index
@@ -66,11 +68,14 @@ func (w *Workspace) trainAhead() func() {
 		return func() {}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	t := &builtinTraining{done: make(chan struct{}), cancel: cancel, memGen: memGen, fileGen: fileGen}
+	t := &builtinTraining{done: make(chan struct{}), read: make(chan struct{}), cancel: cancel, memGen: memGen, fileGen: fileGen}
 	w.vecs.ahead = t
 	go func() {
 		defer close(t.done)
-		t.b, t.state, t.err = w.trainBuiltinModel(ctx)
+		var once sync.Once
+		read := func() { once.Do(func() { close(t.read) }) }
+		defer read()
+		t.b, t.state, t.err = w.trainBuiltinModel(ctx, read)
 	}()
 	return func() {
 		w.vecs.mu.Lock()
@@ -116,22 +121,34 @@ func (w *Workspace) takeTraining(ctx context.Context) (b *embed.Builtin, s built
 }
 
 // claimTraining reports whether a training started ahead by this batch
-// (trainAhead) is pending, and if so marks it claimed: the batch's first
-// commit then opens only the full-text index and leaves the vector index
-// to its vector lane (commitChunk), whose first update opens it with this
-// training's model, as first use before the write would have, while the
-// batch goes on with its next chunks. Waiting for the training at the
-// first commit held a first batch on prometheus 1.4 s with one core idle
-// (execution trace, docs/benchmarks.md, session 21). The lane's opening
-// finds the index behind the store's generation and rebuilds it from the
-// memories written so far (embedding them once, as their updates would
-// have: those updates then reuse the rows). The caller holds w.writeMu.
+// (trainAhead) is pending, and if so marks it claimed and waits until it
+// has read the store's memories (builtinTraining.read: the first thing
+// it reads, milliseconds on a store without memories), so that the
+// batch's first write, which follows, is not in its corpus: the model is
+// the one trained at first use on the store as it was before the batch,
+// whatever the timing (before, the training read the memories after the
+// file records, ~0.5 s on sympy, and a first chunk committed sooner put
+// its memories in the corpus: another model, in 2 of ~40 first batches).
+// The batch's first commit then opens only the full-text index and
+// leaves the vector index to its vector lane (commitChunk), whose first
+// update opens it with this training's model, as first use before the
+// write would have, while the batch goes on with its next chunks.
+// Waiting for the whole training at the first commit held a first batch
+// on prometheus 1.4 s with one core idle (execution trace,
+// docs/benchmarks.md, session 21). The lane's opening finds the index
+// behind the store's generation and rebuilds it from the memories
+// written so far (embedding them once, as their updates would have:
+// those updates then reuse the rows). The caller holds w.writeMu.
 func (w *Workspace) claimTraining() bool {
 	w.vecs.mu.Lock()
-	defer w.vecs.mu.Unlock()
-	if w.vecs.ahead == nil {
+	t := w.vecs.ahead
+	if t != nil {
+		t.claimed = true
+	}
+	w.vecs.mu.Unlock()
+	if t == nil {
 		return false
 	}
-	w.vecs.ahead.claimed = true
+	<-t.read
 	return true
 }

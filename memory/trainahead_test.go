@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gloss-dev/gloss/embed"
 	"github.com/gloss-dev/gloss/index"
@@ -55,7 +56,7 @@ func aheadStore(t *testing.T) (repo string, model []byte, state builtinState) {
 		t.Fatal(err)
 	}
 	defer ref.Close()
-	b, state, err := ref.trainBuiltinModel(ctx)
+	b, state, err := ref.trainBuiltinModel(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,6 +156,63 @@ func TestBatchTrainsAheadOnce(t *testing.T) {
 				t.Fatalf("%d trainings after a second batch, want 1", got)
 			}
 		})
+	}
+}
+
+// The training a batch starts ahead reads the store's memories before
+// the batch's first write, however long the rest of the training takes:
+// held after that read (vecs.corpusRead) until both of the batch's chunks
+// are committed, it still gives the model and state of training at first
+// use on the store as it was before the batch, and the batch's commits
+// did not wait for the rest of it. Before, the training read the
+// memories after the file records, and a first chunk committed sooner
+// put its memories in the corpus.
+func TestBatchAheadCorpusBeforeWrites(t *testing.T) {
+	repo, model, state := aheadStore(t)
+	w, err := Open(repo, Options{Embedder: "builtin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	before, err := w.Store.MemoryCount()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := RememberChunk + 5
+	committed := make(chan error, 1)
+	w.vecs.corpusRead = func() {
+		deadline := time.Now().Add(time.Minute)
+		for time.Now().Before(deadline) {
+			count, err := w.Store.MemoryCount()
+			if err != nil || count == before+n {
+				committed <- err
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		committed <- errors.New("the batch's chunks were not committed while the training waited")
+	}
+	_, errs := w.RememberBatch(context.Background(), aheadRequests(repo, n))
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+	}
+	if err := <-committed; err != nil {
+		t.Fatal(err)
+	}
+	if got := w.vecs.trainings.Load(); got != 1 {
+		t.Fatalf("%d trainings, want 1", got)
+	}
+	got, err := os.ReadFile(w.builtinPath(builtinModelFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, model) {
+		t.Fatal("the model holds memories the batch wrote while it trained")
+	}
+	if s, ok := w.loadBuiltinState(); !ok || s != state {
+		t.Fatalf("state %+v (%v), want %+v", s, ok, state)
 	}
 }
 
@@ -279,9 +337,13 @@ func TestTrainingUnitsConcurrentOrder(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	got, n, err := w.trainingUnits(ctx)
+	c, err := w.trainingUnits(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	got, n := c.units, c.files
+	if c.memories != 1 {
+		t.Fatalf("%d memories in the corpus, want 1", c.memories)
 	}
 	if n != nfiles || nfiles < 150 || len(got) != len(want)+1 || !slices.Equal(got[:len(want)], want) {
 		t.Fatalf("%d files, %d units; want %d files, %d units and the memory's, in Files' order", n, len(got), nfiles, len(want))

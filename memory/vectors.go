@@ -70,6 +70,10 @@ type vectorState struct {
 	// workspace started (trainBuiltinModel), so that tests can tell a
 	// batch trained once.
 	trainings atomic.Int64
+	// corpusRead, when set (by tests), is called by each training of the
+	// built-in model once it has read the store's memories for its
+	// corpus (trainingUnits), on the training's goroutine.
+	corpusRead func()
 }
 
 // vectorText is the contextual text a memory is embedded from: its type

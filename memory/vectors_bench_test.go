@@ -36,10 +36,11 @@ func BenchmarkTrainBuiltin(b *testing.B) {
 	var m *embed.Builtin
 	var units []embed.Unit
 	for i := 0; i < b.N; i++ {
-		units, _, err = w.trainingUnits(context.Background())
+		c, err := w.trainingUnits(context.Background(), nil)
 		if err != nil {
 			b.Fatal(err)
 		}
+		units = c.units
 		if m, err = embed.TrainBuiltin(context.Background(), slices.Values(units), embed.TrainOptions{}); err != nil {
 			b.Fatal(err)
 		}
