@@ -845,15 +845,41 @@ func (ix *Indexer) removeFlag(flag *uint32) {
 	delete(ix.flags, flag)
 }
 
-// parser returns the parser of lang in parsers, creating it (with the
-// indexer's cancellation flag; ParseSource bounds each parse's time) on
-// first use.
+// parser returns the parser of lang in parsers, creating it (NewParser,
+// with the indexer's cancellation flag; ParseSource bounds each parse's
+// time) on first use.
 func (ix *Indexer) parser(parsers map[*Language]*ts.Parser, lang *Language) *ts.Parser {
 	p := parsers[lang]
 	if p == nil {
-		p = ts.NewParser(lang.TS())
+		p = NewParser(lang)
 		p.SetCancellationFlag(&ix.stop)
 		parsers[lang] = p
+	}
+	return p
+}
+
+// NewParser returns a tree-sitter parser of lang: for Python, TypeScript,
+// TSX and JavaScript (Language.production) on gotreesitter's production
+// route (Parser.SetAdmissionCandidateRoute(false)) instead of the compact
+// parser core that gotreesitter 0.46 made its default full-parse route.
+// The library promises byte-exact trees on both (CHANGELOG 0.46.0: the
+// compact route falls back to production on any input it cannot
+// reproduce). For those languages the trees were the same node for node
+// on every file of mypy, sympy, excalidraw and prometheus' web UI, and
+// the index records key for key and byte for byte
+// (TestParseRoutesSameTrees does the same on this repository's sources
+// and fixtures), while the production route is much faster on real
+// source: gotreesitter alone on one core, mypy 6.3 → 3.6 s (peak 210 →
+// 132 MB), sympy 22.7 → 12.0 s, excalidraw 3.3 → 2.7 s (docs/
+// benchmarks.md, session 26). Go stays on the default route: there the
+// routes disagree on ambiguous constructs (`undo[i]()` an index and a
+// call, or a call with type arguments; `f.Fuzz(func…{…})` a call, or a
+// conversion), and the Go fast path (parseGoFast) parses most Go files
+// without tree-sitter anyway.
+func NewParser(lang *Language) *ts.Parser {
+	p := ts.NewParser(lang.TS())
+	if lang.production {
+		p.SetAdmissionCandidateRoute(false)
 	}
 	return p
 }

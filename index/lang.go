@@ -28,6 +28,9 @@ type Language struct {
 	// per source byte than the worst grammar's (TypeScript's ~445 bytes
 	// per source byte; Python's ~113: 2). 0 means 1.
 	weightDiv int64
+	// production: parse on gotreesitter's production route rather than
+	// its default, the compact parser core (NewParser).
+	production bool
 	// walkDefs: definitions' tokens come from a tree walk per definition
 	// rather than from the whole-file stream taken before extraction
 	// (File.stream). No language sets it; tests set it to compare both.
@@ -42,10 +45,10 @@ func (l *Language) TS() *ts.Language {
 
 var languages = []*Language{
 	{Name: "go", Extensions: []string{".go"}, load: grammars.GoLanguage, extract: extractGo},
-	{Name: "python", Extensions: []string{".py", ".pyi"}, load: grammars.PythonLanguage, extract: extractPython, weightDiv: 2},
-	{Name: "typescript", Extensions: []string{".ts", ".mts", ".cts"}, load: grammars.TypescriptLanguage, extract: extractTS},
-	{Name: "tsx", Extensions: []string{".tsx"}, load: grammars.TsxLanguage, extract: extractTS},
-	{Name: "javascript", Extensions: []string{".js", ".jsx", ".mjs", ".cjs"}, load: grammars.JavascriptLanguage, extract: extractTS},
+	{Name: "python", Extensions: []string{".py", ".pyi"}, load: grammars.PythonLanguage, extract: extractPython, weightDiv: 2, production: true},
+	{Name: "typescript", Extensions: []string{".ts", ".mts", ".cts"}, load: grammars.TypescriptLanguage, extract: extractTS, production: true},
+	{Name: "tsx", Extensions: []string{".tsx"}, load: grammars.TsxLanguage, extract: extractTS, production: true},
+	{Name: "javascript", Extensions: []string{".js", ".jsx", ".mjs", ".cjs"}, load: grammars.JavascriptLanguage, extract: extractTS, production: true},
 }
 
 // Languages returns the registry in a stable order.

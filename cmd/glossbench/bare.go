@@ -24,11 +24,21 @@ type bareResult struct {
 	Seconds float64 `json:"seconds"`
 }
 
-// bareParseMain is `glossbench bare-parse --repo DIR`: the floor indexing
-// is compared with. It lists the files gloss indexes (index.Walk, the
+// The routes of bare-parse --route: gotreesitter's default parser
+// (ts.NewParser: the compact parser core where it applies), the floor of
+// issue #12's table; or the parser gloss indexes each language with
+// (index.NewParser: the production route for Python, TypeScript, TSX and
+// JavaScript), the floor of gloss's own work besides its parse.
+const (
+	routeDefault = "default"
+	routeGloss   = "gloss"
+)
+
+// bareParseMain is `glossbench bare-parse --repo DIR [--route
+// default|gloss]`: the floor indexing is compared with. It lists the files gloss indexes (index.Walk, the
 // CLI's default 1 MiB size limit), reads each and parses it with
 // gotreesitter on GOMAXPROCS goroutines, one parser per language and
-// goroutine, takes each tree's root node and releases the tree, and
+// goroutine (of the route), takes each tree's root node and releases the tree, and
 // extracts nothing. The root node is part of the floor: gotreesitter
 // finishes a parse lazily, at the first Tree.RootNode (its result
 // normalization: for TypeScript 0.11 of excalidraw's 3.2 CPU-s), which any
@@ -38,8 +48,9 @@ func bareParseMain(args []string) int {
 	fs := flag.NewFlagSet("bare-parse", flag.ContinueOnError)
 	repo := fs.String("repo", "", "checkout")
 	max := fs.Int64("max-file-size", 1<<20, "skip files larger than this")
-	if err := fs.Parse(args); err != nil || *repo == "" {
-		fmt.Fprintln(os.Stderr, "usage: glossbench bare-parse --repo DIR")
+	route := fs.String("route", routeDefault, "parser: default (gotreesitter's NewParser) or gloss (index.NewParser, the route gloss indexes each language with)")
+	if err := fs.Parse(args); err != nil || *repo == "" || *route != routeDefault && *route != routeGloss {
+		fmt.Fprintln(os.Stderr, "usage: glossbench bare-parse --repo DIR [--route default|gloss]")
 		return 2
 	}
 	start := time.Now()
@@ -52,7 +63,11 @@ func bareParseMain(args []string) int {
 	eachSource(*repo, walk.Files, func(parsers map[*index.Language]*ts.Parser, c index.Candidate, src []byte) {
 		p := parsers[c.Lang]
 		if p == nil {
-			p = ts.NewParser(c.Lang.TS())
+			if *route == routeGloss {
+				p = index.NewParser(c.Lang)
+			} else {
+				p = ts.NewParser(c.Lang.TS())
+			}
 			parsers[c.Lang] = p
 		}
 		tree, err := p.Parse(src)

@@ -3,8 +3,11 @@
 // GLOSS_HOME, personal memories only, so the checkout is not written to),
 // and prints one JSON object per measurement on standard output:
 //
-//	bare_parse      gotreesitter's parse alone of the files gloss indexes
-//	cold_index      `gloss index` on an empty store, and its ratio to bare_parse
+//	bare_parse      gotreesitter's parse alone of the files gloss indexes, on its
+//	                default route (route "default", the floor of issue #12's
+//	                table) and on the route gloss parses each language with
+//	                (route "gloss": production for Python, TypeScript, JavaScript)
+//	cold_index      `gloss index` on an empty store, and its ratios to both bare_parse rows
 //	remember_batch  `gloss remember --batch` of synthetic memories (rate, peak RSS)
 //	check           `gloss check --json` with nothing changed
 //	first_hover     first hover answered after `gloss lsp` starts on an unindexed repository
@@ -24,8 +27,9 @@
 //	go run ./cmd/glossbench --repo /path/to/checkout [--n 20000,100000] [--cores 1,2] [--runs 3]
 //
 // bare_parse and cold_index are taken --runs times per core count, in
-// alternated pairs (a bare parse, then a cold index), and reported as the
-// median: the pair of median ratio, with every pair's ratio (ratios) and
+// alternated rounds (a bare parse on each route, then a cold index), and
+// reported as the median: the round of median ratio to the default
+// route, with every round's ratio (ratios) and
 // every run's time (runs_seconds); each remember_batch step is taken
 // --runs times from a copy of the store as it was before the step and
 // reported as the median run. One slow moment of a shared host then

@@ -76,13 +76,13 @@ func round(v float64, digits int) float64 {
 }
 
 // measureBare runs this program's bare-parse mode on k cores.
-func measureBare(ctx context.Context, c config, k int) (row, error) {
+func measureBare(ctx context.Context, c config, k int, route string) (row, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
 	load := loadAvg()
-	ch, err := runChild(ctx, []string{"GOMAXPROCS=" + strconv.Itoa(k)}, false, nil, self, "bare-parse", "--repo", c.repo)
+	ch, err := runChild(ctx, []string{"GOMAXPROCS=" + strconv.Itoa(k)}, false, nil, self, "bare-parse", "--repo", c.repo, "--route", route)
 	if err != nil {
 		return nil, err
 	}
@@ -90,31 +90,40 @@ func measureBare(ctx context.Context, c config, k int) (row, error) {
 	if err := json.Unmarshal(ch.stdout, &res); err != nil {
 		return nil, fmt.Errorf("bare-parse output: %w", err)
 	}
-	return row{"work": "bare_parse", "cores": k, "files": res.Files, "mib": round(float64(res.Bytes)/(1<<20), 2),
+	return row{"work": "bare_parse", "route": route, "cores": k, "files": res.Files, "mib": round(float64(res.Bytes)/(1<<20), 2),
 		"seconds": round(ch.seconds, 3), "cpu_seconds": round(ch.cpu, 3), "parse_seconds": round(res.Seconds, 3), "peak_rss_mib": round(ch.rssMiB, 1), "load": load}, nil
 }
 
-// measureIndexRows takes the bare_parse and cold_index rows of k cores
-// as c.runs pairs, each a bare parse and then, when c wants it, a cold
-// index, one pair after the other, so that the host's drift (10–25 % within
-// minutes on a shared 2-core machine, docs/benchmarks.md) moves both
-// sides of a ratio alike. The bare_parse row is the run of median time,
-// with every run's time in runs_seconds; the cold_index row is the pair
-// of median ratio (ratio_to_bare, its cpu_ratio_to_bare that pair's),
-// with every pair's ratio in ratios and every index's time in
-// runs_seconds. With one run the rows are that run's.
+// measureIndexRows takes the bare_parse rows (both routes) and the
+// cold_index row of k cores as c.runs rounds, each a bare parse on
+// gotreesitter's default route, one on gloss's (bare-parse --route) and
+// then, when c wants it, a cold index, one after the other, so that the
+// host's drift (10–25 % within minutes on a shared 2-core machine,
+// docs/benchmarks.md) moves both sides of a ratio alike. Each bare_parse
+// row is the run of median time, with every run's time in runs_seconds;
+// the cold_index row is the round of median ratio to the default route
+// (ratio_to_bare, and that round's cpu_ratio_to_bare and ratios to
+// gloss's route, ratio_to_bare_gloss_route and
+// cpu_ratio_to_bare_gloss_route), with every round's ratio in ratios
+// and every index's time in runs_seconds. With one run the rows are that
+// run's.
 func measureIndexRows(ctx context.Context, c config, k int) ([]row, error) {
-	var bares, indexes []row
+	var bares, glossBares, indexes []row
 	for range c.runs {
-		b, err := measureBare(ctx, c, k)
+		b, err := measureBare(ctx, c, k, routeDefault)
 		if err != nil {
 			return nil, err
 		}
 		bares = append(bares, b)
+		g, err := measureBare(ctx, c, k, routeGloss)
+		if err != nil {
+			return nil, err
+		}
+		glossBares = append(glossBares, g)
 		if !c.want("cold_index") {
 			continue
 		}
-		r, err := measureColdIndex(ctx, c, k, b)
+		r, err := measureColdIndex(ctx, c, k, b, g)
 		if err != nil {
 			return nil, err
 		}
@@ -122,7 +131,7 @@ func measureIndexRows(ctx context.Context, c config, k int) ([]row, error) {
 	}
 	var out []row
 	if c.want("bare_parse") {
-		out = append(out, medianRow(bares, "seconds", "runs_seconds"))
+		out = append(out, medianRow(bares, "seconds", "runs_seconds"), medianRow(glossBares, "seconds", "runs_seconds"))
 	}
 	if len(indexes) > 0 {
 		m := medianRow(indexes, "ratio_to_bare", "ratios")
@@ -162,8 +171,9 @@ func num(r row, key string) float64 {
 }
 
 // measureColdIndex runs `gloss index` on an empty store with k cores,
-// its ratios taken to the bare_parse row bare (measureBare).
-func measureColdIndex(ctx context.Context, c config, k int, bare row) (row, error) {
+// its ratios taken to the bare_parse rows bare (gotreesitter's default
+// route) and glossBare (gloss's route; measureBare).
+func measureColdIndex(ctx context.Context, c config, k int, bare, glossBare row) (row, error) {
 	home := filepath.Join(c.work, "home-index-"+strconv.Itoa(k))
 	_ = os.RemoveAll(home)
 	defer os.RemoveAll(home)
@@ -187,6 +197,10 @@ func measureColdIndex(ctx context.Context, c config, k int, bare row) (row, erro
 	if secs, cpu := num(bare, "seconds"), num(bare, "cpu_seconds"); secs > 0 {
 		r["ratio_to_bare"] = round(ch.seconds/secs, 3)
 		r["cpu_ratio_to_bare"] = round(ch.cpu/cpu, 3)
+	}
+	if secs, cpu := num(glossBare, "seconds"), num(glossBare, "cpu_seconds"); secs > 0 {
+		r["ratio_to_bare_gloss_route"] = round(ch.seconds/secs, 3)
+		r["cpu_ratio_to_bare_gloss_route"] = round(ch.cpu/cpu, 3)
 	}
 	return r, nil
 }
