@@ -13,9 +13,10 @@ import (
 // builtinTraining is a training of the built-in model started ahead of
 // its first use (trainAhead): the result of trainBuiltinModel, ready when
 // done is closed; read is closed once it has read the store's memories
-// for its corpus (trainingUnits), or ended without. memGen and fileGen are the store's memory and index
-// generations read before it read its corpus: the model is what training
-// at first use would give only while both are unchanged (takeTraining).
+// for its corpus (trainingUnits), or ended without. memGen and fileGen
+// are the store's memory and index generations read before it read its
+// corpus: the model is what training at first use would give only while
+// both are unchanged (takeTraining).
 type builtinTraining struct {
 	done, read      chan struct{}
 	cancel          context.CancelFunc
