@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -177,5 +178,65 @@ func TestIngestBatches(t *testing.T) {
 	}
 	if _, _, err := st.pdb().Get([]byte("y\x00c")); !errors.Is(err, pebble.ErrNotFound) {
 		t.Errorf("y\\0c after a refused ingest: %v, want not found", err)
+	}
+}
+
+// failIngestFS is a vfs.FS whose Create fails for the tables of
+// ingestBatches once armed.
+type failIngestFS struct {
+	vfs.FS
+	armed atomic.Bool
+}
+
+func (f *failIngestFS) Create(name string, cat vfs.DiskWriteCategory) (vfs.File, error) {
+	if f.armed.Load() && strings.HasPrefix(filepath.Base(name), ingestFilePrefix) {
+		return nil, errors.New("injected: no space left on device")
+	}
+	return f.FS.Create(name, cat)
+}
+
+// A bulk run whose ingests run beside its parses (flushBulk) reports an
+// ingest that failed: with a 64 KiB bulkLimitBytes the first tables are
+// ingested while the run goes on, then every table write fails; the run
+// returns an error wrapping ErrWriteFailed, having waited for its ingest
+// (the store opens again and holds only what the ingests before the
+// failure wrote, no file records of the run's failed part).
+func TestIndexRunBulkIngestFails(t *testing.T) {
+	old := bulkLimitBytes
+	bulkLimitBytes = 64 << 10
+	defer func() { bulkLimitBytes = old }()
+	root, _ := bulkWorkspace(t)
+	fs := &failIngestFS{FS: vfs.NewMem()}
+	st, err := OpenStore("pebble", fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var parses atomic.Int32
+	ix := &Indexer{Root: root, Store: st, Project: NewProject(root)}
+	restore := SetParseHook(func(string) {
+		// After a few files: the first ingest has been handed over by then
+		// (64 KiB of records), the next ones fail.
+		if parses.Add(1) == 12 {
+			fs.armed.Store(true)
+		}
+	})
+	_, err = ix.Run(context.Background(), RunOptions{Bulk: true})
+	restore()
+	if !errors.Is(err, ErrWriteFailed) {
+		t.Fatalf("run: %v, want an error wrapping ErrWriteFailed", err)
+	}
+	metas, err := st.FileMetas()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := Walk(root, DefaultMaxFileSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(metas) >= len(w.Files) {
+		t.Fatalf("%d file records of %d files after a failed ingest", len(metas), len(w.Files))
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

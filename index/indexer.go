@@ -238,6 +238,9 @@ type indexWriter struct {
 	bulk      bool
 	held      [][]byte
 	heldBytes int
+	// ingesting receives the result of the ingest of earlier held
+	// batches running on another goroutine (flushBulk); nil when none.
+	ingesting chan error
 	// progress (RunOptions.Progress) is told of each result of total.
 	progress    func(done, total int)
 	done, total int
@@ -272,9 +275,17 @@ func (w *indexWriter) flush(final bool) error {
 }
 
 // flushBulk holds the current batch and, when the held batches pass
-// bulkLimitBytes or the run is over (final), ingests them. Batches that
-// are not all sets (errNotSets: a record replaced) are committed in
-// order instead, the last synced.
+// bulkLimitBytes, hands them to an ingest on another goroutine
+// (ingestHeld) while the run goes on parsing; when the run is over
+// (final) it waits for that ingest and ingests what is left. A
+// synchronous ingest stopped every parse for its length: sympy's two
+// (0.22 and 0.25 s on 2 cores) left the cores without a parse for
+// 0.3 s of a 10 s run (a per-parse timeline; docs/benchmarks.md,
+// session 26), and on more cores every worker waits. One ingest runs at
+// a time, in order (a later set of a key wins only in a later ingest),
+// so a run holds at most the batches of the running ingest and those
+// filling up behind it. The error of an ingest that failed is returned
+// by the next call.
 func (w *indexWriter) flushBulk(final bool) error {
 	if !w.b.Empty() {
 		r := bytes.Clone(w.b.Repr())
@@ -283,17 +294,44 @@ func (w *indexWriter) flushBulk(final bool) error {
 		w.b.Reset()
 	}
 	w.flushed = time.Now()
+	if w.ingesting != nil && !final {
+		select {
+		case err := <-w.ingesting:
+			w.ingesting = nil
+			if err != nil {
+				return err
+			}
+		default:
+		}
+	}
 	if !final && w.heldBytes < bulkLimitBytes {
 		return nil
 	}
-	err := w.store.ingestBatches(context.Background(), w.held)
-	if errors.Is(err, errNotSets) {
-		err = w.commitHeld(final)
+	if err := w.waitIngest(); err != nil {
+		return err
 	}
-	w.held, w.heldBytes = nil, 0
-	if len(w.paths) > 0 { // as flush: the definition table re-reads them
-		w.store.filesWritten(w.paths)
-		w.paths = nil
+	held, paths := w.held, w.paths
+	w.held, w.heldBytes, w.paths = nil, 0, nil
+	if final {
+		return w.ingestHeld(held, paths, true)
+	}
+	done := make(chan error, 1)
+	w.ingesting = done
+	go func() { done <- w.ingestHeld(held, paths, false) }()
+	return nil
+}
+
+// ingestHeld ingests held (ingestBatches) or, when they are not all
+// sets (errNotSets: a record replaced), commits them in order, the last
+// synced when final; then it tells the store's definition table of
+// paths, the files they write (as flush does).
+func (w *indexWriter) ingestHeld(held [][]byte, paths []string, final bool) error {
+	err := w.store.ingestBatches(context.Background(), held)
+	if errors.Is(err, errNotSets) {
+		err = w.commitHeld(held, final)
+	}
+	if len(paths) > 0 {
+		w.store.filesWritten(paths)
 	}
 	if err != nil {
 		return fmt.Errorf("write index: %w", err)
@@ -301,15 +339,26 @@ func (w *indexWriter) flushBulk(final bool) error {
 	return nil
 }
 
-// commitHeld commits the held batches in order, the last synced when
+// waitIngest waits for the ingest flushBulk started on another
+// goroutine, if any, and returns its error.
+func (w *indexWriter) waitIngest() error {
+	if w.ingesting == nil {
+		return nil
+	}
+	err := <-w.ingesting
+	w.ingesting = nil
+	return err
+}
+
+// commitHeld commits the batches held in order, the last synced when
 // final.
-func (w *indexWriter) commitHeld(final bool) error {
-	for i, r := range w.held {
+func (w *indexWriter) commitHeld(held [][]byte, final bool) error {
+	for i, r := range held {
 		b := w.store.pdb().NewBatch()
 		err := b.SetRepr(r)
 		if err == nil {
 			opt := pebble.NoSync
-			if final && i == len(w.held)-1 {
+			if final && i == len(held)-1 {
 				opt = pebble.Sync
 			}
 			err = w.store.Commit(b, opt)
@@ -322,7 +371,12 @@ func (w *indexWriter) commitHeld(final bool) error {
 	return nil
 }
 
-func (w *indexWriter) close() { _ = w.b.Close() }
+// close waits for an ingest still running (a run that failed or was
+// cancelled returns before its final flush) and releases the batch.
+func (w *indexWriter) close() {
+	_ = w.waitIngest()
+	_ = w.b.Close()
+}
 
 // apply writes each parse result, counting it in st.
 func (w *indexWriter) apply(results <-chan parseResult, st *Stats) error {
