@@ -109,21 +109,9 @@ func TestBatchTrainsAheadOnce(t *testing.T) {
 					t.Fatalf("request %d: %v", i, err)
 				}
 			}
-			if got := w.vecs.trainings.Load(); got != 1 {
-				t.Fatalf("%d trainings, want 1", got)
-			}
+			checkTrainedOnce(t, w, model, state)
 			if w.vecs.ahead != nil {
 				t.Fatal("a training ahead kept after the batch")
-			}
-			got, err := os.ReadFile(w.builtinPath(builtinModelFile))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, model) {
-				t.Fatal("the batch's model differs from the one trained on the store before it")
-			}
-			if s, ok := w.loadBuiltinState(); !ok || s != state {
-				t.Fatalf("state %+v (%v), want %+v", s, ok, state)
 			}
 			if len(warns) != 0 {
 				t.Fatalf("warnings %v", warns)
@@ -201,6 +189,14 @@ func TestBatchAheadCorpusBeforeWrites(t *testing.T) {
 	if err := <-committed; err != nil {
 		t.Fatal(err)
 	}
+	checkTrainedOnce(t, w, model, state)
+}
+
+// checkTrainedOnce fails t unless w trained the built-in model once and
+// saved model (its file's bytes) and state, those of training at first
+// use on the store as it was before the batch (aheadStore).
+func checkTrainedOnce(t *testing.T, w *Workspace, model []byte, state builtinState) {
+	t.Helper()
 	if got := w.vecs.trainings.Load(); got != 1 {
 		t.Fatalf("%d trainings, want 1", got)
 	}
@@ -209,7 +205,7 @@ func TestBatchAheadCorpusBeforeWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, model) {
-		t.Fatal("the model holds memories the batch wrote while it trained")
+		t.Fatal("the batch's model differs from the one trained on the store before it")
 	}
 	if s, ok := w.loadBuiltinState(); !ok || s != state {
 		t.Fatalf("state %+v (%v), want %+v", s, ok, state)
