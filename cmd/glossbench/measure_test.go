@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -29,5 +31,31 @@ func TestMedianRow(t *testing.T) {
 		if got := m["ratios"].([]float64); !slices.Equal(got, tc.ratios) {
 			t.Errorf("%v: ratios %v", tc.ratios, got)
 		}
+	}
+}
+
+// copyExecutable copies the binary byte for byte into the work directory,
+// executable, and refuses a binary that does not exist.
+func TestCopyExecutable(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "gloss")
+	data := []byte("#!/bin/sh\necho gloss\n")
+	if err := os.WriteFile(src, data, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	got, err := copyExecutable(src, work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(got)
+	if err != nil || string(b) != string(data) || filepath.Dir(got) != work {
+		t.Fatalf("copy %s: %q, %v", got, b, err)
+	}
+	if fi, err := os.Stat(got); err != nil || fi.Mode().Perm()&0o111 == 0 {
+		t.Fatalf("copy not executable: %v, %v", fi.Mode(), err)
+	}
+	if _, err := copyExecutable(filepath.Join(dir, "missing"), work); err == nil {
+		t.Fatal("copied a binary that does not exist")
 	}
 }
