@@ -225,9 +225,10 @@ func gitHead(dir string) string {
 
 // copyExecutable copies the binary at src into dir (as gloss-measured,
 // mode 0755, written with io.Copy) and returns the copy's path, so that
-// every binary glossbench measures was written the same way: the Linux
-// page cache maps more of a binary that go build's linker wrote into the
-// processes that run it than of a copy (fault-around), and a process's
+// every binary glossbench measures was written the same way: a binary
+// just written by go build's linker had more of its pages mapped into
+// the processes that ran it than a copy of it (likely the kernel's
+// fault-around over the linker's mmap-written pages), and a process's
 // resident set counts those pages. sympy's first 20,000 memories held
 // 38.2–39.1 MB of a freshly built gloss's pages at their peak, 31.5–31.8
 // MB of the same binary copied (/proc/PID/smaps; docs/benchmarks.md,
