@@ -300,11 +300,22 @@ func (w *Workspace) trainBuiltinModel(ctx context.Context, read func()) (*embed.
 	if err != nil {
 		return nil, builtinState{}, err
 	}
-	b, err := embed.TrainBuiltin(ctx, slices.Values(c.units), embed.TrainOptions{})
+	// The state is taken before the training, and c dropped, so that
+	// nothing holds the units once TrainBuiltin has read its corpus from
+	// them: with c read after the training, sympy's first batch kept
+	// 17–20 MB more live (the largest heap after a collection 182–186
+	// against 165–166 MB, GODEBUG=gctrace=1) and its collector assisted
+	// ~0.2 CPU-s more, its heap being near batchMemoryLimit
+	// (docs/benchmarks.md, session 26).
+	state := builtinState{Files: c.files, Memories: c.memories, Gen: c.gen}
+	units := c.units
+	c = trainingCorpus{}
+	b, err := embed.TrainBuiltin(ctx, slices.Values(units), embed.TrainOptions{})
 	if err != nil {
 		return nil, builtinState{}, err
 	}
-	return b, builtinState{Model: b.Model(), Files: c.files, Memories: c.memories, Gen: c.gen}, nil
+	state.Model = b.Model()
+	return b, state, nil
 }
 
 func (w *Workspace) loadBuiltinState() (builtinState, bool) {
