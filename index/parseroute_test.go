@@ -2,7 +2,6 @@ package index
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,39 +23,28 @@ func TestParseRoutesSameTrees(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var files []string
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules" || d.Name() == "out") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if l := LanguageFor(path); l != nil && l.production {
-			files = append(files, path)
-		}
-		return nil
-	})
+	// The files gloss would index in this repository (Walk: git's list,
+	// .gitignore honoured).
+	w, err := Walk(root, DefaultMaxFileSize)
 	if err != nil {
 		t.Fatal(err)
 	}
 	byLang := map[string]int{}
-	for _, path := range files {
-		src, err := os.ReadFile(path)
+	for _, c := range w.Files {
+		lang := c.Lang
+		if !lang.production {
+			continue
+		}
+		src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(c.Path)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		lang := LanguageFor(path)
 		compact := ts.NewParser(lang.TS())
 		compact.SetAdmissionCandidateRoute(true)
 		want := treeShape(t, compact, lang, src)
 		got := treeShape(t, NewParser(lang), lang, src)
 		if got != want {
-			rel, _ := filepath.Rel(root, path)
-			t.Errorf("%s: the production route's tree differs from the compact route's (%d and %d bytes of shape)", rel, len(got), len(want))
+			t.Errorf("%s: the production route's tree differs from the compact route's (%d and %d bytes of shape)", c.Path, len(got), len(want))
 		}
 		byLang[lang.Name]++
 	}
