@@ -35,11 +35,11 @@ const (
 )
 
 // bareParseMain is `glossbench bare-parse --repo DIR [--route
-// default|gloss]`: the floor indexing is compared with. It lists the files gloss indexes (index.Walk, the
-// CLI's default 1 MiB size limit), reads each and parses it with
-// gotreesitter on GOMAXPROCS goroutines, one parser per language and
-// goroutine (of the route), takes each tree's root node and releases the tree, and
-// extracts nothing. The root node is part of the floor: gotreesitter
+// default|gloss]`: the floor indexing is compared with. It lists the
+// files gloss indexes (index.Walk, the CLI's default 1 MiB size limit),
+// reads each and parses it with gotreesitter on GOMAXPROCS goroutines,
+// one parser per language and goroutine (of the route), takes each
+// tree's root node and releases the tree, and extracts nothing. The root node is part of the floor: gotreesitter
 // finishes a parse lazily, at the first Tree.RootNode (its result
 // normalization: for TypeScript 0.11 of excalidraw's 3.2 CPU-s), which any
 // use of the tree calls; without it the floor left that work to gloss

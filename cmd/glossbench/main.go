@@ -88,7 +88,7 @@ type config struct {
 	only              map[string]bool
 	seed              int64
 	hoverTimeout      time.Duration
-	runs              int // alternated bare-parse/cold-index pairs per core count; runs of each batch step
+	runs              int // alternated bare-parse/cold-index rounds per core count; runs of each batch step
 }
 
 func parseFlags(args []string) (config, error) {
@@ -103,7 +103,7 @@ func parseFlags(args []string) (config, error) {
 	fs.StringVar(&only, "only", "", "comma-separated rows to take (bare_parse,cold_index,remember_batch,check,first_hover); default all")
 	fs.Int64Var(&c.seed, "seed", 1, "seed of the synthetic memories")
 	fs.DurationVar(&c.hoverTimeout, "hover-timeout", 10*time.Minute, "give up waiting for the first hover after this long")
-	fs.IntVar(&c.runs, "runs", 3, "bare_parse and cold_index: alternated pairs per core count (the rows give the median pair and every pair's ratio); remember_batch: runs per step, each from the store as it was before the step (the row gives the median run)")
+	fs.IntVar(&c.runs, "runs", 3, "bare_parse and cold_index: alternated rounds per core count, each a bare parse on both routes and a cold index (the rows give the median round and every round's ratio); remember_batch: runs per step, each from the store as it was before the step (the row gives the median run)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}

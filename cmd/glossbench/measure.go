@@ -194,13 +194,11 @@ func measureColdIndex(ctx context.Context, c config, k int, bare, glossBare row)
 	if json.Unmarshal(ch.stdout, &res) == nil && len(res.Workspaces) > 0 {
 		r["files"], r["parsed"] = res.Workspaces[0].Files, res.Workspaces[0].Parsed
 	}
-	if secs, cpu := num(bare, "seconds"), num(bare, "cpu_seconds"); secs > 0 {
-		r["ratio_to_bare"] = round(ch.seconds/secs, 3)
-		r["cpu_ratio_to_bare"] = round(ch.cpu/cpu, 3)
-	}
-	if secs, cpu := num(glossBare, "seconds"), num(glossBare, "cpu_seconds"); secs > 0 {
-		r["ratio_to_bare_gloss_route"] = round(ch.seconds/secs, 3)
-		r["cpu_ratio_to_bare_gloss_route"] = round(ch.cpu/cpu, 3)
+	for suffix, floor := range map[string]row{"": bare, "_gloss_route": glossBare} {
+		if secs, cpu := num(floor, "seconds"), num(floor, "cpu_seconds"); secs > 0 {
+			r["ratio_to_bare"+suffix] = round(ch.seconds/secs, 3)
+			r["cpu_ratio_to_bare"+suffix] = round(ch.cpu/cpu, 3)
+		}
 	}
 	return r, nil
 }
