@@ -73,8 +73,7 @@ func (w *Workspace) trainAhead() func() {
 	w.vecs.ahead = t
 	go func() {
 		defer close(t.done)
-		var once sync.Once
-		read := func() { once.Do(func() { close(t.read) }) }
+		read := sync.OnceFunc(func() { close(t.read) })
 		defer read()
 		t.b, t.state, t.err = w.trainBuiltinModel(ctx, read)
 	}()
